@@ -1,0 +1,31 @@
+"""Running the SCons build graph (SConstruct) from the CLI and the tests."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ampkit.errors import AmpkitError
+from ampkit.paths import REPO_ROOT, build_dir
+
+INITRAMFS = "initramfs"
+
+
+def scons(*targets: str, kernel_jobs: int | None = None, quiet: bool = True) -> None:
+    """Bring targets up to date; a no-op when nothing they depend on changed."""
+    cmd = [sys.executable, "-m", "SCons", "-C", str(REPO_ROOT), f"-j{os.cpu_count() or 1}"]
+    if quiet:
+        cmd.append("-Q")
+    if kernel_jobs:
+        cmd.append(f"kernel_jobs={kernel_jobs}")
+    result = subprocess.run([*cmd, *targets])
+    if result.returncode != 0:
+        raise AmpkitError(f"building {' '.join(targets)} failed (see the messages above)")
+
+
+def kernel_target(variant: str) -> str:
+    return "kernel" if variant == "default" else f"kernel-{variant}"
+
+
+def initramfs_image() -> Path:
+    return build_dir() / "initramfs" / "ampkit.cpio.gz"

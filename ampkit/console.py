@@ -1,0 +1,119 @@
+"""Reading a guest's console: the runner's records and the kernel's complaints.
+
+The runner (workloads/runner/ampkit-init.c) prints one ``@ampkit {json}``
+line per record: a ``guest`` record (what the kernel believes about the
+machine) before the mix starts, an ``error`` record if the runner itself
+fails, and one ``app`` record per application between the markers
+
+    ==== AMPKIT RESULTS BEGIN v1 ====
+    ==== AMPKIT RESULTS END count=N ====
+
+The console is shared with the kernel's own messages, and a guest can die
+at any moment, so the parser assumes nothing: a record that does not parse
+is reported as garbled, a missing end marker or a count that does not match
+as truncated, and every line in which the kernel reports a bug is kept.
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+RESULTS_BEGIN = "==== AMPKIT RESULTS BEGIN v1 ===="
+RESULTS_END = re.compile(r"==== AMPKIT RESULTS END count=(\d+) ====")
+RECORD_PREFIX = "@ampkit "
+
+#: Lines by which the kernel reports that something is wrong with it.
+KERNEL_PROBLEM = re.compile(
+    r"WARNING:|BUG:|Oops|Kernel panic|Unable to handle kernel|"
+    r"possible circular locking|possible recursive locking|inconsistent lock state|"
+    r"sleeping function called from invalid context|KASAN:|UBSAN:|"
+    r"rcu_sched self-detected stall|rcu: INFO: rcu_sched detected stalls|"
+    r"hung_task|soft lockup|hard LOCKUP|cpu_capacity: partial information"
+)
+
+#: Fields every app record must carry (DESIGN.md section 6).
+APP_FIELDS = ("app", "instance", "threads", "start_ns", "end_ns", "exit_status", "status",
+              "thread_times_ns")
+
+
+@dataclass
+class ConsoleReport:
+    guest: dict[str, Any] | None = None
+    apps: list[dict[str, Any]] = field(default_factory=list)
+    runner_errors: list[str] = field(default_factory=list)
+    garbled: list[str] = field(default_factory=list)
+    kernel_problems: list[str] = field(default_factory=list)
+    saw_begin: bool = False
+    end_count: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        """The results block is whole: begun, ended, and every record counted."""
+        return (
+            self.saw_begin
+            and self.end_count is not None
+            and self.end_count == len(self.apps)
+            and not self.garbled
+        )
+
+    def problems(self) -> list[str]:
+        """Why these results cannot be trusted, most important first; empty if they can."""
+        out = [f"runner error: {e}" for e in self.runner_errors]
+        out += [f"kernel reported a problem: {line}" for line in self.kernel_problems[:3]]
+        if self.garbled:
+            out.append(f"garbled result line: {self.garbled[0][:120]}")
+        if not self.saw_begin:
+            out.append("no results: the guest never reached the end of its run")
+        elif self.end_count is None:
+            out.append(f"results truncated after {len(self.apps)} record(s)")
+        elif self.end_count != len(self.apps):
+            out.append(f"results block announces {self.end_count} record(s) "
+                       f"but holds {len(self.apps)}")
+        return out
+
+
+def _clean(line: str) -> str:
+    return line.replace("\0", "").rstrip("\r")
+
+
+def parse_console(text: str) -> ConsoleReport:
+    report = ConsoleReport()
+    in_block = False
+    for raw in text.splitlines():
+        line = _clean(raw)
+        if KERNEL_PROBLEM.search(line) and RECORD_PREFIX not in line:
+            report.kernel_problems.append(line.strip())
+        if line.strip() == RESULTS_BEGIN:
+            report.saw_begin = in_block = True
+            continue
+        if m := RESULTS_END.search(line):
+            if in_block:
+                report.end_count = int(m.group(1))
+            in_block = False
+            continue
+        pos = line.find(RECORD_PREFIX)
+        if pos < 0:
+            continue
+        payload = line[pos + len(RECORD_PREFIX):]
+        try:
+            record = json.loads(payload)
+            if not isinstance(record, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            report.garbled.append(line)
+            continue
+        kind = record.get("type")
+        if kind == "guest":
+            report.guest = record.get("guest")
+        elif kind == "error":
+            report.runner_errors.append(str(record.get("error")))
+        elif kind == "app" and in_block:
+            missing = [f for f in APP_FIELDS if f not in record]
+            if missing:
+                report.garbled.append(f"{line} (missing {', '.join(missing)})")
+            else:
+                report.apps.append(record)
+        else:
+            report.garbled.append(line)
+    return report

@@ -1,0 +1,146 @@
+"""The QEMU engine: the kit's kernel on ``qemu-system-aarch64 -M virt`` (TCG).
+
+QEMU gives every CPU the same speed, so its timings say nothing about
+big.LITTLE performance. What it does give is a kernel that believes it runs
+on big.LITTLE: the device tree comes from QEMU's own (``dumpdtb``, so every
+address and interrupt matches the machine) with a two-cluster cpu-map and a
+capacity on every CPU, and the scheduler's decisions are the real ones.
+
+A boot is bounded: past its wall-clock limit QEMU is killed. QEMU runs in
+its own session and dies with the process that started it (prctl
+PR_SET_PDEATHSIG), so neither a timeout, nor Ctrl-C, nor a killed CLI
+leaves a QEMU process behind.
+"""
+
+import ctypes
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ampkit import hostdeps
+from ampkit.devicetree import make_asymmetric
+from ampkit.errors import AmpkitError
+from ampkit.fdt import DeviceTree
+from ampkit.platform import Platform
+
+QEMU = "qemu-system-aarch64"
+
+#: The kernel command line for every QEMU boot. panic=-1 reboots at once on a
+#: panic, and -no-reboot turns that reboot into QEMU exiting.
+BASE_CMDLINE = "console=ttyAMA0 earlycon=pl011,0x9000000 rdinit=/init panic=-1"
+
+#: A runaway guest must not fill the disk.
+MAX_CONSOLE_BYTES = 64 << 20
+
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class QemuMachine:
+    platform: Platform
+    memory_mb: int = 1024
+
+    def args(self) -> list[str]:
+        # GICv3: GICv2 on virt stops at 8 CPUs.
+        return [
+            QEMU, "-M", "virt,gic-version=3", "-cpu", "cortex-a57",
+            "-smp", str(self.platform.ncpus), "-m", f"{self.memory_mb}M",
+            "-nodefaults", "-display", "none", "-no-reboot",
+        ]
+
+
+def version() -> str:
+    qemu = hostdeps.require_program(QEMU)
+    out = subprocess.run([qemu, "--version"], capture_output=True, text=True, check=True)
+    return out.stdout.splitlines()[0]
+
+
+def base_dtb(machine: QemuMachine) -> bytes:
+    """QEMU's own device tree for this machine."""
+    hostdeps.require_program(QEMU)
+    with tempfile.TemporaryDirectory(prefix="ampkit-dtb-") as tmp:
+        path = Path(tmp) / "virt.dtb"
+        result = subprocess.run(
+            [*machine.args(), "-machine", f"dumpdtb={path}"],
+            capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        )
+        if result.returncode != 0 or not path.is_file():
+            raise AmpkitError(f"QEMU could not produce its device tree: "
+                              f"{result.stderr.strip() or result.returncode}")
+        return path.read_bytes()
+
+
+def asymmetric_dtb(machine: QemuMachine) -> bytes:
+    """QEMU's tree with the platform's big and little clusters and capacities."""
+    tree = DeviceTree.from_bytes(base_dtb(machine))
+    return make_asymmetric(tree, machine.platform).to_bytes()
+
+
+@dataclass(frozen=True)
+class BootResult:
+    exit_code: int | None  # None when QEMU had to be killed
+    timed_out: bool
+    wall_s: float
+    console_truncated: bool
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _kill(proc: "subprocess.Popen[bytes]") -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait()
+
+
+def boot(machine: QemuMachine, image: Path, dtb: Path, initrd: Path, cmdline: str,
+         console: Path, timeout_s: float) -> BootResult:
+    """Boot until the guest powers off or the limit passes; the console goes to a file."""
+    cmd = [*machine.args(), "-kernel", str(image), "-dtb", str(dtb), "-initrd", str(initrd),
+           "-append", cmdline, "-serial", "stdio"]
+    hostdeps.require_program(QEMU)
+    started = time.monotonic()
+    truncated = threading.Event()
+    with console.open("wb") as out:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=_die_with_parent)
+
+        def copy() -> None:
+            assert proc.stdout is not None
+            written = 0
+            while chunk := proc.stdout.read1(65536):
+                if written < MAX_CONSOLE_BYTES:
+                    out.write(chunk[:MAX_CONSOLE_BYTES - written])
+                    out.flush()
+                    written += len(chunk)
+                else:
+                    truncated.set()
+
+        reader = threading.Thread(target=copy, name="qemu-console", daemon=True)
+        reader.start()
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            # Also on KeyboardInterrupt or SystemExit: QEMU never outlives us.
+            _kill(proc)
+            reader.join(timeout=10)
+    return BootResult(
+        exit_code=None if timed_out else proc.returncode,
+        timed_out=timed_out,
+        wall_s=round(time.monotonic() - started, 3),
+        console_truncated=truncated.is_set(),
+    )

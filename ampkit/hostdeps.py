@@ -1,0 +1,72 @@
+"""Host programs and files the kit needs, and the Debian packages that provide them.
+
+``make setup`` (setup/install.sh) installs everything in
+``setup/debian-packages.txt``. The checks here turn a missing piece into an
+error that names the package, for users who run the CLI without setup.
+"""
+
+import shutil
+from pathlib import Path
+
+from ampkit.errors import AmpkitError
+from ampkit.paths import REPO_ROOT
+
+PACKAGE_LIST = REPO_ROOT / "setup" / "debian-packages.txt"
+
+#: program -> Debian package
+PROGRAMS: dict[str, str] = {
+    "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
+    "bc": "bc",
+    "bison": "bison",
+    "cpio": "cpio",
+    "dtc": "device-tree-compiler",
+    "flex": "flex",
+    "gcc": "gcc",
+    "make": "make",
+    "patch": "patch",
+    "perl": "perl",
+    "qemu-system-aarch64": "qemu-system-arm",
+    "xz": "xz-utils",
+}
+
+#: file -> Debian package
+FILES: dict[str, str] = {
+    "/usr/src/linux-source-6.1.tar.xz": "linux-source-6.1",
+    "/usr/aarch64-linux-gnu/lib/libc.a": "libc6-dev-arm64-cross",
+}
+
+
+def listed_packages() -> set[str]:
+    """The packages setup installs, read from setup/debian-packages.txt."""
+    names = set()
+    for line in PACKAGE_LIST.read_text().splitlines():
+        name = line.split("#", 1)[0].strip()
+        if name:
+            names.add(name)
+    return names
+
+
+def _missing(package: str, what: str) -> AmpkitError:
+    return AmpkitError(
+        f"{what} is missing (Debian package {package})",
+        f"run 'make setup', or 'sudo apt-get install {package}'",
+    )
+
+
+def require_program(name: str) -> str:
+    """Path of a host program; an error naming its package if it is absent."""
+    path = shutil.which(name)
+    if path is None:
+        raise _missing(PROGRAMS.get(name, name), f"the program '{name}'")
+    return path
+
+
+def require_file(path: str) -> Path:
+    if not Path(path).exists():
+        raise _missing(FILES.get(path, "?"), f"the file {path}")
+    return Path(path)
+
+
+def require(*programs: str) -> None:
+    for name in programs:
+        require_program(name)

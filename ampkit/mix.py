@@ -1,0 +1,162 @@
+"""Workload mixes: which programs run together, with how many threads and what input.
+
+A mix is a TOML file in workloads/mixes/ (format in workloads/mixes/README.md):
+
+    description = "..."
+    category = "synchronisation"      # synchronisation | communication | compute
+
+    [[app]]
+    program = "compute"               # a workload in workloads/src
+    threads = 2
+    size = 20000                      # its -n
+    speedup = 1.8                     # optional predicted big-over-little speedup
+
+Errors name the file, the line and the key.
+"""
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ampkit.errors import AmpkitError
+from ampkit.paths import MIXES, WORKLOADS
+
+CATEGORIES = ("synchronisation", "communication", "compute")
+MAX_THREADS = 1024
+_MIX_KEYS = {"description", "category", "app"}
+_APP_KEYS = {"program", "threads", "size", "args", "speedup"}
+_TOKEN = re.compile(r"^[A-Za-z0-9._,:=+/-]+$")
+
+
+@dataclass(frozen=True)
+class App:
+    program: str
+    threads: int
+    size: int
+    args: tuple[str, ...] = ()
+    speedup: float | None = None
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return (f"/bin/{self.program}", "-t", str(self.threads), "-n", str(self.size),
+                *self.args)
+
+
+@dataclass(frozen=True)
+class Mix:
+    name: str
+    description: str
+    category: str
+    apps: tuple[App, ...]
+    source: Path
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "category": self.category,
+            "source": self.source.name,
+            "apps": [
+                {"program": a.program, "threads": a.threads, "size": a.size,
+                 "args": list(a.args), "speedup": a.speedup}
+                for a in self.apps
+            ],
+        }
+
+
+def known_programs() -> list[str]:
+    return sorted(p.stem for p in (WORKLOADS / "src").glob("*.c"))
+
+
+def mix_names() -> list[str]:
+    return sorted(p.stem for p in MIXES.glob("*.toml"))
+
+
+def _line_of(text: str, key: str, app_index: int | None) -> int | None:
+    """Line of `key`, inside the app_index-th [[app]] table when given (1-based)."""
+    lines = text.splitlines()
+    start, end = 0, len(lines)
+    if app_index is not None:
+        headers = [i for i, line in enumerate(lines) if line.strip() == "[[app]]"]
+        if app_index >= len(headers):
+            return None
+        start = headers[app_index]
+        end = headers[app_index + 1] if app_index + 1 < len(headers) else len(lines)
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for i in range(start, end):
+        if pattern.match(lines[i]):
+            return i + 1
+    return start + 1 if app_index is not None else None
+
+
+class _Errors:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path, self.text = path, text
+
+    def fail(self, key: str, msg: str, app: int | None = None, hint: str | None = None) -> None:
+        line = _line_of(self.text, key, app)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        scope = f"app {app + 1}: " if app is not None else ""
+        raise AmpkitError(f"{where}: {scope}'{key}' {msg}", hint)
+
+
+def _positive_int(err: _Errors, spec: dict[str, Any], key: str, app: int, top: int) -> int:
+    value = spec.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= top:
+        err.fail(key, f"must be an integer from 1 to {top}, not {value!r}", app)
+    return int(value)  # type: ignore[arg-type]
+
+
+def load_mix(name_or_path: str) -> Mix:
+    """A mix by name (workloads/mixes/<name>.toml) or by path."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = MIXES / f"{name_or_path}.toml"
+    if not path.is_file():
+        raise AmpkitError(f"no mix '{name_or_path}'",
+                          f"valid names: {', '.join(mix_names())}, or a path to a .toml file")
+    text = path.read_text()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise AmpkitError(f"{path}: not valid TOML: {e}") from e
+    err = _Errors(path, text)
+    for key in data:
+        if key not in _MIX_KEYS:
+            err.fail(key, "is not a mix key", hint=f"valid keys: {', '.join(sorted(_MIX_KEYS))}")
+    category = data.get("category")
+    if category not in CATEGORIES:
+        err.fail("category", f"must be one of {', '.join(CATEGORIES)}, not {category!r}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        err.fail("description", "must be a string")
+    specs = data.get("app")
+    if not isinstance(specs, list) or not specs:
+        err.fail("app", "must be a non-empty array of tables ([[app]])")
+    programs = known_programs()
+    apps = []
+    for i, spec in enumerate(specs):
+        for key in spec:
+            if key not in _APP_KEYS:
+                err.fail(key, "is not an app key", i,
+                         hint=f"valid keys: {', '.join(sorted(_APP_KEYS))}")
+        program = spec.get("program")
+        if program not in programs:
+            err.fail("program", f"names no workload: {program!r}", i,
+                     hint=f"workloads: {', '.join(programs)}")
+        threads = _positive_int(err, spec, "threads", i, MAX_THREADS)
+        size = _positive_int(err, spec, "size", i, 1 << 40)
+        args = spec.get("args", [])
+        if not isinstance(args, list) or not all(
+                isinstance(a, str) and _TOKEN.match(a) for a in args):
+            err.fail("args", "must be a list of strings without spaces", i)
+        speedup = spec.get("speedup")
+        if speedup is not None and (
+                isinstance(speedup, bool) or not isinstance(speedup, int | float)
+                or not 0 < speedup <= 16):
+            err.fail("speedup", f"must be a number in (0, 16], not {speedup!r}", i)
+        apps.append(App(program=str(program), threads=threads, size=size, args=tuple(args),
+                        speedup=None if speedup is None else float(speedup)))
+    return Mix(name=path.stem, description=str(description), category=str(category),
+               apps=tuple(apps), source=path.resolve())

@@ -1,0 +1,34 @@
+"""Where the kit's inputs and outputs live."""
+
+import os
+from pathlib import Path
+
+#: The checkout. The kit runs from its checkout: kernel patches, workloads,
+#: mixes and configs are read from here, not from an installed copy.
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+KERNEL_PATCHES = REPO_ROOT / "kernel-patches"
+WORKLOADS = REPO_ROOT / "workloads"
+MIXES = WORKLOADS / "mixes"
+CONFIGS = REPO_ROOT / "configs"
+DISK_IMAGES = REPO_ROOT / "disk-images"
+
+
+def cache_dir() -> Path:
+    """Kernel source trees and kernel builds: large, shared by every checkout.
+
+    ``AMPKIT_CACHE`` overrides; otherwise ``$XDG_CACHE_HOME/ampkit`` or
+    ``~/.cache/ampkit``. Outside the checkout, so a fresh clone (CI) reuses
+    kernels already built from identical inputs.
+    """
+    env = os.environ.get("AMPKIT_CACHE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "ampkit"
+
+
+def build_dir() -> Path:
+    """Small, fast-to-rebuild outputs: workload binaries, initramfs, device trees."""
+    env = os.environ.get("AMPKIT_BUILD")
+    return Path(env) if env else REPO_ROOT / "build"

@@ -1,0 +1,147 @@
+"""big.LITTLE platforms: how many CPUs of each kind, and what Linux must be told.
+
+One description serves every engine (configs/platforms.toml). The capacity
+each CPU advertises in its device tree (``capacity-dmips-mhz``) has to carry
+both the per-MHz difference between the core types and their clock ratio:
+no cpufreq driver runs on the simulated machines, so Linux never scales the
+values by frequency itself. With the Juno figures (A57 1024, A53 578 per MHz)
+at 2.0 and 1.2 GHz the little CPUs get round(578 * 1200 / 2000) = 347.
+"""
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ampkit.errors import AmpkitError
+from ampkit.paths import CONFIGS
+
+PLATFORMS_FILE = CONFIGS / "platforms.toml"
+
+#: Linux's reference capacity (SCHED_CAPACITY_SCALE).
+CAPACITY_SCALE = 1024
+
+#: CONFIG_NR_CPUS of the kit's kernel (kernel-patches/ampkit.fragment).
+MAX_CPUS = 16
+
+_NAME = re.compile(r"^(\d+)B(\d+)L$")
+
+
+@dataclass(frozen=True)
+class CoreType:
+    kind: str  # "big" or "little"
+    model: str
+    clock_mhz: int
+    dmips_per_mhz: int
+
+
+@dataclass(frozen=True)
+class Cpu:
+    index: int
+    cluster: int
+    core: CoreType
+    capacity: int
+
+
+@dataclass(frozen=True)
+class Platform:
+    name: str
+    big: int
+    little: int
+    big_core: CoreType
+    little_core: CoreType
+
+    @property
+    def ncpus(self) -> int:
+        return self.big + self.little
+
+    @property
+    def cpus(self) -> list[Cpu]:
+        cores = [self.big_core] * self.big + [self.little_core] * self.little
+        top = max(c.dmips_per_mhz * c.clock_mhz for c in (self.big_core, self.little_core))
+        return [
+            Cpu(
+                index=i,
+                cluster=0 if core is self.big_core else 1,
+                core=core,
+                capacity=round(CAPACITY_SCALE * core.dmips_per_mhz * core.clock_mhz / top),
+            )
+            for i, core in enumerate(cores)
+        ]
+
+    def describe(self) -> dict[str, object]:
+        """The platform as recorded in manifests."""
+        return {
+            "name": self.name,
+            "big": self.big,
+            "little": self.little,
+            "cores": {
+                c.kind: {
+                    "model": c.model,
+                    "clock_mhz": c.clock_mhz,
+                    "dmips_per_mhz": c.dmips_per_mhz,
+                }
+                for c in (self.big_core, self.little_core)
+            },
+            "capacities": [cpu.capacity for cpu in self.cpus],
+        }
+
+
+def _load(path: Path = PLATFORMS_FILE) -> tuple[dict[str, CoreType], dict[str, tuple[int, int]]]:
+    try:
+        data = tomllib.loads(path.read_text())
+        cores = {
+            kind: CoreType(
+                kind=kind,
+                model=str(spec["model"]),
+                clock_mhz=int(spec["clock_mhz"]),
+                dmips_per_mhz=int(spec["dmips_per_mhz"]),
+            )
+            for kind, spec in data["core"].items()
+        }
+        presets = {
+            name: (int(p["big"]), int(p["little"])) for name, p in data["preset"].items()
+        }
+    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as e:
+        raise AmpkitError(f"{path}: cannot read the platform descriptions: {e}") from e
+    if set(cores) != {"big", "little"}:
+        raise AmpkitError(f"{path}: [core] must define exactly 'big' and 'little'")
+    return cores, presets
+
+
+def preset_names() -> list[str]:
+    return sorted(_load()[1])
+
+
+def make_platform(big: int, little: int, name: str | None = None) -> Platform:
+    cores, _ = _load()
+    if big < 1 or little < 1:
+        raise AmpkitError(
+            f"a platform needs at least one big and one little CPU, not {big} and {little}"
+        )
+    if big + little > MAX_CPUS:
+        raise AmpkitError(
+            f"{big}B{little}L has {big + little} CPUs; the kit's kernel supports at most "
+            f"{MAX_CPUS} (CONFIG_NR_CPUS)"
+        )
+    return Platform(
+        name=name or f"{big}B{little}L",
+        big=big,
+        little=little,
+        big_core=cores["big"],
+        little_core=cores["little"],
+    )
+
+
+def get_platform(name: str) -> Platform:
+    """A preset by name, or any '<B>B<L>L' such as 1B3L."""
+    _, presets = _load()
+    if name in presets:
+        return make_platform(*presets[name], name=name)
+    m = _NAME.match(name)
+    if m is None:
+        raise AmpkitError(
+            f"unknown platform '{name}'",
+            f"valid: {', '.join(sorted(presets))}, or any '<B>B<L>L' such as 1B3L",
+        )
+    return make_platform(int(m.group(1)), int(m.group(2)))

@@ -1,0 +1,186 @@
+"""One run: a mix under one policy on one platform, booted on an engine.
+
+A run directory holds everything needed to trust, or distrust, its numbers:
+
+    manifest.json   what ran: engine, platform, policy, mix, and the hash of
+                    every input (kernel, device tree, initramfs, description)
+    run.desc        the run description the guest runner read
+    platform.dtb    the device tree the guest booted with
+    console.log     the whole guest console, kept whatever happened
+    guest.json      what the guest kernel believed: CPUs, capacities,
+                    clusters, scheduling domains, AMP policies
+    results.jsonl   one record per application, as the runner printed it
+    status          "ok" or "failed: <reason>"
+
+The directory is written under a temporary name and renamed when the run
+is over, so a directory with the final name is always a finished run.
+"""
+
+import datetime
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ampkit import kernel as kernel_mod
+from ampkit.console import ConsoleReport, parse_console
+from ampkit.engines import qemu
+from ampkit.errors import AmpkitError
+from ampkit.hashing import atomic_write_text, sha256_bytes, write_json
+from ampkit.initramfs import with_run_description
+from ampkit.mix import Mix
+from ampkit.platform import Platform
+from ampkit.policies import check_policy
+from ampkit.rundesc import RunDescription
+
+ENGINES = ("qemu",)
+
+#: Seconds the guest runner gives the mix before killing what is left; the
+#: engine's wall-clock limit adds BOOT_ALLOWANCE_S on top for boot and power-off.
+DEFAULT_TIMEOUT_S = 120
+BOOT_ALLOWANCE_S = 60
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    platform: Platform
+    policy: str
+    mix: Mix
+    repetition: int = 0
+    engine: str = "qemu"
+    timeout_s: int = DEFAULT_TIMEOUT_S
+    kernel_variant: str = "default"
+    extra_cmdline: str = ""
+
+    @property
+    def run_id(self) -> str:
+        return f"{self.platform.name}-{self.policy}-{self.mix.name}-r{self.repetition}"
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    directory: Path
+    status: str
+    report: ConsoleReport
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
+    """'ok', or 'failed: ' and the reasons, the one that explains the others first."""
+    reasons = []
+    if boot.timed_out:
+        reasons.append(f"timeout: the guest did not power off within {limit_s:g} s")
+    reasons += report.problems()
+    for app in report.apps:
+        if app.get("status") != "ok":
+            how = (f"exit status {app['exit_status']}" if app.get("exit_status") is not None
+                   else f"signal {app.get('signal')}")
+            reasons.append(f"{app['app']}#{app['instance']} {app['status']} ({how})")
+    if not reasons and boot.exit_code != 0:
+        reasons.append(f"QEMU exited with status {boot.exit_code}")
+    if boot.console_truncated:
+        reasons.append("console output over the size limit was dropped")
+    return "ok" if not reasons else "failed: " + "; ".join(reasons[:4])
+
+
+def execute(request: RunRequest, out_dir: Path, build: kernel_mod.KernelBuild,
+            initramfs: Path, force: bool = False) -> RunOutcome:
+    """Run the request; its directory is left at out_dir whatever the outcome."""
+    if request.engine not in ENGINES:
+        raise AmpkitError(f"unknown engine '{request.engine}'", f"valid: {', '.join(ENGINES)}")
+    check_policy(request.policy)
+    if out_dir.exists():
+        if not force:
+            raise AmpkitError(f"{out_dir} already exists",
+                              "choose another --out, or pass --force to replace it")
+        shutil.rmtree(out_dir)
+    work = out_dir.with_name(out_dir.name + ".partial")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+
+    desc = RunDescription.for_mix(request.run_id, request.policy, request.repetition,
+                                  request.timeout_s, request.mix).render()
+    (work / "run.desc").write_text(desc)
+    machine = qemu.QemuMachine(request.platform)
+    dtb = qemu.asymmetric_dtb(machine)
+    (work / "platform.dtb").write_bytes(dtb)
+    image = initramfs.read_bytes()
+    initrd = work / "initrd.img"
+    initrd.write_bytes(with_run_description(image, desc))
+    cmdline = f"{qemu.BASE_CMDLINE} amp_policy={request.policy} {request.extra_cmdline}".strip()
+    limit_s = request.timeout_s + BOOT_ALLOWANCE_S
+
+    kmanifest = build.manifest
+    manifest: dict[str, Any] = {
+        "kind": "ampkit-run",
+        "version": 1,
+        "run_id": request.run_id,
+        "engine": {"name": request.engine, "version": qemu.version(),
+                   "command": machine.args(), "memory_mb": machine.memory_mb,
+                   "wall_clock_limit_s": limit_s},
+        "platform": request.platform.describe(),
+        "policy": request.policy,
+        "mix": request.mix.describe(),
+        "repetition": request.repetition,
+        "timeout_s": request.timeout_s,
+        "kernel": {
+            "variant": kmanifest["variant"],
+            "digest": kmanifest["digest"],
+            "directory": str(build.directory),
+            "kernelversion": kmanifest["kernelversion"],
+            "debian_version": kmanifest["linux"]["debian_version"],
+            "series_sha256": kmanifest["series_sha256"],
+            "image_sha256": kmanifest["artifacts"]["Image"]["sha256"],
+            "vmlinux_sha256": kmanifest["artifacts"]["vmlinux"]["sha256"],
+        },
+        "inputs": {
+            "cmdline": cmdline,
+            "dtb_sha256": sha256_bytes(dtb),
+            "initramfs_sha256": sha256_bytes(image),
+            "run_desc_sha256": sha256_bytes(desc.encode()),
+        },
+        "started": _now(),
+        "status": "running",
+    }
+    write_json(work / "manifest.json", manifest)
+
+    try:
+        boot = qemu.boot(machine, build.image, work / "platform.dtb", initrd, cmdline,
+                         work / "console.log", limit_s)
+    finally:
+        initrd.unlink(missing_ok=True)  # the shared image plus run.desc: both kept already
+
+    report = parse_console((work / "console.log").read_text(errors="replace"))
+    with (work / "results.jsonl").open("w") as f:
+        for record in report.apps:
+            f.write(json.dumps(record, sort_keys=True) + "\n")
+    if report.guest is not None:
+        write_json(work / "guest.json", report.guest)
+    status = judge(boot, report, limit_s)
+    manifest.update({
+        "finished": _now(),
+        "wall_s": boot.wall_s,
+        "boot": {"exit_code": boot.exit_code, "timed_out": boot.timed_out},
+        "kernel_problems": report.kernel_problems,
+        "status": status,
+    })
+    write_json(work / "manifest.json", manifest)
+    atomic_write_text(work / "status", status + "\n")
+    work.rename(out_dir)
+    return RunOutcome(directory=out_dir, status=status, report=report)
+
+
+def read_status(run_dir: Path) -> str:
+    try:
+        return (run_dir / "status").read_text().strip()
+    except OSError:
+        return "failed: no status file (the run did not finish)"
+

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every ampkit workload shares: its command line, clocks, and the
+ * per-thread report the guest runner reads for the fairness metric.
+ *
+ * A workload is started as "prog -t THREADS -n SIZE". It verifies its own
+ * result and exits 0 only when the result is right. For each of its threads
+ * it reports one line, "thread <index> <wall_ns> <cpu_ns>", to the file
+ * descriptor named by AMPKIT_REPORT_FD (set by the runner), or to stdout
+ * when the variable is unset (a run by hand).
+ */
+#ifndef AMPKIT_WORKLOAD_H
+#define AMPKIT_WORKLOAD_H
+
+#include <stdint.h>
+
+struct ampkit_args {
+	int threads;
+	long size;
+};
+
+/* Parses -t and -n (defaults given); prints usage and exits 2 on bad input. */
+void ampkit_parse_args(int argc, char **argv, const char *summary,
+		       int default_threads, long default_size,
+		       struct ampkit_args *args);
+
+uint64_t ampkit_now_ns(void);		/* CLOCK_MONOTONIC */
+uint64_t ampkit_thread_cpu_ns(void);	/* CLOCK_THREAD_CPUTIME_ID */
+
+/* Per-thread timing: call begin at the thread's start, end at its finish. */
+struct ampkit_thread_clock {
+	uint64_t wall_start, cpu_start;
+	uint64_t wall_ns, cpu_ns;
+};
+
+void ampkit_thread_begin(struct ampkit_thread_clock *c);
+void ampkit_thread_end(struct ampkit_thread_clock *c);
+
+/* Writes the per-thread report lines; returns 0, or -1 if they could not be written. */
+int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n);
+
+/* Exits 1 with a message on stderr; for failed verifications and setup errors. */
+void ampkit_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* Small deterministic generator (splitmix64) so runs are reproducible. */
+static inline uint64_t ampkit_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+#endif

@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ampkit-init: the guest runner, PID 1 of the kit's initramfs.
+ *
+ * It mounts the pseudo file systems, reads a run description, records what
+ * the kernel believes about the machine, sets the scheduling policy, starts
+ * every application of the mix at the same moment, waits for them (killing
+ * any that outlive the run's time limit), prints one JSON record per
+ * application between fixed markers on the console, and powers off.
+ *
+ * The run description (workloads/runner/README.md) is a small line format:
+ *
+ *   ampkit-run 1
+ *   run_id <id>
+ *   policy <name>
+ *   repetition <n>
+ *   timeout_s <seconds>
+ *   app <name> <instance> <threads> <speedup_q10> <argv0> [args...]
+ *
+ * Run as an ordinary process (not PID 1) it mounts nothing and does not
+ * power off, which is how the host-side tests exercise it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbuf.h"
+#include "sysinfo.h"
+
+#define DEFAULT_DESC "/ampkit/run.desc"
+#define RESULTS_BEGIN "==== AMPKIT RESULTS BEGIN v1 ===="
+#define RESULTS_END "==== AMPKIT RESULTS END count=%d ===="
+#define RECORD "@ampkit "
+
+#define MAX_APPS 64
+#define MAX_ARGS 32
+#define MAX_THREADS 1024
+#define OUTPUT_TAIL 2048	/* bytes of each application's output kept */
+
+struct app {
+	char *name;
+	int instance;
+	int threads;
+	int speedup_q10;
+	char *argv[MAX_ARGS + 1];
+
+	pid_t pid;
+	uint64_t start_ns, end_ns;
+	int wstatus;
+	int done, timed_out;
+	char out_path[64], report_path[64];
+};
+
+struct run {
+	char *run_id;
+	char *policy;
+	int repetition;
+	int timeout_s;
+	int napps;
+	struct app apps[MAX_APPS];
+};
+
+static int is_init;
+static int console_fd = STDOUT_FILENO;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void emit(struct sbuf *line)
+{
+	sb_printf(line, "\n");
+	sb_write(line, console_fd);
+}
+
+static void say(const char *fmt, const char *arg)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	sb_printf(&sb, "ampkit-init: ");
+	sb_printf(&sb, fmt, arg);
+	emit(&sb);
+	sb_free(&sb);
+}
+
+static __attribute__((noreturn)) void finish(int code)
+{
+	if (is_init) {
+		sync();
+		reboot(RB_POWER_OFF);
+		for (;;)
+			pause();
+	}
+	exit(code);
+}
+
+/* A runner-level failure: reported as a record the host turns into the run's status. */
+static __attribute__((noreturn)) void fail(const char *what, const char *detail)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	sb_printf(&sb, RECORD "{\"type\":\"error\",\"error\":");
+	if (detail) {
+		struct sbuf msg;
+
+		sb_init(&msg);
+		sb_printf(&msg, "%s: %s", what, detail);
+		sb_json_str(&sb, msg.data);
+		sb_free(&msg);
+	} else {
+		sb_json_str(&sb, what);
+	}
+	sb_printf(&sb, "}");
+	emit(&sb);
+	sb_free(&sb);
+	finish(1);
+}
+
+static void mount_fs(const char *src, const char *target, const char *type)
+{
+	mkdir(target, 0755);
+	if (mount(src, target, type, 0, NULL) && errno != EBUSY)
+		fail("cannot mount", target);
+}
+
+static void mount_all(void)
+{
+	mount_fs("proc", "/proc", "proc");
+	mount_fs("sysfs", "/sys", "sysfs");
+	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
+	mount_fs("devtmpfs", "/dev", "devtmpfs");
+	mount_fs("tmpfs", "/tmp", "tmpfs");
+}
+
+/* --- the run description ---------------------------------------------- */
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *s == '\0' || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int split(char *line, char **words, int max)
+{
+	int n = 0;
+	char *save, *w;
+
+	for (w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (n == max)
+			return -1;
+		words[n++] = w;
+	}
+	return n;
+}
+
+static void parse_app(struct run *run, char **w, int n, int lineno)
+{
+	struct app *app;
+	char where[32];
+	int i;
+
+	snprintf(where, sizeof(where), "line %d", lineno);
+	if (n < 6)
+		fail("run description: app needs name, instance, threads, speedup and a program",
+		     where);
+	if (run->napps == MAX_APPS)
+		fail("run description: too many applications", where);
+	if (n - 5 > MAX_ARGS)
+		fail("run description: too many arguments", where);
+	app = &run->apps[run->napps++];
+	app->name = w[1];
+	if (parse_int(w[2], 0, 1 << 20, &app->instance) ||
+	    parse_int(w[3], 1, MAX_THREADS, &app->threads) ||
+	    parse_int(w[4], 0, 1 << 20, &app->speedup_q10))
+		fail("run description: bad instance, threads or speedup", where);
+	for (i = 5; i < n; i++)
+		app->argv[i - 5] = w[i];
+	app->argv[n - 5] = NULL;
+}
+
+static void parse_desc(char *text, struct run *run)
+{
+	char *save, *line;
+	char *w[MAX_ARGS + 8];
+	char where[32];
+	int lineno = 0, n, seen_header = 0;
+
+	run->timeout_s = 600;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		snprintf(where, sizeof(where), "line %d", lineno);
+		n = split(line, w, MAX_ARGS + 8);
+		if (n < 0)
+			fail("run description: line too long", where);
+		if (n == 0 || w[0][0] == '#')
+			continue;
+		if (!seen_header) {
+			if (n != 2 || strcmp(w[0], "ampkit-run") || strcmp(w[1], "1"))
+				fail("run description: first line must be 'ampkit-run 1'", where);
+			seen_header = 1;
+		} else if (!strcmp(w[0], "app")) {
+			parse_app(run, w, n, lineno);
+		} else if (n != 2) {
+			fail("run description: expected 'key value'", where);
+		} else if (!strcmp(w[0], "run_id")) {
+			run->run_id = w[1];
+		} else if (!strcmp(w[0], "policy")) {
+			run->policy = w[1];
+		} else if (!strcmp(w[0], "repetition")) {
+			if (parse_int(w[1], 0, 1 << 20, &run->repetition))
+				fail("run description: bad repetition", where);
+		} else if (!strcmp(w[0], "timeout_s")) {
+			if (parse_int(w[1], 1, 1 << 24, &run->timeout_s))
+				fail("run description: bad timeout_s", where);
+		} else {
+			fail("run description: unknown key", w[0]);
+		}
+	}
+	if (!seen_header)
+		fail("run description is empty", NULL);
+	if (!run->run_id || run->napps == 0)
+		fail("run description needs a run_id and at least one app", NULL);
+}
+
+static char *read_file(const char *path)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t off = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st))
+		fail("cannot read the run description", path);
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		fail("out of memory", NULL);
+	while (off < (size_t)st.st_size) {
+		n = read(fd, buf + off, (size_t)st.st_size - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	buf[off] = '\0';
+	return buf;
+}
+
+/* --- running the mix ----------------------------------------------------- */
+
+static void set_policy(const struct run *run)
+{
+	char in_force[64];
+	int err;
+
+	if (!run->policy)
+		return;
+	if (access(AMP_POLICY_FILE, F_OK)) {
+		/* A kernel without CONFIG_SCHED_AMP runs plain CFS and nothing else. */
+		if (strcmp(run->policy, "cfs"))
+			fail("this kernel has no AMP policies (no " AMP_POLICY_FILE ")",
+			     run->policy);
+		return;
+	}
+	err = set_amp_policy(run->policy, in_force, sizeof(in_force));
+	if (err)
+		fail("the kernel rejected the policy", run->policy);
+	if (strcmp(in_force, run->policy))
+		fail("the policy did not take effect; in force", in_force);
+}
+
+static void start_child(struct app *app, int gate, const sigset_t *mask)
+{
+	char c;
+	int fd;
+
+	setpgid(0, 0);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* Block until the runner releases every application at once. */
+	while (read(gate, &c, 1) < 0 && errno == EINTR)
+		;
+	close(gate);
+	fd = open(app->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	fd = open(app->report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0 && fd != 3) {
+		dup2(fd, 3);
+		close(fd);
+	}
+	setenv("AMPKIT_REPORT_FD", "3", 1);
+	execv(app->argv[0], app->argv);
+	fprintf(stderr, "ampkit-init: cannot execute %s: %s\n", app->argv[0], strerror(errno));
+	_exit(127);
+}
+
+static struct app *find_app(struct run *run, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < run->napps; i++)
+		if (run->apps[i].pid == pid)
+			return &run->apps[i];
+	return NULL;
+}
+
+/* Reaps whatever has exited; orphans reparented to init are reaped too. */
+static int reap(struct run *run, int remaining)
+{
+	struct app *app;
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		app = find_app(run, pid);
+		if (!app || app->done)
+			continue;
+		app->end_ns = now_ns();
+		app->wstatus = st;
+		app->done = 1;
+		remaining--;
+	}
+	return remaining;
+}
+
+static void run_mix(struct run *run, const char *tmpdir)
+{
+	sigset_t chld, orig;
+	int gate[2], i, remaining = run->napps;
+	uint64_t start, deadline;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &orig);
+	if (pipe2(gate, O_CLOEXEC))
+		fail("cannot create the start gate", strerror(errno));
+
+	for (i = 0; i < run->napps; i++) {
+		struct app *app = &run->apps[i];
+
+		snprintf(app->out_path, sizeof(app->out_path), "%s/app%d.out", tmpdir, i);
+		snprintf(app->report_path, sizeof(app->report_path), "%s/app%d.report",
+			 tmpdir, i);
+		app->pid = fork();
+		if (app->pid < 0)
+			fail("cannot fork", strerror(errno));
+		if (app->pid == 0) {
+			close(gate[1]);
+			start_child(app, gate[0], &orig);
+		}
+	}
+	close(gate[0]);
+	start = now_ns();
+	for (i = 0; i < run->napps; i++)
+		run->apps[i].start_ns = start;
+	close(gate[1]);	/* every application sees end-of-file and starts */
+
+	deadline = start + (uint64_t)run->timeout_s * 1000000000ULL;
+	while ((remaining = reap(run, remaining)) > 0) {
+		uint64_t now = now_ns();
+		struct timespec ts;
+
+		if (now >= deadline)
+			break;
+		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
+		sigtimedwait(&chld, NULL, &ts);
+	}
+	for (i = 0; i < run->napps; i++) {
+		struct app *app = &run->apps[i];
+
+		if (app->done)
+			continue;
+		app->timed_out = 1;
+		kill(-app->pid, SIGKILL);
+		waitpid(app->pid, &app->wstatus, 0);
+		app->end_ns = now_ns();
+		app->done = 1;
+	}
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+}
+
+/* --- results ------------------------------------------------------------- */
+
+static void thread_times_json(struct sbuf *sb, const char *report_path)
+{
+	unsigned long long wall[MAX_THREADS], cpu[MAX_THREADS];
+	char line[256];
+	int i, n = 0, idx;
+	FILE *f = fopen(report_path, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long w, c;
+
+		if (sscanf(line, "thread %d %llu %llu", &idx, &w, &c) == 3 && idx == n &&
+		    n < MAX_THREADS) {
+			wall[n] = w;
+			cpu[n] = c;
+			n++;
+		}
+	}
+	if (f)
+		fclose(f);
+	sb_printf(sb, ",\"thread_times_ns\":");
+	if (!n) {
+		sb_printf(sb, "null,\"thread_cpu_ns\":null");
+		return;
+	}
+	sb_printf(sb, "[");
+	for (i = 0; i < n; i++)
+		sb_printf(sb, "%s%llu", i ? "," : "", wall[i]);
+	sb_printf(sb, "],\"thread_cpu_ns\":[");
+	for (i = 0; i < n; i++)
+		sb_printf(sb, "%s%llu", i ? "," : "", cpu[i]);
+	sb_printf(sb, "]");
+}
+
+static void output_tail_json(struct sbuf *sb, const char *path)
+{
+	char buf[OUTPUT_TAIL];
+	ssize_t n = 0;
+	off_t size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		size = lseek(fd, 0, SEEK_END);
+		lseek(fd, size > OUTPUT_TAIL ? size - OUTPUT_TAIL : 0, SEEK_SET);
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	sb_printf(sb, ",\"output\":");
+	sb_json_strn(sb, buf, n > 0 ? (size_t)n : 0);
+}
+
+static void app_record(const struct run *run, const struct app *app)
+{
+	struct sbuf sb;
+	const char *status;
+	int i;
+
+	if (app->timed_out)
+		status = "timeout";
+	else if (WIFEXITED(app->wstatus) && WEXITSTATUS(app->wstatus) == 0)
+		status = "ok";
+	else
+		status = "failed";
+
+	sb_init(&sb);
+	sb_printf(&sb, RECORD "{\"type\":\"app\",\"run_id\":");
+	sb_json_str(&sb, run->run_id);
+	sb_printf(&sb, ",\"app\":");
+	sb_json_str(&sb, app->name);
+	sb_printf(&sb, ",\"instance\":%d,\"threads\":%d,\"speedup_q10\":%d,\"argv\":[",
+		  app->instance, app->threads, app->speedup_q10);
+	for (i = 0; app->argv[i]; i++) {
+		sb_printf(&sb, "%s", i ? "," : "");
+		sb_json_str(&sb, app->argv[i]);
+	}
+	sb_printf(&sb, "],\"start_ns\":%llu,\"end_ns\":%llu,\"status\":\"%s\"",
+		  (unsigned long long)app->start_ns, (unsigned long long)app->end_ns, status);
+	if (WIFEXITED(app->wstatus))
+		sb_printf(&sb, ",\"exit_status\":%d,\"signal\":null", WEXITSTATUS(app->wstatus));
+	else
+		sb_printf(&sb, ",\"exit_status\":null,\"signal\":%d",
+			  WIFSIGNALED(app->wstatus) ? WTERMSIG(app->wstatus) : 0);
+	thread_times_json(&sb, app->report_path);
+	output_tail_json(&sb, app->out_path);
+	sb_printf(&sb, "}");
+	emit(&sb);
+	sb_free(&sb);
+}
+
+static void guest_record(const struct run *run)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	sb_printf(&sb, RECORD "{\"type\":\"guest\",\"run_id\":");
+	sb_json_str(&sb, run->run_id);
+	sb_printf(&sb, ",\"guest\":");
+	sysinfo_json(&sb);
+	sb_printf(&sb, "}}");
+	emit(&sb);
+	sb_free(&sb);
+}
+
+int main(int argc, char **argv)
+{
+	const char *desc_path = DEFAULT_DESC;
+	const char *tmpdir = "/tmp";
+	static struct run run;
+	struct sbuf sb;
+	int i, opt;
+
+	is_init = getpid() == 1;
+	while (!is_init && (opt = getopt(argc, argv, "d:T:")) != -1) {
+		if (opt == 'd') {
+			desc_path = optarg;
+		} else if (opt == 'T') {
+			tmpdir = optarg;
+		} else {
+			fprintf(stderr, "usage: %s [-d RUN_DESCRIPTION] [-T TMPDIR]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (is_init) {
+		mount_all();
+		console_fd = open("/dev/console", O_WRONLY | O_CLOEXEC);
+		if (console_fd < 0)
+			console_fd = STDOUT_FILENO;
+	}
+	say("reading %s", desc_path);
+	parse_desc(read_file(desc_path), &run);
+	guest_record(&run);
+	set_policy(&run);
+	say("starting run %s", run.run_id);
+	run_mix(&run, tmpdir);
+
+	sb_init(&sb);
+	sb_printf(&sb, RESULTS_BEGIN);
+	emit(&sb);
+	sb_free(&sb);
+	for (i = 0; i < run.napps; i++)
+		app_record(&run, &run.apps[i]);
+	sb_init(&sb);
+	sb_printf(&sb, RESULTS_END, run.napps);
+	emit(&sb);
+	sb_free(&sb);
+	finish(0);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define CPU_DIR "/sys/devices/system/cpu"
+#define DOMAINS_DIR "/sys/kernel/debug/sched/domains"
+
+/* A sysfs integer, or the literal null when the file is absent. */
+static void sb_file_int(struct sbuf *sb, const char *path)
+{
+	char *text = read_text(path);
+	char *end;
+	long v;
+
+	if (!text) {
+		sb_printf(sb, "null");
+		return;
+	}
+	v = strtol(text, &end, 10);
+	if (end == text)
+		sb_json_str(sb, text);
+	else
+		sb_printf(sb, "%ld", v);
+	free(text);
+}
+
+/* "A B C" -> ["A","B","C"] */
+static void sb_words(struct sbuf *sb, const char *text)
+{
+	const char *p = text;
+	int first = 1;
+
+	sb_printf(sb, "[");
+	while (*p) {
+		size_t n;
+
+		while (*p == ' ' || *p == '\n')
+			p++;
+		n = strcspn(p, " \n");
+		if (!n)
+			break;
+		sb_printf(sb, "%s", first ? "" : ",");
+		sb_json_strn(sb, p, n);
+		first = 0;
+		p += n;
+	}
+	sb_printf(sb, "]");
+}
+
+static void sb_file_str(struct sbuf *sb, const char *path)
+{
+	char *text = read_text(path);
+
+	sb_json_str(sb, text);
+	free(text);
+}
+
+static void cpus_json(struct sbuf *sb)
+{
+	char path[256];
+	int cpu;
+
+	sb_printf(sb, "\"cpus\":[");
+	for (cpu = 0;; cpu++) {
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d", cpu);
+		if (access(path, F_OK))
+			break;
+		sb_printf(sb, "%s{\"cpu\":%d,\"online\":", cpu ? "," : "", cpu);
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/online", cpu);
+		if (access(path, F_OK))
+			sb_printf(sb, "1");	/* no CPU hotplug (or the boot CPU): always online */
+		else
+			sb_file_int(sb, path);
+		sb_printf(sb, ",\"capacity\":");
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpu_capacity", cpu);
+		sb_file_int(sb, path);
+		sb_printf(sb, ",\"cluster_id\":");
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/cluster_id", cpu);
+		sb_file_int(sb, path);
+		sb_printf(sb, ",\"core_id\":");
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/core_id", cpu);
+		sb_file_int(sb, path);
+		sb_printf(sb, ",\"package_id\":");
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/physical_package_id", cpu);
+		sb_file_int(sb, path);
+		sb_printf(sb, "}");
+	}
+	sb_printf(sb, "]");
+}
+
+/* Scheduling domains from debugfs (CONFIG_SCHED_DEBUG), lowest level first. */
+static void domains_json(struct sbuf *sb)
+{
+	char path[256];
+	int cpu, level;
+
+	sb_printf(sb, "\"sched_domains\":");
+	if (access(DOMAINS_DIR, F_OK)) {
+		sb_printf(sb, "null");
+		return;
+	}
+	sb_printf(sb, "{");
+	for (cpu = 0;; cpu++) {
+		snprintf(path, sizeof(path), DOMAINS_DIR "/cpu%d", cpu);
+		if (access(path, F_OK))
+			break;
+		sb_printf(sb, "%s\"%d\":[", cpu ? "," : "", cpu);
+		for (level = 0;; level++) {
+			char *flags;
+
+			snprintf(path, sizeof(path), DOMAINS_DIR "/cpu%d/domain%d", cpu, level);
+			if (access(path, F_OK))
+				break;
+			sb_printf(sb, "%s{\"name\":", level ? "," : "");
+			snprintf(path, sizeof(path), DOMAINS_DIR "/cpu%d/domain%d/name", cpu, level);
+			sb_file_str(sb, path);
+			sb_printf(sb, ",\"flags\":");
+			snprintf(path, sizeof(path), DOMAINS_DIR "/cpu%d/domain%d/flags", cpu, level);
+			flags = read_text(path);
+			if (flags)
+				sb_words(sb, flags);
+			else
+				sb_printf(sb, "null");
+			free(flags);
+			sb_printf(sb, "}");
+		}
+		sb_printf(sb, "]");
+	}
+	sb_printf(sb, "}");
+}
+
+static void amp_json(struct sbuf *sb)
+{
+	char *available;
+
+	sb_printf(sb, "\"amp\":");
+	if (access(AMP_POLICY_FILE, F_OK)) {
+		sb_printf(sb, "null");	/* a kernel without CONFIG_SCHED_AMP */
+		return;
+	}
+	sb_printf(sb, "{\"policy\":");
+	sb_file_str(sb, AMP_POLICY_FILE);
+	sb_printf(sb, ",\"available\":");
+	available = read_text(AMP_AVAILABLE_FILE);
+	if (available)
+		sb_words(sb, available);
+	else
+		sb_printf(sb, "null");
+	free(available);
+	sb_printf(sb, "}");
+}
+
+void sysinfo_json(struct sbuf *sb)
+{
+	struct utsname u;
+
+	sb_printf(sb, "{\"kernel\":");
+	if (uname(&u) == 0) {
+		sb_printf(sb, "{\"release\":");
+		sb_json_str(sb, u.release);
+		sb_printf(sb, ",\"version\":");
+		sb_json_str(sb, u.version);
+		sb_printf(sb, ",\"machine\":");
+		sb_json_str(sb, u.machine);
+		sb_printf(sb, "}");
+	} else {
+		sb_printf(sb, "null");
+	}
+	sb_printf(sb, ",\"cmdline\":");
+	sb_file_str(sb, "/proc/cmdline");
+	sb_printf(sb, ",");
+	cpus_json(sb);
+	sb_printf(sb, ",");
+	domains_json(sb);
+	sb_printf(sb, ",");
+	amp_json(sb);
+}
+
+int set_amp_policy(const char *name, char *in_force, size_t len)
+{
+	int fd, err = 0;
+	char *now;
+
+	fd = open(AMP_POLICY_FILE, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+	} else {
+		if (write(fd, name, strlen(name)) < 0)
+			err = errno;
+		close(fd);
+	}
+	if (in_force && len) {
+		now = read_text(AMP_POLICY_FILE);
+		snprintf(in_force, len, "%s", now ? now : "");
+		free(now);
+	}
+	return err;
+}

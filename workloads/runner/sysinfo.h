@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the guest kernel believes about the machine, as one JSON object. */
+#ifndef AMPKIT_SYSINFO_H
+#define AMPKIT_SYSINFO_H
+
+#include "sbuf.h"
+
+#define AMP_POLICY_FILE "/proc/sys/kernel/sched_amp_policy"
+#define AMP_AVAILABLE_FILE "/proc/sys/kernel/sched_amp_available_policies"
+
+/*
+ * Appends {"kernel": ..., "cmdline": ..., "cpus": [...], "sched_domains": {...},
+ * "amp": {...}} without the closing brace, so callers can add fields.
+ */
+void sysinfo_json(struct sbuf *sb);
+
+/*
+ * Writes a policy name to the AMP policy knob. Returns 0 or an errno;
+ * in_force (may be NULL) receives the policy read back afterwards.
+ */
+int set_amp_policy(const char *name, char *in_force, size_t len);
+
+#endif

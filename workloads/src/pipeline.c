@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pipeline: producer-consumer over a bounded queue with condition variables
+ * (the hand-off pattern of PARSEC dedup and ferret).
+ *
+ * Thread 0 produces SIZE items; the other threads consume them, each item
+ * costing some work. With -t 1 the one thread does both in turn. Every item
+ * is consumed exactly once, which the producer's and the consumers'
+ * checksums must agree on.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ampkit_workload.h"
+
+#define QUEUE_LEN 16
+#define WORK_PER_ITEM 300
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	uint64_t items[QUEUE_LEN];
+	int head, count;
+	int closed;
+} q = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.not_empty = PTHREAD_COND_INITIALIZER,
+	.not_full = PTHREAD_COND_INITIALIZER,
+};
+
+struct worker {
+	long items;
+	uint64_t checksum;
+	struct ampkit_thread_clock clock;
+};
+
+static uint64_t work(uint64_t x)
+{
+	int i;
+
+	for (i = 0; i < WORK_PER_ITEM; i++)
+		x = ampkit_mix64(x);
+	return x;
+}
+
+static void put(uint64_t item)
+{
+	pthread_mutex_lock(&q.lock);
+	while (q.count == QUEUE_LEN)
+		pthread_cond_wait(&q.not_full, &q.lock);
+	q.items[(q.head + q.count) % QUEUE_LEN] = item;
+	q.count++;
+	pthread_cond_signal(&q.not_empty);
+	pthread_mutex_unlock(&q.lock);
+}
+
+/* Returns 0 once the queue is closed and drained. */
+static int get(uint64_t *item)
+{
+	pthread_mutex_lock(&q.lock);
+	while (q.count == 0 && !q.closed)
+		pthread_cond_wait(&q.not_empty, &q.lock);
+	if (q.count == 0) {
+		pthread_mutex_unlock(&q.lock);
+		return 0;
+	}
+	*item = q.items[q.head];
+	q.head = (q.head + 1) % QUEUE_LEN;
+	q.count--;
+	pthread_cond_signal(&q.not_full);
+	pthread_mutex_unlock(&q.lock);
+	return 1;
+}
+
+static void *consume(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t item;
+
+	ampkit_thread_begin(&w->clock);
+	while (get(&item)) {
+		w->checksum += work(item);
+		w->items++;
+	}
+	ampkit_thread_end(&w->clock);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct ampkit_args args;
+	struct ampkit_thread_clock *clocks;
+	struct worker *w;
+	pthread_t *tids;
+	uint64_t produced = 0, consumed = 0;
+	long n, items = 0;
+	int i;
+
+	ampkit_parse_args(argc, argv, "producer-consumer pipeline over a bounded queue", 3, 5000,
+			  &args);
+	w = calloc((size_t)args.threads, sizeof(*w));
+	tids = calloc((size_t)args.threads, sizeof(*tids));
+	clocks = calloc((size_t)args.threads, sizeof(*clocks));
+	if (!w || !tids || !clocks)
+		ampkit_fail("pipeline: out of memory");
+
+	for (i = 1; i < args.threads; i++)
+		if (pthread_create(&tids[i], NULL, consume, &w[i]))
+			ampkit_fail("pipeline: cannot create thread %d", i);
+
+	ampkit_thread_begin(&w[0].clock);
+	for (n = 0; n < args.size; n++) {
+		uint64_t item = ampkit_mix64((uint64_t)n);
+
+		produced += work(item);
+		if (args.threads == 1) {	/* no consumer: do its part here */
+			w[0].checksum += work(item);
+			w[0].items++;
+		} else {
+			put(item);
+		}
+	}
+	pthread_mutex_lock(&q.lock);
+	q.closed = 1;
+	pthread_cond_broadcast(&q.not_empty);
+	pthread_mutex_unlock(&q.lock);
+	ampkit_thread_end(&w[0].clock);
+
+	for (i = 1; i < args.threads; i++)
+		pthread_join(tids[i], NULL);
+	for (i = 0; i < args.threads; i++) {
+		consumed += w[i].checksum;
+		items += w[i].items;
+		clocks[i] = w[i].clock;
+	}
+	if (items != args.size || consumed != produced)
+		ampkit_fail("pipeline: %ld of %ld items consumed, checksum %s",
+			    items, args.size, consumed == produced ? "matches" : "differs");
+	printf("pipeline: %ld items through %d consumer(s), checksum %016llx\n", args.size,
+	       args.threads > 1 ? args.threads - 1 : 1, (unsigned long long)consumed);
+	if (ampkit_report_threads(clocks, args.threads))
+		ampkit_fail("pipeline: cannot write the thread report");
+	return 0;
+}
