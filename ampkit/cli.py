@@ -37,9 +37,9 @@ def cmd_doctor(_args: argparse.Namespace) -> int:
         missing += found is None
         print(f"{'ok' if found else 'MISSING':8} {program:24} ({package})")
     for path, package in sorted(hostdeps.FILES.items()):
-        found = Path(path).exists()
-        missing += not found
-        print(f"{'ok' if found else 'MISSING':8} {path:24} ({package})")
+        exists = Path(path).exists()
+        missing += not exists
+        print(f"{'ok' if exists else 'MISSING':8} {path:24} ({package})")
     print(f"{'ok' if shutil.which('ccache') else 'absent':8} {'ccache':24} (optional)")
     if missing:
         print("\nrun 'make setup' to install what is missing")
@@ -65,8 +65,13 @@ def cmd_kernel_info(args: argparse.Namespace) -> int:
     variant = "debug" if args.debug else "default"
     inputs = kernel.KernelInputs.discover(variant)
     found = kernel.find_build(variant)
-    info = {"variant": variant, "digest": inputs.digest, "directory": str(inputs.output_dir),
-            "built": found is not None, "inputs": inputs.record}
+    info = {
+        "variant": variant,
+        "digest": inputs.digest,
+        "directory": str(inputs.output_dir),
+        "built": found is not None,
+        "inputs": inputs.record,
+    }
     print(json.dumps(info, indent=2))
     return 0
 
@@ -81,9 +86,11 @@ def cmd_platform_list(_args: argparse.Namespace) -> int:
     for name in platform.preset_names():
         p = platform.get_platform(name)
         caps = ",".join(str(c.capacity) for c in p.cpus)
-        print(f"{name:6} {p.big} big ({p.big_core.model} {p.big_core.clock_mhz} MHz) + "
-              f"{p.little} little ({p.little_core.model} {p.little_core.clock_mhz} MHz); "
-              f"capacities {caps}")
+        print(
+            f"{name:6} {p.big} big ({p.big_core.model} {p.big_core.clock_mhz} MHz) + "
+            f"{p.little} little ({p.little_core.model} {p.little_core.clock_mhz} MHz); "
+            f"capacities {caps}"
+        )
     print("any <B>B<L>L, such as 1B3L, works too")
     return 0
 
@@ -95,8 +102,9 @@ def cmd_platform_dtb(args: argparse.Namespace) -> int:
         import subprocess
 
         dtc = hostdeps.require_program("dtc")
-        text = subprocess.run([dtc, "-q", "-I", "dtb", "-O", "dts"], input=blob,
-                              capture_output=True, check=True).stdout
+        text = subprocess.run(
+            [dtc, "-q", "-I", "dtb", "-O", "dts"], input=blob, capture_output=True, check=True
+        ).stdout
         blob = text
     if args.output:
         Path(args.output).write_bytes(blob)
@@ -119,8 +127,9 @@ def _artifacts(variant: str, no_build: bool) -> tuple[kernel.KernelBuild, Path]:
     found = kernel.find_build(variant)
     image = Path(build_mod.initramfs_image())
     if found is None or not image.is_file():
-        raise AmpkitError("the kernel or the initramfs is not built",
-                          "run 'ampkit build', or drop --no-build")
+        raise AmpkitError(
+            "the kernel or the initramfs is not built", "run 'ampkit build', or drop --no-build"
+        )
     return found, image
 
 
@@ -136,8 +145,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         extra_cmdline=args.append or "",
     )
     build, image = _artifacts(request.kernel_variant, args.no_build)
-    out = Path(args.out) if args.out else Path("runs") / (
-        time.strftime("%Y%m%d-%H%M%S-") + request.run_id)
+    out = (
+        Path(args.out)
+        if args.out
+        else Path("runs") / (time.strftime("%Y%m%d-%H%M%S-") + request.run_id)
+    )
     print(f"run {request.run_id} -> {out}", file=sys.stderr)
     outcome = execute(request, out, build, image, force=args.force)
     print(f"{outcome.directory}: {outcome.status}")
@@ -162,8 +174,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if policy == policies.BASELINE and outcome.report.guest:
             # Every further policy this kernel has and the kit knows.
             amp = outcome.report.guest.get("amp") or {}
-            todo += [p for p in amp.get("available") or []
-                     if p in policies.POLICIES and p != policies.BASELINE]
+            todo += [
+                p
+                for p in amp.get("available") or []
+                if p in policies.POLICIES and p != policies.BASELINE
+            ]
     text = summarize(done)
     (out / "summary.txt").write_text(text)
     print(text)
@@ -178,23 +193,32 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="ampkit",
-        description="Build, boot and compare schedulers for asymmetric multicore processors.")
+        description="Build, boot and compare schedulers for asymmetric multicore processors.",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("doctor", help="check that the host has every tool the kit needs")
     s.set_defaults(func=cmd_doctor)
 
     s = sub.add_parser("build", help="bring build targets up to date (SConstruct)")
-    s.add_argument("targets", nargs="*", default=[],
-                   help="kernel, kernel-debug, guest, host, initramfs (default: kernel initramfs)")
+    s.add_argument(
+        "targets",
+        nargs="*",
+        default=[],
+        help="kernel, kernel-debug, guest, host, initramfs (default: kernel initramfs)",
+    )
     s.add_argument("--kernel-jobs", type=int, help="make -j for kernel builds")
     s.set_defaults(func=cmd_build)
 
     k = sub.add_parser("kernel", help="the patched kernel").add_subparsers(
-        dest="kernel_command", required=True, metavar="ACTION")
+        dest="kernel_command", required=True, metavar="ACTION"
+    )
     s = k.add_parser("build", help="build it (cached by the hash of its inputs)")
-    s.add_argument("--debug", action="store_true",
-                   help="the debug variant: lockdep, atomic-sleep checks, KASAN")
+    s.add_argument(
+        "--debug",
+        action="store_true",
+        help="the debug variant: lockdep, atomic-sleep checks, KASAN",
+    )
     s.add_argument("--jobs", type=int, help="make -j (default: all CPUs)")
     s.set_defaults(func=cmd_kernel_build)
     s = k.add_parser("info", help="the inputs, their hash and where the build lives")
@@ -202,12 +226,14 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_kernel_info)
 
     i = sub.add_parser("images", help="the guest initramfs").add_subparsers(
-        dest="images_command", required=True, metavar="ACTION")
+        dest="images_command", required=True, metavar="ACTION"
+    )
     s = i.add_parser("build", help="build the initramfs (runner and workloads)")
     s.set_defaults(func=cmd_images_build)
 
     pl = sub.add_parser("platform", help="big.LITTLE platforms").add_subparsers(
-        dest="platform_command", required=True, metavar="ACTION")
+        dest="platform_command", required=True, metavar="ACTION"
+    )
     s = pl.add_parser("list", help="the presets and their CPU capacities")
     s.set_defaults(func=cmd_platform_list)
     s = pl.add_parser("dtb", help="the QEMU device tree of a platform")
@@ -218,24 +244,35 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("run", help="run one mix under one policy")
     s.add_argument("--engine", default="qemu", choices=ENGINES)
-    s.add_argument("--platform", default="2B2L",
-                   help=f"a preset ({', '.join(platform.preset_names())}) or <B>B<L>L")
+    s.add_argument(
+        "--platform",
+        default="2B2L",
+        help=f"a preset ({', '.join(platform.preset_names())}) or <B>B<L>L",
+    )
     s.add_argument("--big", type=int, help="number of big CPUs (with --little)")
     s.add_argument("--little", type=int, help="number of little CPUs (with --big)")
-    s.add_argument("--policy", default=policies.BASELINE,
-                   help=f"one of: {', '.join(policies.POLICIES)}")
-    s.add_argument("--mix", default="demo",
-                   help=f"a mix name ({', '.join(mix_names())}) or a .toml path")
+    s.add_argument(
+        "--policy", default=policies.BASELINE, help=f"one of: {', '.join(policies.POLICIES)}"
+    )
+    s.add_argument(
+        "--mix", default="demo", help=f"a mix name ({', '.join(mix_names())}) or a .toml path"
+    )
     s.add_argument("--repetition", type=int, default=0)
-    s.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S,
-                   help="seconds the mix may take in the guest (the engine allows boot time "
-                        "on top)")
+    s.add_argument(
+        "--timeout",
+        type=int,
+        default=DEFAULT_TIMEOUT_S,
+        help="seconds the mix may take in the guest (the engine allows boot time on top)",
+    )
     s.add_argument("--out", help="run directory (default: runs/<time>-<run id>)")
     s.add_argument("--force", action="store_true", help="replace an existing run directory")
     s.add_argument("--debug-kernel", action="store_true", help="boot the debug kernel variant")
     s.add_argument("--append", help="extra kernel command-line arguments")
-    s.add_argument("--no-build", action="store_true",
-                   help="use the kernel and initramfs as built; do not check them")
+    s.add_argument(
+        "--no-build",
+        action="store_true",
+        help="use the kernel and initramfs as built; do not check them",
+    )
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("demo", help="the small end-to-end run of 'make demo'")
@@ -255,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ampkit: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("ampkit: interrupted; unfinished runs are left as *.partial with their logs",
-              file=sys.stderr)
+        print(
+            "ampkit: interrupted; unfinished runs are left as *.partial with their logs",
+            file=sys.stderr,
+        )
         return 130

@@ -33,8 +33,16 @@ KERNEL_PROBLEM = re.compile(
 )
 
 #: Fields every app record must carry (DESIGN.md section 6).
-APP_FIELDS = ("app", "instance", "threads", "start_ns", "end_ns", "exit_status", "status",
-              "thread_times_ns")
+APP_FIELDS = (
+    "app",
+    "instance",
+    "threads",
+    "start_ns",
+    "end_ns",
+    "exit_status",
+    "status",
+    "thread_times_ns",
+)
 
 
 @dataclass
@@ -68,8 +76,9 @@ class ConsoleReport:
         elif self.end_count is None:
             out.append(f"results truncated after {len(self.apps)} record(s)")
         elif self.end_count != len(self.apps):
-            out.append(f"results block announces {self.end_count} record(s) "
-                       f"but holds {len(self.apps)}")
+            out.append(
+                f"results block announces {self.end_count} record(s) but holds {len(self.apps)}"
+            )
         return out
 
 
@@ -95,7 +104,7 @@ def parse_console(text: str) -> ConsoleReport:
         pos = line.find(RECORD_PREFIX)
         if pos < 0:
             continue
-        payload = line[pos + len(RECORD_PREFIX):]
+        payload = line[pos + len(RECORD_PREFIX) :]
         try:
             record = json.loads(payload)
             if not isinstance(record, dict):

@@ -18,7 +18,8 @@ def cpu_nodes(tree: DeviceTree) -> list[Node]:
     """The /cpus/cpu@N nodes, ordered by their ``reg`` (the MPIDR affinity)."""
     cpus = tree.node("/cpus")
     nodes = [
-        n for n in cpus.children
+        n
+        for n in cpus.children
         if n.name.startswith("cpu@") and n.props.get("device_type") == b"cpu\0"
     ]
     return sorted(nodes, key=lambda n: n.u32s("reg"))

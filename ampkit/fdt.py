@@ -92,21 +92,29 @@ class DeviceTree:
         return node
 
     def max_phandle(self) -> int:
-        return max(
-            (n.u32("phandle") for n in self.root.walk() if "phandle" in n.props), default=0
-        )
+        return max((n.u32("phandle") for n in self.root.walk() if "phandle" in n.props), default=0)
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> "DeviceTree":
         if len(blob) < _HEADER.size:
             raise FdtError("blob shorter than a device tree header")
-        (magic, total, off_struct, off_strings, off_rsv, version, _last, boot_cpuid,
-         size_strings, size_struct) = _HEADER.unpack_from(blob)
+        (
+            magic,
+            total,
+            off_struct,
+            off_strings,
+            off_rsv,
+            version,
+            _last,
+            boot_cpuid,
+            size_strings,
+            size_struct,
+        ) = _HEADER.unpack_from(blob)
         if magic != FDT_MAGIC:
             raise FdtError(f"bad magic 0x{magic:08x}")
         if version < _LAST_COMPATIBLE_VERSION or total > len(blob):
             raise FdtError(f"unsupported version {version} or truncated blob")
-        strings = blob[off_strings:off_strings + size_strings]
+        strings = blob[off_strings : off_strings + size_strings]
 
         reservations = []
         pos = off_rsv
@@ -148,7 +156,7 @@ class DeviceTree:
                     raise FdtError("property outside any node")
                 length, name_off = struct.unpack_from(">II", blob, pos)
                 pos += 8
-                stack[-1].props[string_at(name_off)] = blob[pos:pos + length]
+                stack[-1].props[string_at(name_off)] = blob[pos : pos + length]
                 pos = _align4(pos + length)
             elif token == FDT_NOP:
                 continue
@@ -195,8 +203,16 @@ class DeviceTree:
         off_strings = off_struct + len(out)
         total = off_strings + len(strings)
         header = _HEADER.pack(
-            FDT_MAGIC, total, off_struct, off_strings, off_rsv, _VERSION,
-            _LAST_COMPATIBLE_VERSION, self.boot_cpuid, len(strings), len(out),
+            FDT_MAGIC,
+            total,
+            off_struct,
+            off_strings,
+            off_rsv,
+            _VERSION,
+            _LAST_COMPATIBLE_VERSION,
+            self.boot_cpuid,
+            len(strings),
+            len(out),
         )
         blob = bytearray(header)
         blob.extend(b"\0" * (off_rsv - len(blob)))

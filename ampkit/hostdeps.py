@@ -26,6 +26,7 @@ PROGRAMS: dict[str, str] = {
     "patch": "patch",
     "perl": "perl",
     "qemu-system-aarch64": "qemu-system-arm",
+    "setpriv": "util-linux",
     "xz": "xz-utils",
 }
 

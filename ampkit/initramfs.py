@@ -43,8 +43,9 @@ class CpioWriter:
         self._out = bytearray()
         self._ino = 721  # arbitrary start, as gen_init_cpio's
 
-    def _header(self, name: str, mode: int, size: int, nlink: int,
-                rmajor: int = 0, rminor: int = 0) -> None:
+    def _header(
+        self, name: str, mode: int, size: int, nlink: int, *, rmajor: int = 0, rminor: int = 0
+    ) -> None:
         encoded = name.encode() + b"\0"
         fields = [self._ino, mode, 0, 0, nlink, 0, size, 0, 0, rmajor, rminor, len(encoded), 0]
         self._ino += 1
@@ -70,7 +71,9 @@ class CpioWriter:
             self._pad()
         elif entry.kind == "nod":
             kind = stat.S_IFCHR if entry.devtype == "c" else stat.S_IFBLK
-            self._header(entry.path, kind | entry.mode, 0, 1, entry.major, entry.minor)
+            self._header(
+                entry.path, kind | entry.mode, 0, 1, rmajor=entry.major, rminor=entry.minor
+            )
         else:
             raise ValueError(entry.kind)
 
@@ -108,8 +111,9 @@ def parse_list(text: str, variables: dict[str, str], origin: str = "initramfs.li
         kind, args = words[0], words[1:]
         expected = {"dir": 4, "file": 5, "slink": 5, "nod": 7}
         if kind not in expected:
-            raise AmpkitError(f"{origin}:{lineno}: unknown entry type '{kind}'",
-                              "use dir, file, slink or nod")
+            raise AmpkitError(
+                f"{origin}:{lineno}: unknown entry type '{kind}'", "use dir, file, slink or nod"
+            )
         if len(args) != expected[kind]:
             raise AmpkitError(f"{origin}:{lineno}: '{kind}' takes {expected[kind]} fields")
         path = args[0].lstrip("/")
@@ -123,8 +127,16 @@ def parse_list(text: str, variables: dict[str, str], origin: str = "initramfs.li
             else:
                 if args[4] not in ("c", "b"):
                     raise ValueError(args[4])
-                entries.append(Entry("nod", path, int(args[1], 8), devtype=args[4],
-                                     major=int(args[5]), minor=int(args[6])))
+                entries.append(
+                    Entry(
+                        "nod",
+                        path,
+                        int(args[1], 8),
+                        devtype=args[4],
+                        major=int(args[5]),
+                        minor=int(args[6]),
+                    )
+                )
         except ValueError as e:
             raise AmpkitError(f"{origin}:{lineno}: bad field in '{line}': {e}") from e
     return entries
@@ -147,10 +159,12 @@ def build_image(list_path: Path, variables: dict[str, str], out: Path) -> None:
 
 def with_run_description(image: bytes, description: str) -> bytes:
     """The shared image plus an uncompressed archive holding the run description."""
-    overlay = build_archive([
-        Entry("dir", "ampkit", 0o755),
-        Entry("file", RUN_DESC_PATH, 0o644, data=description.encode()),
-    ])
+    overlay = build_archive(
+        [
+            Entry("dir", "ampkit", 0o755),
+            Entry("file", RUN_DESC_PATH, 0o644, data=description.encode()),
+        ]
+    )
     # Archives in an initramfs buffer may be separated by zero padding;
     # start the next one 4-byte aligned.
     return image + b"\0" * (-len(image) % 4) + overlay

@@ -72,7 +72,7 @@ def _say(msg: str) -> None:
 
 def _run(cmd: list[str], **kw: Any) -> str:
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
-    return out.stdout
+    return str(out.stdout)
 
 
 # --- inputs ------------------------------------------------------------------
@@ -170,8 +170,7 @@ class KernelInputs:
             },
             "series": [{"name": p.name, "sha256": sha256_file(p)} for p in patches],
             "fragments": [
-                {"name": str(f.relative_to(REPO_ROOT)), "sha256": sha256_file(f)}
-                for f in fragments
+                {"name": str(f.relative_to(REPO_ROOT)), "sha256": sha256_file(f)} for f in fragments
             ],
             "toolchain": toolchain,
         }
@@ -216,9 +215,7 @@ class KernelBuild:
         return data
 
     def is_complete(self) -> bool:
-        return all(
-            (self.directory / f).is_file() for f in ("Image", "vmlinux", "manifest.json")
-        )
+        return all((self.directory / f).is_file() for f in ("Image", "vmlinux", "manifest.json"))
 
 
 def find_build(variant: str = "default") -> KernelBuild | None:
@@ -328,8 +325,19 @@ class SourceTree:
         return True
 
     def _apply(self, patch: Path) -> None:
-        cmd = ["patch", "-p1", "--forward", "--batch", "--fuzz=0", "--no-backup-if-mismatch",
-               "--reject-file=-", "-d", str(self.src), "-i", str(patch)]
+        cmd = [
+            "patch",
+            "-p1",
+            "--forward",
+            "--batch",
+            "--fuzz=0",
+            "--no-backup-if-mismatch",
+            "--reject-file=-",
+            "-d",
+            str(self.src),
+            "-i",
+            str(patch),
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode == 0:
             return
@@ -363,8 +371,8 @@ _UNSET = re.compile(r"^# (CONFIG_\w+) is not set$")
 def parse_config(text: str) -> dict[str, str]:
     """CONFIG_ symbols of a .config or fragment; unset symbols map to 'n'."""
     values: dict[str, str] = {}
-    for line in text.splitlines():
-        line = line.strip()
+    for raw in text.splitlines():
+        line = raw.strip()
         if m := _SET.match(line):
             values[m.group(1)] = m.group(2)
         elif m := _UNSET.match(line):
@@ -385,8 +393,15 @@ def config_mismatches(requested: dict[str, str], config: dict[str, str]) -> list
 
 
 def _make_cmd(src: Path, obj: Path, jobs: int, *targets: str) -> list[str]:
-    cmd = ["make", "-C", str(src), f"O={obj}", f"ARCH={ARCH}",
-           f"CROSS_COMPILE={CROSS_COMPILE}", f"-j{jobs}"]
+    cmd = [
+        "make",
+        "-C",
+        str(src),
+        f"O={obj}",
+        f"ARCH={ARCH}",
+        f"CROSS_COMPILE={CROSS_COMPILE}",
+        f"-j{jobs}",
+    ]
     if shutil.which("ccache"):
         cmd.append(f"CC=ccache {CROSS_COMPILE}gcc")
     return [*cmd, *targets]
@@ -405,8 +420,14 @@ def _run_logged(cmd: list[str], log_file: Path, log: Log) -> list[str]:
     with log_file.open("a") as out:
         out.write("$ " + " ".join(cmd) + "\n")
         out.flush()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, env=env, errors="replace")
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            errors="replace",
+        )
         assert proc.stdout is not None
         for line in proc.stdout:
             out.write(line)
@@ -452,12 +473,18 @@ def build(inputs: KernelInputs, jobs: int | None = None, log: Log = _say) -> Ker
 
         fragment = "".join(f.read_text() for f in inputs.fragments)
         (obj / "ampkit.fragment").write_text(fragment)
-        log(f"kernel: configuring {inputs.variant} (allnoconfig + {len(inputs.fragments)} "
-            f"fragment(s))")
+        log(
+            f"kernel: configuring {inputs.variant} (allnoconfig + {len(inputs.fragments)} "
+            f"fragment(s))"
+        )
         warnings = _run_logged(
-            [*_make_cmd(tree.src, obj, 1, "allnoconfig"),
-             f"KCONFIG_ALLCONFIG={obj / 'ampkit.fragment'}"],
-            log_file, log)
+            [
+                *_make_cmd(tree.src, obj, 1, "allnoconfig"),
+                f"KCONFIG_ALLCONFIG={obj / 'ampkit.fragment'}",
+            ],
+            log_file,
+            log,
+        )
         config_text = (obj / ".config").read_text()
         bad = config_mismatches(parse_config(fragment), parse_config(config_text))
         if bad:
@@ -496,4 +523,3 @@ def build(inputs: KernelInputs, jobs: int | None = None, log: Log = _say) -> Ker
         stage.rename(result.directory)
         log(f"kernel: built {result.directory} in {manifest['build']['seconds']} s")
     return result
-

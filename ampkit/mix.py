@@ -6,7 +6,7 @@ A mix is a TOML file in workloads/mixes/ (format in workloads/mixes/README.md):
     category = "synchronisation"      # synchronisation | communication | compute
 
     [[app]]
-    program = "compute"               # a workload in workloads/src
+    program = "compute"               # a workload in workloads/src (or ampkit-probe)
     threads = 2
     size = 20000                      # its -n
     speedup = 1.8                     # optional predicted big-over-little speedup
@@ -18,7 +18,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ampkit.errors import AmpkitError
 from ampkit.paths import MIXES, WORKLOADS
@@ -40,8 +40,7 @@ class App:
 
     @property
     def argv(self) -> tuple[str, ...]:
-        return (f"/bin/{self.program}", "-t", str(self.threads), "-n", str(self.size),
-                *self.args)
+        return (f"/bin/{self.program}", "-t", str(self.threads), "-n", str(self.size), *self.args)
 
 
 @dataclass(frozen=True)
@@ -58,15 +57,24 @@ class Mix:
             "category": self.category,
             "source": self.source.name,
             "apps": [
-                {"program": a.program, "threads": a.threads, "size": a.size,
-                 "args": list(a.args), "speedup": a.speedup}
+                {
+                    "program": a.program,
+                    "threads": a.threads,
+                    "size": a.size,
+                    "args": list(a.args),
+                    "speedup": a.speedup,
+                }
                 for a in self.apps
             ],
         }
 
 
+#: Guest programs beside the workloads that a mix may run (workloads/runner).
+GUEST_TOOLS = ("ampkit-probe",)
+
+
 def known_programs() -> list[str]:
-    return sorted(p.stem for p in (WORKLOADS / "src").glob("*.c"))
+    return sorted([*(p.stem for p in (WORKLOADS / "src").glob("*.c")), *GUEST_TOOLS])
 
 
 def mix_names() -> list[str]:
@@ -94,7 +102,7 @@ class _Errors:
     def __init__(self, path: Path, text: str) -> None:
         self.path, self.text = path, text
 
-    def fail(self, key: str, msg: str, app: int | None = None, hint: str | None = None) -> None:
+    def fail(self, key: str, msg: str, app: int | None = None, hint: str | None = None) -> NoReturn:
         line = _line_of(self.text, key, app)
         where = f"{self.path}:{line}" if line else str(self.path)
         scope = f"app {app + 1}: " if app is not None else ""
@@ -105,7 +113,7 @@ def _positive_int(err: _Errors, spec: dict[str, Any], key: str, app: int, top: i
     value = spec.get(key)
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= top:
         err.fail(key, f"must be an integer from 1 to {top}, not {value!r}", app)
-    return int(value)  # type: ignore[arg-type]
+    return int(value)
 
 
 def load_mix(name_or_path: str) -> Mix:
@@ -114,8 +122,10 @@ def load_mix(name_or_path: str) -> Mix:
     if not path.suffix:
         path = MIXES / f"{name_or_path}.toml"
     if not path.is_file():
-        raise AmpkitError(f"no mix '{name_or_path}'",
-                          f"valid names: {', '.join(mix_names())}, or a path to a .toml file")
+        raise AmpkitError(
+            f"no mix '{name_or_path}'",
+            f"valid names: {', '.join(mix_names())}, or a path to a .toml file",
+        )
     text = path.read_text()
     try:
         data = tomllib.loads(text)
@@ -139,24 +149,44 @@ def load_mix(name_or_path: str) -> Mix:
     for i, spec in enumerate(specs):
         for key in spec:
             if key not in _APP_KEYS:
-                err.fail(key, "is not an app key", i,
-                         hint=f"valid keys: {', '.join(sorted(_APP_KEYS))}")
+                err.fail(
+                    key, "is not an app key", i, hint=f"valid keys: {', '.join(sorted(_APP_KEYS))}"
+                )
         program = spec.get("program")
         if program not in programs:
-            err.fail("program", f"names no workload: {program!r}", i,
-                     hint=f"workloads: {', '.join(programs)}")
+            err.fail(
+                "program",
+                f"names no workload: {program!r}",
+                i,
+                hint=f"workloads: {', '.join(programs)}",
+            )
         threads = _positive_int(err, spec, "threads", i, MAX_THREADS)
         size = _positive_int(err, spec, "size", i, 1 << 40)
         args = spec.get("args", [])
         if not isinstance(args, list) or not all(
-                isinstance(a, str) and _TOKEN.match(a) for a in args):
+            isinstance(a, str) and _TOKEN.match(a) for a in args
+        ):
             err.fail("args", "must be a list of strings without spaces", i)
         speedup = spec.get("speedup")
         if speedup is not None and (
-                isinstance(speedup, bool) or not isinstance(speedup, int | float)
-                or not 0 < speedup <= 16):
+            isinstance(speedup, bool)
+            or not isinstance(speedup, int | float)
+            or not 0 < speedup <= 16
+        ):
             err.fail("speedup", f"must be a number in (0, 16], not {speedup!r}", i)
-        apps.append(App(program=str(program), threads=threads, size=size, args=tuple(args),
-                        speedup=None if speedup is None else float(speedup)))
-    return Mix(name=path.stem, description=str(description), category=str(category),
-               apps=tuple(apps), source=path.resolve())
+        apps.append(
+            App(
+                program=str(program),
+                threads=threads,
+                size=size,
+                args=tuple(args),
+                speedup=None if speedup is None else float(speedup),
+            )
+        )
+    return Mix(
+        name=path.stem,
+        description=str(description),
+        category=str(category),
+        apps=tuple(apps),
+        source=path.resolve(),
+    )

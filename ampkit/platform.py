@@ -99,9 +99,7 @@ def _load(path: Path = PLATFORMS_FILE) -> tuple[dict[str, CoreType], dict[str, t
             )
             for kind, spec in data["core"].items()
         }
-        presets = {
-            name: (int(p["big"]), int(p["little"])) for name, p in data["preset"].items()
-        }
+        presets = {name: (int(p["big"]), int(p["little"])) for name, p in data["preset"].items()}
     except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as e:
         raise AmpkitError(f"{path}: cannot read the platform descriptions: {e}") from e
     if set(cores) != {"big", "little"}:

@@ -52,6 +52,7 @@ class RunRequest:
     timeout_s: int = DEFAULT_TIMEOUT_S
     kernel_variant: str = "default"
     extra_cmdline: str = ""
+    wall_limit_s: float | None = None  # the engine's limit; default timeout_s + allowance
 
     @property
     def run_id(self) -> str:
@@ -81,8 +82,11 @@ def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
     reasons += report.problems()
     for app in report.apps:
         if app.get("status") != "ok":
-            how = (f"exit status {app['exit_status']}" if app.get("exit_status") is not None
-                   else f"signal {app.get('signal')}")
+            how = (
+                f"exit status {app['exit_status']}"
+                if app.get("exit_status") is not None
+                else f"signal {app.get('signal')}"
+            )
             reasons.append(f"{app['app']}#{app['instance']} {app['status']} ({how})")
     if not reasons and boot.exit_code != 0:
         reasons.append(f"QEMU exited with status {boot.exit_code}")
@@ -91,23 +95,30 @@ def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
     return "ok" if not reasons else "failed: " + "; ".join(reasons[:4])
 
 
-def execute(request: RunRequest, out_dir: Path, build: kernel_mod.KernelBuild,
-            initramfs: Path, force: bool = False) -> RunOutcome:
+def execute(
+    request: RunRequest,
+    out_dir: Path,
+    build: kernel_mod.KernelBuild,
+    initramfs: Path,
+    force: bool = False,
+) -> RunOutcome:
     """Run the request; its directory is left at out_dir whatever the outcome."""
     if request.engine not in ENGINES:
         raise AmpkitError(f"unknown engine '{request.engine}'", f"valid: {', '.join(ENGINES)}")
     check_policy(request.policy)
     if out_dir.exists():
         if not force:
-            raise AmpkitError(f"{out_dir} already exists",
-                              "choose another --out, or pass --force to replace it")
+            raise AmpkitError(
+                f"{out_dir} already exists", "choose another --out, or pass --force to replace it"
+            )
         shutil.rmtree(out_dir)
     work = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
 
-    desc = RunDescription.for_mix(request.run_id, request.policy, request.repetition,
-                                  request.timeout_s, request.mix).render()
+    desc = RunDescription.for_mix(
+        request.run_id, request.policy, request.repetition, request.timeout_s, request.mix
+    ).render()
     (work / "run.desc").write_text(desc)
     machine = qemu.QemuMachine(request.platform)
     dtb = qemu.asymmetric_dtb(machine)
@@ -116,16 +127,20 @@ def execute(request: RunRequest, out_dir: Path, build: kernel_mod.KernelBuild,
     initrd = work / "initrd.img"
     initrd.write_bytes(with_run_description(image, desc))
     cmdline = f"{qemu.BASE_CMDLINE} amp_policy={request.policy} {request.extra_cmdline}".strip()
-    limit_s = request.timeout_s + BOOT_ALLOWANCE_S
+    limit_s = request.wall_limit_s or request.timeout_s + BOOT_ALLOWANCE_S
 
     kmanifest = build.manifest
     manifest: dict[str, Any] = {
         "kind": "ampkit-run",
         "version": 1,
         "run_id": request.run_id,
-        "engine": {"name": request.engine, "version": qemu.version(),
-                   "command": machine.args(), "memory_mb": machine.memory_mb,
-                   "wall_clock_limit_s": limit_s},
+        "engine": {
+            "name": request.engine,
+            "version": qemu.version(),
+            "command": machine.args(),
+            "memory_mb": machine.memory_mb,
+            "wall_clock_limit_s": limit_s,
+        },
         "platform": request.platform.describe(),
         "policy": request.policy,
         "mix": request.mix.describe(),
@@ -153,8 +168,15 @@ def execute(request: RunRequest, out_dir: Path, build: kernel_mod.KernelBuild,
     write_json(work / "manifest.json", manifest)
 
     try:
-        boot = qemu.boot(machine, build.image, work / "platform.dtb", initrd, cmdline,
-                         work / "console.log", limit_s)
+        boot = qemu.boot(
+            machine,
+            image=build.image,
+            dtb=work / "platform.dtb",
+            initrd=initrd,
+            cmdline=cmdline,
+            console=work / "console.log",
+            timeout_s=limit_s,
+        )
     finally:
         initrd.unlink(missing_ok=True)  # the shared image plus run.desc: both kept already
 
@@ -165,13 +187,15 @@ def execute(request: RunRequest, out_dir: Path, build: kernel_mod.KernelBuild,
     if report.guest is not None:
         write_json(work / "guest.json", report.guest)
     status = judge(boot, report, limit_s)
-    manifest.update({
-        "finished": _now(),
-        "wall_s": boot.wall_s,
-        "boot": {"exit_code": boot.exit_code, "timed_out": boot.timed_out},
-        "kernel_problems": report.kernel_problems,
-        "status": status,
-    })
+    manifest.update(
+        {
+            "finished": _now(),
+            "wall_s": boot.wall_s,
+            "boot": {"exit_code": boot.exit_code, "timed_out": boot.timed_out},
+            "kernel_problems": report.kernel_problems,
+            "status": status,
+        }
+    )
     write_json(work / "manifest.json", manifest)
     atomic_write_text(work / "status", status + "\n")
     work.rename(out_dir)
@@ -183,4 +207,3 @@ def read_status(run_dir: Path) -> str:
         return (run_dir / "status").read_text().strip()
     except OSError:
         return "failed: no status file (the run did not finish)"
-

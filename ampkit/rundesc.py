@@ -28,26 +28,38 @@ class RunDescription:
     apps: tuple[AppRun, ...]
 
     @classmethod
-    def for_mix(cls, run_id: str, policy: str, repetition: int, timeout_s: int,
-                mix: Mix) -> "RunDescription":
+    def for_mix(
+        cls, run_id: str, policy: str, repetition: int, timeout_s: int, mix: Mix
+    ) -> "RunDescription":
         seen: dict[str, int] = {}
         apps = []
         for app in mix.apps:
             instance = seen.get(app.program, 0)
             seen[app.program] = instance + 1
-            apps.append(AppRun(
-                name=app.program, instance=instance, threads=app.threads,
-                speedup_q10=0 if app.speedup is None else round(app.speedup * 1024),
-                argv=app.argv))
+            apps.append(
+                AppRun(
+                    name=app.program,
+                    instance=instance,
+                    threads=app.threads,
+                    speedup_q10=0 if app.speedup is None else round(app.speedup * 1024),
+                    argv=app.argv,
+                )
+            )
         return cls(run_id, policy, repetition, timeout_s, tuple(apps))
 
     def render(self) -> str:
         for word in (self.run_id, self.policy, *(w for a in self.apps for w in (a.name, *a.argv))):
             if not _WORD.match(word):
-                raise AmpkitError(f"run description: '{word}' is empty or has spaces or "
-                                  "non-ASCII characters")
-        lines = [f"ampkit-run {VERSION}", f"run_id {self.run_id}", f"policy {self.policy}",
-                 f"repetition {self.repetition}", f"timeout_s {self.timeout_s}"]
+                raise AmpkitError(
+                    f"run description: '{word}' is empty or has spaces or non-ASCII characters"
+                )
+        lines = [
+            f"ampkit-run {VERSION}",
+            f"run_id {self.run_id}",
+            f"policy {self.policy}",
+            f"repetition {self.repetition}",
+            f"timeout_s {self.timeout_s}",
+        ]
         lines += [
             f"app {a.name} {a.instance} {a.threads} {a.speedup_q10} {' '.join(a.argv)}"
             for a in self.apps

@@ -11,8 +11,10 @@ from typing import Any
 
 from ampkit.run import read_status
 
-QEMU_NOTICE = ("QEMU runs every CPU at the same speed: these timings check that the "
-               "pipeline works and say nothing about big.LITTLE performance.")
+QEMU_NOTICE = (
+    "QEMU runs every CPU at the same speed: these timings check that the "
+    "pipeline works and say nothing about big.LITTLE performance."
+)
 
 
 def _records(run_dir: Path) -> list[dict[str, Any]]:
@@ -33,11 +35,13 @@ def summarize(run_dirs: list[Path]) -> str:
             lines.append(f"{run_dir.name:<34} {status}")
         for rec in records:
             times = rec.get("thread_times_ns") or []
-            spread = (f"{min(times) / 1e6:8.1f}/{max(times) / 1e6:<8.1f}" if times else "-")
+            spread = f"{min(times) / 1e6:8.1f}/{max(times) / 1e6:<8.1f}" if times else "-"
             turnaround = (rec["end_ns"] - rec["start_ns"]) / 1e6
             name = f"{rec['app']}#{rec['instance']}"
-            lines.append(f"{run_dir.name:<34} {name:<12} {rec['threads']:>3} "
-                         f"{turnaround:>13.1f} {spread:>19}")
+            lines.append(
+                f"{run_dir.name:<34} {name:<12} {rec['threads']:>3} "
+                f"{turnaround:>13.1f} {spread:>19}"
+            )
         if records and status != "ok":
             lines.append(f"{'':<34} {status}")
     return "\n".join(lines) + "\n"

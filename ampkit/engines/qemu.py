@@ -8,11 +8,11 @@ capacity on every CPU, and the scheduler's decisions are the real ones.
 
 A boot is bounded: past its wall-clock limit QEMU is killed. QEMU runs in
 its own session and dies with the process that started it (prctl
-PR_SET_PDEATHSIG), so neither a timeout, nor Ctrl-C, nor a killed CLI
+PR_SET_PDEATHSIG, through setpriv), so neither a timeout, nor Ctrl-C, nor a killed CLI
 leaves a QEMU process behind.
 """
 
-import ctypes
+import contextlib
 import os
 import signal
 import subprocess
@@ -37,7 +37,9 @@ BASE_CMDLINE = "console=ttyAMA0 earlycon=pl011,0x9000000 rdinit=/init panic=-1"
 #: A runaway guest must not fill the disk.
 MAX_CONSOLE_BYTES = 64 << 20
 
-_PR_SET_PDEATHSIG = 1
+#: util-linux's setpriv sets the parent-death signal and then runs QEMU, so a
+#: CLI killed outright (SIGKILL) still takes QEMU down with it.
+DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "KILL", "--"]
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,19 @@ class QemuMachine:
     def args(self) -> list[str]:
         # GICv3: GICv2 on virt stops at 8 CPUs.
         return [
-            QEMU, "-M", "virt,gic-version=3", "-cpu", "cortex-a57",
-            "-smp", str(self.platform.ncpus), "-m", f"{self.memory_mb}M",
-            "-nodefaults", "-display", "none", "-no-reboot",
+            QEMU,
+            "-M",
+            "virt,gic-version=3",
+            "-cpu",
+            "cortex-a57",
+            "-smp",
+            str(self.platform.ncpus),
+            "-m",
+            f"{self.memory_mb}M",
+            "-nodefaults",
+            "-display",
+            "none",
+            "-no-reboot",
         ]
 
 
@@ -67,11 +79,15 @@ def base_dtb(machine: QemuMachine) -> bytes:
         path = Path(tmp) / "virt.dtb"
         result = subprocess.run(
             [*machine.args(), "-machine", f"dumpdtb={path}"],
-            capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
         )
         if result.returncode != 0 or not path.is_file():
-            raise AmpkitError(f"QEMU could not produce its device tree: "
-                              f"{result.stderr.strip() or result.returncode}")
+            raise AmpkitError(
+                f"QEMU could not produce its device tree: "
+                f"{result.stderr.strip() or result.returncode}"
+            )
         return path.read_bytes()
 
 
@@ -89,39 +105,55 @@ class BootResult:
     console_truncated: bool
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
 def _kill(proc: "subprocess.Popen[bytes]") -> None:
     if proc.poll() is None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     proc.wait()
 
 
-def boot(machine: QemuMachine, image: Path, dtb: Path, initrd: Path, cmdline: str,
-         console: Path, timeout_s: float) -> BootResult:
+def boot(
+    machine: QemuMachine,
+    *,
+    image: Path,
+    dtb: Path,
+    initrd: Path,
+    cmdline: str,
+    console: Path,
+    timeout_s: float,
+) -> BootResult:
     """Boot until the guest powers off or the limit passes; the console goes to a file."""
-    cmd = [*machine.args(), "-kernel", str(image), "-dtb", str(dtb), "-initrd", str(initrd),
-           "-append", cmdline, "-serial", "stdio"]
+    cmd = [
+        *machine.args(),
+        "-kernel",
+        str(image),
+        "-dtb",
+        str(dtb),
+        "-initrd",
+        str(initrd),
+        "-append",
+        cmdline,
+        "-serial",
+        "stdio",
+    ]
     hostdeps.require_program(QEMU)
     started = time.monotonic()
     truncated = threading.Event()
     with console.open("wb") as out:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=_die_with_parent)
+        proc = subprocess.Popen(
+            [*DIE_WITH_PARENT, *cmd],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
         def copy() -> None:
             assert proc.stdout is not None
             written = 0
-            while chunk := proc.stdout.read1(65536):
+            while chunk := os.read(proc.stdout.fileno(), 65536):
                 if written < MAX_CONSOLE_BYTES:
-                    out.write(chunk[:MAX_CONSOLE_BYTES - written])
+                    out.write(chunk[: MAX_CONSOLE_BYTES - written])
                     out.flush()
                     written += len(chunk)
                 else:

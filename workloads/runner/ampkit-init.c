@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@
 #define MAX_APPS 64
 #define MAX_ARGS 32
 #define MAX_THREADS 1024
-#define OUTPUT_TAIL 2048	/* bytes of each application's output kept */
+#define OUTPUT_TAIL 16384	/* bytes of each application's output kept */
 
 struct app {
 	char *name;
@@ -59,7 +60,7 @@ struct app {
 	uint64_t start_ns, end_ns;
 	int wstatus;
 	int done, timed_out;
-	char out_path[64], report_path[64];
+	char out_path[PATH_MAX], report_path[PATH_MAX];
 };
 
 struct run {
@@ -367,9 +368,11 @@ static void run_mix(struct run *run, const char *tmpdir)
 	for (i = 0; i < run->napps; i++) {
 		struct app *app = &run->apps[i];
 
-		snprintf(app->out_path, sizeof(app->out_path), "%s/app%d.out", tmpdir, i);
-		snprintf(app->report_path, sizeof(app->report_path), "%s/app%d.report",
-			 tmpdir, i);
+		if (snprintf(app->out_path, sizeof(app->out_path), "%s/app%d.out", tmpdir, i) >=
+		    (int)sizeof(app->out_path) ||
+		    snprintf(app->report_path, sizeof(app->report_path), "%s/app%d.report",
+			     tmpdir, i) >= (int)sizeof(app->report_path))
+			fail("temporary directory path too long", tmpdir);
 		app->pid = fork();
 		if (app->pid < 0)
 			fail("cannot fork", strerror(errno));

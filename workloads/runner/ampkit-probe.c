@@ -5,36 +5,61 @@
  *
  *   ampkit-probe sysinfo             topology, capacities, sched domains, AMP policy
  *   ampkit-probe set-policy NAME     tries to switch policy; reports errno and the result
+ *   ampkit-probe sleep SECONDS       sleeps, then reports; an application that hangs
+ *
+ * Like every workload it accepts -t THREADS and -n SIZE first, so that it can
+ * be a member of a mix; it ignores them.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sbuf.h"
 #include "sysinfo.h"
 
+static int usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-t N] [-n N] sysinfo | set-policy NAME | sleep SECONDS\n", prog);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct sbuf sb;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+t:n:")) != -1)
+		if (opt == '?')
+			return usage(argv[0]);
+	argc -= optind;
+	argv += optind;
 
 	sb_init(&sb);
-	if (argc == 2 && !strcmp(argv[1], "sysinfo")) {
+	if (argc == 1 && !strcmp(argv[0], "sysinfo")) {
 		sysinfo_json(&sb);
 		sb_printf(&sb, "}\n");
-	} else if (argc == 3 && !strcmp(argv[1], "set-policy")) {
+	} else if (argc == 2 && !strcmp(argv[0], "set-policy")) {
 		char in_force[64] = "";
-		int err = set_amp_policy(argv[2], in_force, sizeof(in_force));
+		int err = set_amp_policy(argv[1], in_force, sizeof(in_force));
 
 		sb_printf(&sb, "{\"requested\":");
-		sb_json_str(&sb, argv[2]);
+		sb_json_str(&sb, argv[1]);
 		sb_printf(&sb, ",\"errno\":%d,\"error\":", err);
 		sb_json_str(&sb, err ? strerror(err) : NULL);
 		sb_printf(&sb, ",\"in_force\":");
 		sb_json_str(&sb, in_force);
 		sb_printf(&sb, "}\n");
+	} else if (argc == 2 && !strcmp(argv[0], "sleep")) {
+		unsigned int seconds = (unsigned int)strtoul(argv[1], NULL, 10);
+
+		while (seconds)
+			seconds = sleep(seconds);
+		sb_printf(&sb, "{\"slept\":%s}\n", argv[1]);
 	} else {
-		fprintf(stderr, "usage: %s sysinfo | set-policy NAME\n", argv[0]);
-		return 2;
+		return usage(argv[-optind]);
 	}
 	fputs(sb.data, stdout);
 	sb_free(&sb);

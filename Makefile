@@ -1,0 +1,45 @@
+# Thin wrappers: setup/install.sh installs what is missing, the ampkit CLI
+# does the work. 'make demo' and 'make test' are the two commands.
+VENV   := .venv
+AMPKIT := $(VENV)/bin/ampkit
+
+.PHONY: help setup demo test kernel kernel-debug images bench lint clean
+
+help:
+	@echo "make demo          build the kernel and initramfs, run a mix on QEMU 2B2L, summarise"
+	@echo "make test          every test tier this machine can run"
+	@echo "make setup         install missing Debian packages and the Python environment"
+	@echo "make kernel        build the patched kernel (kernel-debug: the debug variant)"
+	@echo "make images        build the guest programs and the initramfs"
+	@echo "make bench         print build and boot figures"
+	@echo "make lint          ruff and mypy"
+	@echo "make clean         remove build/ and runs/ (kernel builds stay in the cache)"
+
+setup:
+	@./setup/install.sh
+
+demo: setup
+	$(AMPKIT) demo
+
+test: setup
+	$(VENV)/bin/pytest
+
+kernel: setup
+	$(AMPKIT) kernel build
+
+kernel-debug: setup
+	$(AMPKIT) kernel build --debug
+
+images: setup
+	$(AMPKIT) images build
+
+bench: setup
+	$(VENV)/bin/python benchmarks/foundation.py
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf build runs

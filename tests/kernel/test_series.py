@@ -1,0 +1,72 @@
+"""The patch series against the Debian source: applies, builds clean, passes checkpatch."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ampkit import build, kernel
+
+
+@pytest.fixture(scope="module")
+def tree(kernel_build: kernel.KernelBuild) -> kernel.SourceTree:
+    return kernel.SourceTree(kernel.KernelInputs.discover("default"))
+
+
+def test_every_patch_of_the_series_is_applied(
+    kernel_build: kernel.KernelBuild, tree: kernel.SourceTree
+) -> None:
+    series = [p.name for p in kernel.read_series()]
+    manifest = kernel_build.manifest
+    assert [p["name"] for p in manifest["series"]] == series
+    state = json.loads(tree.state_file.read_text())
+    assert state["applied"] == [p["sha256"] for p in manifest["series"]]
+    assert (tree.src / "kernel" / "sched" / "amp.c").is_file()
+
+
+def test_build_has_no_warnings(kernel_build: kernel.KernelBuild) -> None:
+    manifest = kernel_build.manifest
+    assert manifest["build"]["warnings"] == []
+    log = (kernel_build.directory / "build.log").read_text()
+    assert "warning:" not in log.lower()
+    # C warnings are errors in this configuration, so none can slip by.
+    assert "CONFIG_WERROR=y" in (kernel_build.directory / "config").read_text()
+
+
+def test_outputs_for_both_engines(kernel_build: kernel.KernelBuild) -> None:
+    assert kernel_build.vmlinux.read_bytes()[:4] == b"\x7fELF"  # gem5 loads the ELF
+    # arm64 Image header: "ARM\x64" magic at offset 56
+    assert kernel_build.image.read_bytes()[56:60] == b"ARM\x64"
+    manifest = kernel_build.manifest
+    assert manifest["linux"]["debian_version"] == kernel.debian_version()
+    assert manifest["kernelversion"].startswith("6.1.")
+    assert manifest["toolchain"]["gcc"].startswith("aarch64-linux-gnu-gcc")
+    for name in ("Image", "vmlinux", "config"):
+        assert len(manifest["artifacts"][name]["sha256"]) == 64
+
+
+def test_configuration_carries_the_kit(kernel_build: kernel.KernelBuild) -> None:
+    config = kernel.parse_config((kernel_build.directory / "config").read_text())
+    for symbol in ("CONFIG_SCHED_AMP", "CONFIG_SCHED_DEBUG", "CONFIG_SCHED_MC", "CONFIG_FUTEX"):
+        assert config.get(symbol) == "y", symbol
+    # group scheduling would hide tasks behind group entities from the AMP policies
+    assert config.get("CONFIG_FAIR_GROUP_SCHED", "n") == "n"
+
+
+@pytest.mark.parametrize("patch", kernel.read_series(), ids=lambda p: p.name)
+def test_checkpatch_is_clean(patch: Path, tree: kernel.SourceTree) -> None:
+    result = subprocess.run(
+        ["perl", "scripts/checkpatch.pl", "--strict", "--no-summary", "--terse", str(patch)],
+        cwd=tree.src,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "", result.stdout
+
+
+def test_unchanged_inputs_are_not_rebuilt(kernel_build: kernel.KernelBuild) -> None:
+    image = kernel_build.image
+    before = (image.stat().st_mtime_ns, kernel_build.manifest)
+    build.scons("kernel")
+    assert (image.stat().st_mtime_ns, kernel_build.manifest) == before

@@ -1,0 +1,36 @@
+"""Running small mixes on the QEMU machine from the tests."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ampkit.kernel import KernelBuild
+from ampkit.mix import App, Mix
+from ampkit.platform import get_platform
+from ampkit.run import RunOutcome, RunRequest, execute
+
+
+def make_mix(*apps: App, name: str = "test") -> Mix:
+    return Mix(name=name, description="test", category="compute", apps=apps, source=Path(name))
+
+
+def probe(*args: str) -> App:
+    return App(program="ampkit-probe", threads=1, size=1, args=tuple(args))
+
+
+def run_mix(
+    out: Path,
+    kernel: KernelBuild,
+    initramfs: Path,
+    mix: Mix,
+    platform: str = "2B2L",
+    **request: Any,
+) -> RunOutcome:
+    req = RunRequest(platform=get_platform(platform), policy="cfs", mix=mix, **request)
+    return execute(req, out, kernel, initramfs)
+
+
+def app_json(outcome: RunOutcome, index: int) -> dict[str, Any]:
+    """The JSON an application (ampkit-probe) printed."""
+    data: dict[str, Any] = json.loads(outcome.report.apps[index]["output"])
+    return data

@@ -1,0 +1,114 @@
+"""The patched kernel on the asymmetric QEMU machine, checked from inside the guest."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ampkit.kernel import KernelBuild
+from ampkit.mix import App, load_mix
+from ampkit.platform import get_platform
+
+from .helpers import app_json, make_mix, probe, run_mix
+
+
+@pytest.mark.parametrize("name", ["2B2L", "4B4L"])
+def test_guest_sees_big_little(
+    name: str, tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    plat = get_platform(name)
+    outcome = run_mix(
+        tmp_path / "run", kernel_build, initramfs, make_mix(probe("sysinfo")), platform=name
+    )
+    assert outcome.ok, outcome.status
+    guest = json.loads((outcome.directory / "guest.json").read_text())
+    # the runner's record (before the mix) and the probe (inside it) agree
+    assert app_json(outcome, 0)["cpus"] == guest["cpus"]
+    cpus = guest["cpus"]
+    assert [c["capacity"] for c in cpus] == [1024] * plat.big + [347] * plat.little
+    assert [c["cluster_id"] for c in cpus] == [0] * plat.big + [1] * plat.little
+    assert all(c["online"] == 1 for c in cpus)
+    for cpu in map(str, range(plat.ncpus)):
+        domains = guest["sched_domains"][cpu]
+        top, lowest = domains[-1], domains[0]
+        assert "SD_ASYM_CPUCAPACITY" in top["flags"], (cpu, top)
+        assert "SD_ASYM_CPUCAPACITY_FULL" in top["flags"], (cpu, top)
+        assert lowest["name"] == "MC" and "SD_ASYM_CPUCAPACITY" not in lowest["flags"]
+    assert guest["amp"] == {"policy": "cfs", "available": ["cfs"]}
+    assert outcome.report.kernel_problems == []
+
+
+def test_policy_knob_reads_cfs_and_rejects_what_it_lacks(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    mix = make_mix(
+        probe("set-policy", "colab"),
+        probe("set-policy", "cfs"),
+        probe("set-policy", "cfs-and-then-something-longer"),
+        probe("set-policy", "CFS"),
+    )
+    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix)
+    assert outcome.ok, outcome.status
+    colab, cfs, long_name, upper = (app_json(outcome, i) for i in range(4))
+    assert (colab["errno"], colab["in_force"]) == (22, "cfs")  # EINVAL, unchanged
+    assert (cfs["errno"], cfs["in_force"]) == (0, "cfs")
+    assert (long_name["errno"], long_name["in_force"]) == (22, "cfs")
+    assert (upper["errno"], upper["in_force"]) == (22, "cfs")
+
+
+def test_unknown_boot_policy_is_reported_and_ignored(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    outcome = run_mix(
+        tmp_path / "run",
+        kernel_build,
+        initramfs,
+        make_mix(probe("sysinfo")),
+        extra_cmdline="amp_policy=bogus",
+    )
+    assert outcome.ok, outcome.status
+    console = (outcome.directory / "console.log").read_text()
+    assert "sched_amp: unknown amp_policy=bogus, keeping cfs" in console
+    assert app_json(outcome, 0)["amp"]["policy"] == "cfs"
+
+
+def test_mix_completes_with_well_formed_results(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    mix = load_mix("demo")
+    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix)
+    assert outcome.ok, outcome.status
+    assert (outcome.directory / "status").read_text() == "ok\n"
+    records = [
+        json.loads(x) for x in (outcome.directory / "results.jsonl").read_text().split("\n") if x
+    ]
+    assert [(r["app"], r["threads"]) for r in records] == [(a.program, a.threads) for a in mix.apps]
+    assert len({r["start_ns"] for r in records}) == 1  # started at the same moment
+    for r in records:
+        assert r["status"] == "ok" and r["exit_status"] == 0
+        assert r["end_ns"] > r["start_ns"]
+        assert len(r["thread_times_ns"]) == r["threads"]
+        assert all(t > 0 for t in r["thread_times_ns"])
+    manifest = json.loads((outcome.directory / "manifest.json").read_text())
+    assert manifest["status"] == "ok" and manifest["kernel_problems"] == []
+    assert (
+        manifest["kernel"]["image_sha256"] == kernel_build.manifest["artifacts"]["Image"]["sha256"]
+    )
+    for key in ("dtb_sha256", "initramfs_sha256", "run_desc_sha256"):
+        assert len(manifest["inputs"][key]) == 64
+    console = (outcome.directory / "console.log").read_text()
+    for word in ("WARNING", "BUG", "Oops"):
+        assert word not in console
+
+
+def test_many_threads_on_few_cpus(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    mix = make_mix(
+        App("pipeline", threads=6, size=2000),
+        App("contend", threads=8, size=500),
+        App("compute", threads=3, size=5000),
+    )
+    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix, platform="1B3L")
+    assert outcome.ok, outcome.status
+    assert [len(a["thread_times_ns"]) for a in outcome.report.apps] == [6, 8, 3]

@@ -1,0 +1,107 @@
+import json
+
+from ampkit.console import RESULTS_BEGIN, parse_console
+
+
+def app(name: str = "compute", instance: int = 0, **extra: object) -> str:
+    record = {
+        "type": "app",
+        "run_id": "r",
+        "app": name,
+        "instance": instance,
+        "threads": 2,
+        "start_ns": 10,
+        "end_ns": 20,
+        "exit_status": 0,
+        "signal": None,
+        "status": "ok",
+        "thread_times_ns": [5, 6],
+        **extra,
+    }
+    return "@ampkit " + json.dumps(record)
+
+
+GUEST = '@ampkit {"type":"guest","run_id":"r","guest":{"cpus":[{"cpu":0,"capacity":1024}]}}'
+BOOT = "[    0.566552] Run /init as init process"
+
+
+def console(*lines: str) -> str:
+    return "\r\n".join(lines) + "\r\n"
+
+
+def test_complete_console() -> None:
+    text = console(
+        BOOT,
+        GUEST,
+        RESULTS_BEGIN,
+        app(),
+        app("contend"),
+        "==== AMPKIT RESULTS END count=2 ====",
+        "[    0.8] reboot: Power down",
+    )
+    r = parse_console(text)
+    assert r.complete and r.problems() == []
+    assert [a["app"] for a in r.apps] == ["compute", "contend"]
+    assert r.guest == {"cpus": [{"cpu": 0, "capacity": 1024}]}
+
+
+def test_truncated_before_the_end_marker() -> None:
+    text = console(BOOT, GUEST, RESULTS_BEGIN, app()) + app("contend")[:40]
+    r = parse_console(text)
+    assert not r.complete
+    problems = " ".join(r.problems())
+    assert "garbled" in problems and "truncated after 1 record" in problems
+
+
+def test_guest_that_never_reached_the_results() -> None:
+    r = parse_console(console(BOOT, GUEST))
+    assert not r.complete
+    assert r.problems() == ["no results: the guest never reached the end of its run"]
+
+
+def test_kernel_message_inside_a_record_is_garbled_not_misread() -> None:
+    record = app()
+    spliced = record[:30] + "[    1.2] random: crng init done\n" + record[30:]
+    text = console(RESULTS_BEGIN, spliced, "==== AMPKIT RESULTS END count=1 ====")
+    r = parse_console(text)
+    assert not r.complete
+    assert r.apps == [] and len(r.garbled) == 1
+
+
+def test_count_mismatch_is_reported() -> None:
+    r = parse_console(console(RESULTS_BEGIN, app(), "==== AMPKIT RESULTS END count=2 ===="))
+    assert not r.complete
+    assert "announces 2 record(s) but holds 1" in r.problems()[0]
+
+
+def test_record_missing_contract_fields_is_garbled() -> None:
+    bad = '@ampkit {"type":"app","app":"x"}'
+    r = parse_console(console(RESULTS_BEGIN, bad, "==== AMPKIT RESULTS END count=1 ===="))
+    assert not r.complete and "missing instance" in r.garbled[0]
+
+
+def test_runner_error_comes_first() -> None:
+    err = '@ampkit {"type":"error","error":"the kernel rejected the policy: colab"}'
+    r = parse_console(console(BOOT, GUEST, err))
+    assert r.problems()[0] == "runner error: the kernel rejected the policy: colab"
+
+
+def test_kernel_problems_are_collected() -> None:
+    lines = [
+        "[    2.0] WARNING: CPU: 1 PID: 1 at kernel/sched/fair.c:100 foo+0x1/0x2",
+        "[    2.1] BUG: sleeping function called from invalid context at x.c:1",
+        "[    2.2] Kernel panic - not syncing: No working init found.",
+        "[    0.1] cpu_capacity: partial information: fallback to 1024 for all CPUs",
+    ]
+    r = parse_console(console(*lines))
+    assert r.kernel_problems == [line.strip() for line in lines]
+    assert r.problems()[0].startswith("kernel reported a problem: [    2.0] WARNING")
+
+
+def test_nul_bytes_and_records_outside_the_block() -> None:
+    text = console(
+        "\0\0" + BOOT, app(), RESULTS_BEGIN, "\0" + app(), "==== AMPKIT RESULTS END count=1 ===="
+    )
+    r = parse_console(text)
+    assert len(r.apps) == 1
+    assert len(r.garbled) == 1  # the app record printed outside the block

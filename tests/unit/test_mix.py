@@ -1,0 +1,92 @@
+from pathlib import Path
+
+import pytest
+
+from ampkit.errors import AmpkitError
+from ampkit.mix import known_programs, load_mix, mix_names
+from ampkit.rundesc import RunDescription
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "m.toml"
+    path.write_text(text)
+    return str(path)
+
+
+GOOD = """
+description = "two apps"
+category = "compute"
+
+[[app]]
+program = "compute"
+threads = 2
+size = 100
+
+[[app]]
+program = "compute"
+threads = 1
+size = 50
+speedup = 1.5
+"""
+
+
+def test_every_shipped_mix_loads() -> None:
+    assert "demo" in mix_names()
+    for name in mix_names():
+        mix = load_mix(name)
+        assert mix.apps
+
+
+def test_instances_count_per_program_and_speedup_is_q10(tmp_path: Path) -> None:
+    mix = load_mix(write(tmp_path, GOOD))
+    desc = RunDescription.for_mix("r1", "cfs", 0, 30, mix)
+    assert [(a.name, a.instance) for a in desc.apps] == [("compute", 0), ("compute", 1)]
+    assert [a.speedup_q10 for a in desc.apps] == [0, 1536]
+    text = desc.render()
+    assert text.splitlines()[0] == "ampkit-run 1"
+    assert "app compute 1 1 1536 /bin/compute -t 1 -n 50" in text
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (("threads = 2", "threads = 0"), r"m.toml:7: app 1: 'threads' must be an integer"),
+        (("size = 50", "size = -5"), r"m.toml:13: app 2: 'size' must be an integer"),
+        (
+            ('program = "compute"\nthreads = 2', 'program = "nope"\nthreads = 2'),
+            r"m.toml:6: app 1: 'program' names no workload: 'nope'",
+        ),
+        (('category = "compute"', 'category = "misc"'), r"m.toml:3: 'category' must be one of"),
+        (("speedup = 1.5", "speedup = 99"), r"m.toml:14: app 2: 'speedup' must be a number"),
+        (("speedup = 1.5", "threadz = 3"), r"m.toml:14: app 2: 'threadz' is not an app key"),
+    ],
+)
+def test_errors_name_file_line_and_key(
+    tmp_path: Path, edit: tuple[str, str], expected: str
+) -> None:
+    text = GOOD.replace(*edit, 1)
+    with pytest.raises(AmpkitError, match=expected):
+        load_mix(write(tmp_path, text))
+
+
+def test_unknown_program_error_lists_the_workloads(tmp_path: Path) -> None:
+    with pytest.raises(AmpkitError) as e:
+        load_mix(write(tmp_path, GOOD.replace('program = "compute"', 'program = "nope"', 1)))
+    for program in known_programs():
+        assert program in str(e.value)
+
+
+def test_unknown_mix_lists_the_valid_names() -> None:
+    with pytest.raises(AmpkitError, match=r"valid names: .*demo"):
+        load_mix("no-such-mix")
+
+
+def test_bad_toml_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(AmpkitError, match="not valid TOML"):
+        load_mix(write(tmp_path, "[[app]\n"))
+
+
+def test_words_with_spaces_cannot_reach_the_guest(tmp_path: Path) -> None:
+    desc = RunDescription.for_mix("run with space", "cfs", 0, 30, load_mix("demo"))
+    with pytest.raises(AmpkitError, match="has spaces"):
+        desc.render()

@@ -1,0 +1,48 @@
+import pytest
+
+from ampkit.errors import AmpkitError
+from ampkit.platform import get_platform, make_platform, preset_names
+
+
+def test_presets_are_the_colab_configurations() -> None:
+    assert preset_names() == ["2B2L", "2B4L", "4B2L", "4B4L"]
+
+
+@pytest.mark.parametrize(
+    ("name", "big", "little"), [("2B2L", 2, 2), ("4B2L", 4, 2), ("1B3L", 1, 3), ("3B5L", 3, 5)]
+)
+def test_big_cpus_come_first_in_cluster_0(name: str, big: int, little: int) -> None:
+    p = get_platform(name)
+    assert (p.big, p.little, p.ncpus) == (big, little, big + little)
+    assert [c.cluster for c in p.cpus] == [0] * big + [1] * little
+    assert [c.index for c in p.cpus] == list(range(big + little))
+
+
+def test_little_capacity_carries_per_mhz_and_clock_ratio() -> None:
+    cpus = get_platform("2B2L").cpus
+    # Juno figures: A57 1024, A53 578 per MHz; 2.0 GHz against 1.2 GHz.
+    assert round(578 * 1200 / 2000) == 347
+    assert [c.capacity for c in cpus] == [1024, 1024, 347, 347]
+
+
+def test_unknown_platform_lists_the_valid_ones() -> None:
+    with pytest.raises(AmpkitError) as e:
+        get_platform("big-little")
+    assert "unknown platform 'big-little'" in str(e.value)
+    assert "2B2L, 2B4L, 4B2L, 4B4L" in str(e.value)
+    assert "1B3L" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("big", "little", "msg"),
+    [(0, 2, "at least one big"), (2, 0, "at least one big"), (10, 8, "at most 16")],
+)
+def test_impossible_platforms_are_refused(big: int, little: int, msg: str) -> None:
+    with pytest.raises(AmpkitError, match=msg):
+        make_platform(big, little)
+
+
+def test_describe_records_capacities() -> None:
+    d = get_platform("2B4L").describe()
+    assert d["capacities"] == [1024, 1024, 347, 347, 347, 347]
+    assert d["big"] == 2 and d["little"] == 4

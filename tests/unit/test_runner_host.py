@@ -1,0 +1,79 @@
+"""The guest runner as an ordinary process: same code as /init, minus mounts and power-off."""
+
+import subprocess
+from pathlib import Path
+
+from ampkit.console import parse_console
+
+
+def run_runner(host_bin: Path, tmp_path: Path, desc: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "run.desc"
+    path.write_text(desc)
+    work = tmp_path / "work"
+    work.mkdir()
+    return subprocess.run(
+        [str(host_bin / "ampkit-init"), "-d", str(path), "-T", str(work)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def header(timeout: int = 30, policy: str = "cfs") -> str:
+    return f"ampkit-run 1\nrun_id host-test\npolicy {policy}\nrepetition 0\ntimeout_s {timeout}\n"
+
+
+def test_mix_runs_together_and_reports(host_bin: Path, tmp_path: Path) -> None:
+    desc = header() + (
+        f"app compute 0 2 1946 {host_bin}/compute -t 2 -n 2000\n"
+        f"app contend 0 3 0 {host_bin}/contend -t 3 -n 200\n"
+        f"app pipeline 0 3 0 {host_bin}/pipeline -t 3 -n 200\n"
+    )
+    result = run_runner(host_bin, tmp_path, desc)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = parse_console(result.stdout)
+    assert report.complete and not report.problems(), report.problems()
+    assert [a["app"] for a in report.apps] == ["compute", "contend", "pipeline"]
+    # all started at the same moment, each ended after it started
+    assert len({a["start_ns"] for a in report.apps}) == 1
+    for a in report.apps:
+        assert a["end_ns"] > a["start_ns"]
+        assert a["status"] == "ok" and a["exit_status"] == 0
+        assert len(a["thread_times_ns"]) == a["threads"]
+        assert len(a["thread_cpu_ns"]) == a["threads"]
+    assert report.apps[0]["speedup_q10"] == 1946
+    assert report.guest is not None and report.guest["cpus"]
+
+
+def test_failure_and_timeout_are_records_not_missing_lines(host_bin: Path, tmp_path: Path) -> None:
+    desc = header(timeout=2) + (
+        "app false 0 1 0 /bin/false\n"
+        f"app hang 0 1 0 {host_bin}/ampkit-probe sleep 60\n"
+        "app missing 0 1 0 /no/such/program\n"
+        f"app crash 0 1 0 {host_bin}/compute -t 0\n"
+    )
+    result = run_runner(host_bin, tmp_path, desc)
+    report = parse_console(result.stdout)
+    assert report.complete
+    by_name = {a["app"]: a for a in report.apps}
+    assert by_name["false"]["status"] == "failed" and by_name["false"]["exit_status"] == 1
+    assert by_name["hang"]["status"] == "timeout" and by_name["hang"]["signal"] == 9
+    assert by_name["missing"]["exit_status"] == 127
+    assert "cannot execute /no/such/program" in by_name["missing"]["output"]
+    assert by_name["crash"]["exit_status"] == 2
+    assert by_name["hang"]["end_ns"] - by_name["hang"]["start_ns"] >= 2_000_000_000
+
+
+def test_bad_description_names_the_line(host_bin: Path, tmp_path: Path) -> None:
+    result = run_runner(host_bin, tmp_path, header() + "app x 0 zero 0 /bin/true\n")
+    assert result.returncode == 1
+    report = parse_console(result.stdout)
+    assert report.runner_errors == ["run description: bad instance, threads or speedup: line 6"]
+
+
+def test_policy_unknown_to_this_kernel_is_refused(host_bin: Path, tmp_path: Path) -> None:
+    # The build machine's kernel has no sched_amp_policy: only cfs can run.
+    result = run_runner(host_bin, tmp_path, header(policy="colab") + "app t 0 1 0 /bin/true\n")
+    report = parse_console(result.stdout)
+    assert report.runner_errors and "no AMP policies" in report.runner_errors[0]
+    assert not report.saw_begin

@@ -1,0 +1,68 @@
+"""The workloads, built for this machine: each verifies its own result and reports its threads."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ampkit.mix import known_programs
+
+WORKLOADS = [p for p in known_programs() if not p.startswith("ampkit-")]
+
+
+def run(
+    binary: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.parametrize("program", WORKLOADS)
+@pytest.mark.parametrize("threads", [1, 2, 5])
+def test_verifies_and_reports_every_thread(host_bin: Path, program: str, threads: int) -> None:
+    result = run(host_bin / program, "-t", str(threads), "-n", "300")
+    assert result.returncode == 0, result.stderr
+    lines = [line.split() for line in result.stdout.splitlines() if line.startswith("thread ")]
+    assert [int(f[1]) for f in lines] == list(range(threads))
+    assert all(int(f[2]) > 0 and int(f[3]) >= 0 for f in lines)
+
+
+@pytest.mark.parametrize("program", WORKLOADS)
+def test_same_input_same_result(host_bin: Path, program: str) -> None:
+    first, second = (
+        run(host_bin / program, "-t", "3", "-n", "500").stdout.splitlines()[0] for _ in range(2)
+    )
+    assert first == second
+
+
+def test_compute_result_does_not_depend_on_the_split(host_bin: Path) -> None:
+    results = {
+        run(host_bin / "compute", "-t", t, "-n", "999").stdout.splitlines()[0]
+        for t in ("1", "2", "7")
+    }
+    assert len(results) == 1, results
+
+
+@pytest.mark.parametrize("program", WORKLOADS)
+@pytest.mark.parametrize("args", [["-t", "0"], ["-n", "x"], ["-t", "2000"], ["extra"]])
+def test_bad_arguments_exit_2_with_a_message(host_bin: Path, program: str, args: list[str]) -> None:
+    result = run(host_bin / program, *args)
+    assert result.returncode == 2
+    assert result.stderr.strip()
+
+
+@pytest.mark.parametrize("program", WORKLOADS)
+def test_report_goes_to_the_runner_fd(host_bin: Path, program: str, tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    with report.open("w") as f:
+        env = {**os.environ, "AMPKIT_REPORT_FD": str(f.fileno())}
+        result = subprocess.run(
+            [str(host_bin / program), "-t", "2", "-n", "100"],
+            capture_output=True,
+            text=True,
+            env=env,
+            pass_fds=(f.fileno(),),
+        )
+    assert result.returncode == 0
+    assert "thread " not in result.stdout
+    assert [line.split()[1] for line in report.read_text().splitlines()] == ["0", "1"]
