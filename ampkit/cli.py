@@ -4,6 +4,7 @@ import argparse
 import json
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -99,8 +100,6 @@ def cmd_platform_dtb(args: argparse.Namespace) -> int:
     machine = qemu.QemuMachine(platform.get_platform(args.platform))
     blob = qemu.asymmetric_dtb(machine)
     if args.dts:
-        import subprocess
-
         dtc = hostdeps.require_program("dtc")
         text = subprocess.run(
             [dtc, "-q", "-I", "dtb", "-O", "dts"], input=blob, capture_output=True, check=True
@@ -157,9 +156,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    build, image = _artifacts("default", no_build=False)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and any(out.iterdir()) and not (out / "summary.txt").exists():
+        raise AmpkitError(f"{out} exists and is not a demo directory", "choose another --out")
+    build, image = _artifacts("default", no_build=False)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
     plat = platform.get_platform("2B2L")
     mix = load_mix("demo")
     done: list[Path] = []

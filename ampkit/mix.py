@@ -1,6 +1,6 @@
 """Workload mixes: which programs run together, with how many threads and what input.
 
-A mix is a TOML file in workloads/mixes/ (format in workloads/mixes/README.md):
+A mix is a TOML file in workloads/mixes/ (format in workloads/README.md):
 
     description = "..."
     category = "synchronisation"      # synchronisation | communication | compute

@@ -1,4 +1,4 @@
-"""The run description the guest runner reads (format in workloads/runner/README.md)."""
+"""The run description the guest runner reads (format in workloads/README.md)."""
 
 import re
 from dataclasses import dataclass

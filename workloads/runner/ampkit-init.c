@@ -8,7 +8,7 @@
  * any that outlive the run's time limit), prints one JSON record per
  * application between fixed markers on the console, and powers off.
  *
- * The run description (workloads/runner/README.md) is a small line format:
+ * The run description (workloads/README.md) is a small line format:
  *
  *   ampkit-run 1
  *   run_id <id>
@@ -139,6 +139,22 @@ static void mount_fs(const char *src, const char *target, const char *type)
 	mkdir(target, 0755);
 	if (mount(src, target, type, 0, NULL) && errno != EBUSY)
 		fail("cannot mount", target);
+}
+
+/*
+ * Info-level kernel messages on the console could land in the middle of a
+ * result line. Keep warnings and worse on the console (console loglevel 5
+ * prints levels 0-4); everything still reaches the kernel log.
+ */
+static void quiet_console(void)
+{
+	int fd = open("/proc/sys/kernel/printk", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, "5", 1) < 0)
+			say("cannot lower the console loglevel: %s", strerror(errno));
+		close(fd);
+	}
 }
 
 static void mount_all(void)
@@ -540,6 +556,7 @@ int main(int argc, char **argv)
 		console_fd = open("/dev/console", O_WRONLY | O_CLOEXEC);
 		if (console_fd < 0)
 			console_fd = STDOUT_FILENO;
+		quiet_console();
 	}
 	say("reading %s", desc_path);
 	parse_desc(read_file(desc_path), &run);
