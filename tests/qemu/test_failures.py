@@ -69,8 +69,11 @@ def test_failing_application_fails_the_run(
     assert outcome.status == "failed: compute#0 failed (exit status 2)"
 
 
-def start_cli(out: Path) -> subprocess.Popen[bytes]:
-    cmd = [
+SLEEPER = str(Path(__file__).parent / "sleeper.toml")
+
+
+def cli_cmd(out: Path, *extra: str) -> list[str]:
+    return [
         sys.executable,
         "-m",
         "ampkit",
@@ -79,9 +82,13 @@ def start_cli(out: Path) -> subprocess.Popen[bytes]:
         "--out",
         str(out),
         "--mix",
-        str(Path(__file__).parent / "sleeper.toml"),
+        SLEEPER,
+        *extra,
     ]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def start_cli(out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(cli_cmd(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def wait_for_qemu(out: Path, timeout: float = 30) -> list[int]:
@@ -126,23 +133,7 @@ def test_cli_exits_non_zero_for_a_failed_run(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
     out = tmp_path / "run"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ampkit",
-            "run",
-            "--no-build",
-            "--out",
-            str(out),
-            "--mix",
-            str(Path(__file__).parent / "sleeper.toml"),
-            "--timeout",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    result = subprocess.run(cli_cmd(out, "--timeout", "1"), capture_output=True, text=True)
     assert result.returncode == 1
     assert "ampkit-probe#0 timeout" in result.stdout
     assert (out / "console.log").is_file()

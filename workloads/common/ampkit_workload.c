@@ -12,6 +12,9 @@
 
 #define MAX_THREADS 1024
 
+/* For messages; set by ampkit_parse_args. */
+static const char *program = "workload";
+
 static void usage(const char *prog, const char *summary, int threads, long size)
 {
 	fprintf(stderr,
@@ -41,9 +44,10 @@ void ampkit_parse_args(int argc, char **argv, const char *summary,
 		       int default_threads, long default_size,
 		       struct ampkit_args *args)
 {
-	const char *prog = argc > 0 ? argv[0] : "workload";
+	const char *prog = argc > 0 ? argv[0] : program;
 	int opt;
 
+	program = prog;
 	args->threads = default_threads;
 	args->size = default_size;
 	while ((opt = getopt(argc, argv, "t:n:h")) != -1) {
@@ -120,6 +124,15 @@ int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
 	if (out != stdout)
 		fclose(out);
 	return 0;
+}
+
+void *ampkit_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		ampkit_fail("%s: out of memory", program);
+	return p;
 }
 
 void ampkit_fail(const char *fmt, ...)

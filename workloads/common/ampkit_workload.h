@@ -12,6 +12,7 @@
 #ifndef AMPKIT_WORKLOAD_H
 #define AMPKIT_WORKLOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct ampkit_args {
@@ -38,6 +39,9 @@ void ampkit_thread_end(struct ampkit_thread_clock *c);
 
 /* Writes the per-thread report lines; returns 0, or -1 if they could not be written. */
 int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n);
+
+/* calloc that exits with a message naming the program when memory runs out. */
+void *ampkit_xcalloc(size_t n, size_t size);
 
 /* Exits 1 with a message on stderr; for failed verifications and setup errors. */
 void ampkit_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -65,7 +65,16 @@ static void sb_file_str(struct sbuf *sb, const char *path)
 
 static void cpus_json(struct sbuf *sb)
 {
+	static const struct {
+		const char *key, *file;
+	} attrs[] = {
+		{ "capacity", "cpu_capacity" },
+		{ "cluster_id", "topology/cluster_id" },
+		{ "core_id", "topology/core_id" },
+		{ "package_id", "topology/physical_package_id" },
+	};
 	char path[256];
+	size_t i;
 	int cpu;
 
 	sb_printf(sb, "\"cpus\":[");
@@ -79,18 +88,11 @@ static void cpus_json(struct sbuf *sb)
 			sb_printf(sb, "1");	/* no CPU hotplug (or the boot CPU): always online */
 		else
 			sb_file_int(sb, path);
-		sb_printf(sb, ",\"capacity\":");
-		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpu_capacity", cpu);
-		sb_file_int(sb, path);
-		sb_printf(sb, ",\"cluster_id\":");
-		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/cluster_id", cpu);
-		sb_file_int(sb, path);
-		sb_printf(sb, ",\"core_id\":");
-		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/core_id", cpu);
-		sb_file_int(sb, path);
-		sb_printf(sb, ",\"package_id\":");
-		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/physical_package_id", cpu);
-		sb_file_int(sb, path);
+		for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+			sb_printf(sb, ",\"%s\":", attrs[i].key);
+			snprintf(path, sizeof(path), CPU_DIR "/cpu%d/%s", cpu, attrs[i].file);
+			sb_file_int(sb, path);
+		}
 		sb_printf(sb, "}");
 	}
 	sb_printf(sb, "]");

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "ampkit_workload.h"
 
@@ -71,11 +70,9 @@ int main(int argc, char **argv)
 	int i;
 
 	ampkit_parse_args(argc, argv, "compute-bound Black-Scholes pricing", 1, 20000, &args);
-	w = calloc((size_t)args.threads, sizeof(*w));
-	tids = calloc((size_t)args.threads, sizeof(*tids));
-	clocks = calloc((size_t)args.threads, sizeof(*clocks));
-	if (!w || !tids || !clocks)
-		ampkit_fail("compute: out of memory");
+	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
+	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
+	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 
 	for (i = 0; i < args.threads; i++) {
 		w[i].first = args.size * i / args.threads;

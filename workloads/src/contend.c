@@ -10,7 +10,6 @@
  */
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "ampkit_workload.h"
 
@@ -67,11 +66,9 @@ int main(int argc, char **argv)
 
 	ampkit_parse_args(argc, argv, "fine-grained mutex contention on shared cells", 4, 2000,
 			  &args);
-	w = calloc((size_t)args.threads, sizeof(*w));
-	tids = calloc((size_t)args.threads, sizeof(*tids));
-	clocks = calloc((size_t)args.threads, sizeof(*clocks));
-	if (!w || !tids || !clocks)
-		ampkit_fail("contend: out of memory");
+	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
+	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
+	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 
 	for (i = 0; i < args.threads; i++) {
 		w[i].index = i;

@@ -10,7 +10,6 @@
  */
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "ampkit_workload.h"
 
@@ -99,11 +98,9 @@ int main(int argc, char **argv)
 
 	ampkit_parse_args(argc, argv, "producer-consumer pipeline over a bounded queue", 3, 5000,
 			  &args);
-	w = calloc((size_t)args.threads, sizeof(*w));
-	tids = calloc((size_t)args.threads, sizeof(*tids));
-	clocks = calloc((size_t)args.threads, sizeof(*clocks));
-	if (!w || !tids || !clocks)
-		ampkit_fail("pipeline: out of memory");
+	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
+	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
+	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 
 	for (i = 1; i < args.threads; i++)
 		if (pthread_create(&tids[i], NULL, consume, &w[i]))
