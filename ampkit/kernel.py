@@ -272,6 +272,8 @@ class SourceTree:
         self._save_state({"touched": [], "absent": [], "applied": []})
 
     def _load_state(self) -> dict[str, Any]:
+        if not self.state_file.is_file():  # unpacked, then interrupted before the first save
+            return {"touched": [], "absent": [], "applied": []}
         state: dict[str, Any] = json.loads(self.state_file.read_text())
         return state
 
@@ -392,6 +394,11 @@ def config_mismatches(requested: dict[str, str], config: dict[str, str]) -> list
 # --- the build ---------------------------------------------------------------
 
 
+def _ccache() -> bool:
+    """ccache is used when present, unless CCACHE_DISABLE says otherwise."""
+    return shutil.which("ccache") is not None and "CCACHE_DISABLE" not in os.environ
+
+
 def _make_cmd(src: Path, obj: Path, jobs: int, *targets: str) -> list[str]:
     cmd = [
         "make",
@@ -402,7 +409,7 @@ def _make_cmd(src: Path, obj: Path, jobs: int, *targets: str) -> list[str]:
         f"CROSS_COMPILE={CROSS_COMPILE}",
         f"-j{jobs}",
     ]
-    if shutil.which("ccache"):
+    if _ccache():
         cmd.append(f"CC=ccache {CROSS_COMPILE}gcc")
     return [*cmd, *targets]
 
@@ -513,7 +520,7 @@ def build(inputs: KernelInputs, jobs: int | None = None, log: Log = _say) -> Ker
             "build": {
                 "seconds": round(time.time() - started, 1),
                 "jobs": jobs,
-                "ccache": shutil.which("ccache") is not None,
+                "ccache": _ccache(),
                 "warnings": warnings,
                 "config_sha256": sha256_bytes(config_text.encode()),
             },
