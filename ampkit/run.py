@@ -79,6 +79,8 @@ def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
     reasons = []
     if boot.timed_out:
         reasons.append(f"timeout: the guest did not power off within {limit_s:g} s")
+    if boot.console_truncated:
+        reasons.append("console output over the size limit was dropped")
     reasons += report.problems()
     for app in report.apps:
         if app.get("status") != "ok":
@@ -90,8 +92,6 @@ def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
             reasons.append(f"{app['app']}#{app['instance']} {app['status']} ({how})")
     if not reasons and boot.exit_code != 0:
         reasons.append(f"QEMU exited with status {boot.exit_code}")
-    if boot.console_truncated:
-        reasons.append("console output over the size limit was dropped")
     return "ok" if not reasons else "failed: " + "; ".join(reasons[:4])
 
 

@@ -136,7 +136,7 @@ def boot(
         "-serial",
         "stdio",
     ]
-    hostdeps.require_program(QEMU)
+    hostdeps.require(QEMU, DIE_WITH_PARENT[0])
     started = time.monotonic()
     truncated = threading.Event()
     with console.open("wb") as out:
@@ -152,12 +152,13 @@ def boot(
             assert proc.stdout is not None
             written = 0
             while chunk := os.read(proc.stdout.fileno(), 65536):
-                if written < MAX_CONSOLE_BYTES:
-                    out.write(chunk[: MAX_CONSOLE_BYTES - written])
-                    out.flush()
-                    written += len(chunk)
-                else:
+                room = MAX_CONSOLE_BYTES - written
+                if len(chunk) > room:
                     truncated.set()
+                if room > 0:
+                    out.write(chunk[:room])
+                    out.flush()
+                    written += min(len(chunk), room)
 
         reader = threading.Thread(target=copy, name="qemu-console", daemon=True)
         reader.start()

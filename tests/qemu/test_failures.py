@@ -137,3 +137,12 @@ def test_cli_exits_non_zero_for_a_failed_run(
     assert result.returncode == 1
     assert "ampkit-probe#0 timeout" in result.stdout
     assert (out / "console.log").is_file()
+
+
+def test_runaway_console_is_capped(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("ampkit.engines.qemu.MAX_CONSOLE_BYTES", 4000)
+    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, make_mix(probe("sysinfo")))
+    assert (tmp_path / "run" / "console.log").stat().st_size == 4000
+    assert outcome.status.startswith("failed: console output over the size limit was dropped")
