@@ -36,7 +36,7 @@ def kernel_build() -> kernel.KernelBuild:
 @pytest.fixture(scope="session")
 def initramfs(kernel_build: kernel.KernelBuild) -> Path:
     build.scons(build.INITRAMFS)
-    return Path(build.initramfs_image())
+    return build.initramfs_image()
 
 
 def qemu_processes(marker: str) -> list[int]:
