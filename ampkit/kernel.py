@@ -127,12 +127,20 @@ def touched_files(patch: Path) -> set[str]:
     return files
 
 
+#: Debian packages of the cross toolchain, whose exact versions name it.
+TOOLCHAIN_PACKAGES = ("gcc-12-aarch64-linux-gnu", "binutils-aarch64-linux-gnu")
+
+
 def toolchain_id() -> dict[str, str]:
+    """The cross toolchain: what the compiler and linker say, and their package versions."""
     gcc = hostdeps.require_program(f"{CROSS_COMPILE}gcc")
-    return {
+    ident = {
         "gcc": _run([gcc, "--version"]).splitlines()[0],
         "ld": _run([f"{CROSS_COMPILE}ld", "--version"]).splitlines()[0],
     }
+    for package in TOOLCHAIN_PACKAGES:
+        ident[package] = debian_version(package)
+    return ident
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ def test_outputs_for_both_engines(kernel_build: kernel.KernelBuild) -> None:
     assert manifest["linux"]["debian_version"] == kernel.debian_version()
     assert manifest["kernelversion"].startswith("6.1.")
     assert manifest["toolchain"]["gcc"].startswith("aarch64-linux-gnu-gcc")
+    assert manifest["toolchain"]["gcc-12-aarch64-linux-gnu"].startswith("12.")
     for name in ("Image", "vmlinux", "config"):
         assert len(manifest["artifacts"][name]["sha256"]) == 64
 
