@@ -11,11 +11,9 @@ from ampkit.paths import REPO_ROOT, build_dir
 INITRAMFS = "initramfs"
 
 
-def scons(*targets: str, kernel_jobs: int | None = None, quiet: bool = True) -> None:
+def scons(*targets: str, kernel_jobs: int | None = None) -> None:
     """Bring targets up to date; a no-op when nothing they depend on changed."""
-    cmd = [sys.executable, "-m", "SCons", "-C", str(REPO_ROOT), f"-j{os.cpu_count() or 1}"]
-    if quiet:
-        cmd.append("-Q")
+    cmd = [sys.executable, "-m", "SCons", "-C", str(REPO_ROOT), f"-j{os.cpu_count() or 1}", "-Q"]
     if kernel_jobs:
         cmd.append(f"kernel_jobs={kernel_jobs}")
     result = subprocess.run([*cmd, *targets])

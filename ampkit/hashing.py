@@ -3,7 +3,6 @@
 import hashlib
 import json
 import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +41,6 @@ def sha256_file_memo(path: Path, memo_dir: Path) -> str:
 def sha256_json(value: Any) -> str:
     """Hash of a JSON-able value, independent of key order."""
     return sha256_bytes(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
-
-
-def sha256_files(paths: Iterable[Path]) -> dict[str, str]:
-    return {p.name: sha256_file(p) for p in paths}
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

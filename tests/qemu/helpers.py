@@ -30,6 +30,13 @@ def run_mix(
     return execute(req, out, kernel, initramfs)
 
 
+def run_probe(
+    out: Path, kernel: KernelBuild, initramfs: Path, *args: str, **request: Any
+) -> RunOutcome:
+    """A run whose one application is ampkit-probe with these arguments."""
+    return run_mix(out, kernel, initramfs, make_mix(probe(*args)), **request)
+
+
 def app_json(outcome: RunOutcome, index: int) -> dict[str, Any]:
     """The JSON an application (ampkit-probe) printed."""
     data: dict[str, Any] = json.loads(outcome.report.apps[index]["output"])

@@ -9,7 +9,7 @@ from ampkit.kernel import KernelBuild
 from ampkit.mix import App, load_mix
 from ampkit.platform import get_platform
 
-from .helpers import app_json, make_mix, probe, run_mix
+from .helpers import app_json, make_mix, probe, run_mix, run_probe
 
 
 @pytest.mark.parametrize("name", ["2B2L", "4B4L"])
@@ -17,9 +17,7 @@ def test_guest_sees_big_little(
     name: str, tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
     plat = get_platform(name)
-    outcome = run_mix(
-        tmp_path / "run", kernel_build, initramfs, make_mix(probe("sysinfo")), platform=name
-    )
+    outcome = run_probe(tmp_path / "run", kernel_build, initramfs, "sysinfo", platform=name)
     assert outcome.ok, outcome.status
     guest = json.loads((outcome.directory / "guest.json").read_text())
     # the runner's record (before the mix) and the probe (inside it) agree
@@ -59,11 +57,11 @@ def test_policy_knob_reads_cfs_and_rejects_what_it_lacks(
 def test_unknown_boot_policy_is_reported_and_ignored(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
-    outcome = run_mix(
+    outcome = run_probe(
         tmp_path / "run",
         kernel_build,
         initramfs,
-        make_mix(probe("sysinfo")),
+        "sysinfo",
         extra_cmdline="amp_policy=bogus",
     )
     assert outcome.ok, outcome.status

@@ -13,18 +13,19 @@ from ampkit.kernel import KernelBuild
 from ampkit.mix import App
 
 from ..conftest import qemu_processes
-from .helpers import make_mix, probe, run_mix
+from .helpers import make_mix, probe, run_mix, run_probe
 
 
 def test_guest_that_outlives_the_limit_is_killed(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
     out = tmp_path / "run"
-    outcome = run_mix(
+    outcome = run_probe(
         out,
         kernel_build,
         initramfs,
-        make_mix(probe("sleep", "600")),
+        "sleep",
+        "600",
         timeout_s=600,
         wall_limit_s=3,
     )
@@ -48,11 +49,11 @@ def test_application_that_hangs_is_killed_by_the_runner(
 def test_kernel_that_cannot_start_init_fails_with_the_reason(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
-    outcome = run_mix(
+    outcome = run_probe(
         tmp_path / "run",
         kernel_build,
         initramfs,
-        make_mix(probe("sysinfo")),
+        "sysinfo",
         extra_cmdline="rdinit=/no/such/init init=/no/such/init",
     )
     assert outcome.status.startswith("failed: kernel reported a problem:")
@@ -143,6 +144,6 @@ def test_runaway_console_is_capped(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("ampkit.engines.qemu.MAX_CONSOLE_BYTES", 4000)
-    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, make_mix(probe("sysinfo")))
+    outcome = run_probe(tmp_path / "run", kernel_build, initramfs, "sysinfo")
     assert (tmp_path / "run" / "console.log").stat().st_size == 4000
     assert outcome.status.startswith("failed: console output over the size limit was dropped")
