@@ -69,8 +69,12 @@ class Mix:
         }
 
 
+#: The predicted speedups the kernel accepts (prctl PR_SCHED_AMP_SET_SPEEDUP).
+SPEEDUP_MIN = 0.25
+SPEEDUP_MAX = 8.0
+
 #: Guest programs beside the workloads that a mix may run (workloads/runner).
-GUEST_TOOLS = ("ampkit-probe",)
+GUEST_TOOLS = ("ampkit-probe", "ampkit-schedtest")
 
 
 def known_programs() -> list[str]:
@@ -171,9 +175,13 @@ def load_mix(name_or_path: str) -> Mix:
         if speedup is not None and (
             isinstance(speedup, bool)
             or not isinstance(speedup, int | float)
-            or not 0 < speedup <= 16
+            or not SPEEDUP_MIN <= speedup <= SPEEDUP_MAX
         ):
-            err.fail("speedup", f"must be a number in (0, 16], not {speedup!r}", i)
+            err.fail(
+                "speedup",
+                f"must be a number in [{SPEEDUP_MIN}, {SPEEDUP_MAX}], not {speedup!r}",
+                i,
+            )
         apps.append(
             App(
                 program=str(program),

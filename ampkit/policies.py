@@ -10,6 +10,8 @@ from ampkit.errors import AmpkitError
 #: name -> one-line description
 POLICIES: dict[str, str] = {
     "cfs": "Linux CFS, unmodified: the baseline every metric is normalised to",
+    "colab": "COLAB: placement by predicted speedup, futex bottleneck detection, "
+    "bias-global selection, vruntime as progress",
 }
 
 BASELINE = "cfs"

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "sbuf.h"
+#include "ampctl.h"
 #include "sysinfo.h"
 
 #define DEFAULT_DESC "/ampkit/run.desc"
@@ -55,6 +56,12 @@ struct app {
 	int threads;
 	int speedup_q10;
 	char *argv[MAX_ARGS + 1];
+	/*
+	 * errno of applying the speedup hint, 0 if applied or none. A kernel
+	 * without the kit's patches (the host, in tests) cannot take it; the
+	 * record says so and only a kit kernel's refusal fails the app.
+	 */
+	int speedup_err;
 
 	pid_t pid;
 	uint64_t start_ns, end_ns;
@@ -396,6 +403,12 @@ static void run_mix(struct run *run, const char *tmpdir)
 			close(gate[1]);
 			start_child(app, gate[0], &orig);
 		}
+		/*
+		 * Before the gate opens: the application's threads inherit the
+		 * hint from its first one (see kernel-patches/README.md).
+		 */
+		if (app->speedup_q10)
+			app->speedup_err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
 	}
 	close(gate[0]);
 	start = now_ns();
@@ -488,6 +501,8 @@ static void app_record(const struct run *run, const struct app *app)
 
 	if (app->timed_out)
 		status = "timeout";
+	else if (app->speedup_err && !access(AMP_POLICY_FILE, F_OK))
+		status = "failed";	/* a kit kernel refused the hint */
 	else if (WIFEXITED(app->wstatus) && WEXITSTATUS(app->wstatus) == 0)
 		status = "ok";
 	else
@@ -511,6 +526,10 @@ static void app_record(const struct run *run, const struct app *app)
 	else
 		sb_printf(&sb, ",\"exit_status\":null,\"signal\":%d",
 			  WIFSIGNALED(app->wstatus) ? WTERMSIG(app->wstatus) : 0);
+	if (app->speedup_q10) {
+		sb_printf(&sb, ",\"speedup_error\":");
+		sb_json_str(&sb, app->speedup_err ? strerror(app->speedup_err) : NULL);
+	}
 	thread_times_json(&sb, app->report_path);
 	output_tail_json(&sb, app->out_path);
 	sb_printf(&sb, "}");

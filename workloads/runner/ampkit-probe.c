@@ -4,7 +4,8 @@
  * people poking at a booted guest. Prints one JSON object on stdout.
  *
  *   ampkit-probe sysinfo             topology, capacities, sched domains, AMP policy
- *   ampkit-probe set-policy NAME     tries to switch policy; reports errno and the result
+ *   ampkit-probe set-policy NAME...  tries each policy in turn; reports errno and the
+ *                                    policy in force after each
  *   ampkit-probe sleep SECONDS       sleeps, then reports; an application that hangs
  *
  * Like every workload it accepts -t THREADS and -n SIZE first, so that it can
@@ -22,7 +23,7 @@
 static int usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-t N] [-n N] sysinfo | set-policy NAME | sleep SECONDS\n", prog);
+		"usage: %s [-t N] [-n N] sysinfo | set-policy NAME... | sleep SECONDS\n", prog);
 	return 2;
 }
 
@@ -41,17 +42,23 @@ int main(int argc, char **argv)
 	if (argc == 1 && !strcmp(argv[0], "sysinfo")) {
 		sysinfo_json(&sb);
 		sb_printf(&sb, "}\n");
-	} else if (argc == 2 && !strcmp(argv[0], "set-policy")) {
-		char in_force[64] = "";
-		int err = set_amp_policy(argv[1], in_force, sizeof(in_force));
+	} else if (argc >= 2 && !strcmp(argv[0], "set-policy")) {
+		int i;
 
-		sb_printf(&sb, "{\"requested\":");
-		sb_json_str(&sb, argv[1]);
-		sb_printf(&sb, ",\"errno\":%d,\"error\":", err);
-		sb_json_str(&sb, err ? strerror(err) : NULL);
-		sb_printf(&sb, ",\"in_force\":");
-		sb_json_str(&sb, in_force);
-		sb_printf(&sb, "}\n");
+		sb_printf(&sb, "{\"steps\":[");
+		for (i = 1; i < argc; i++) {
+			char in_force[64] = "";
+			int err = set_amp_policy(argv[i], in_force, sizeof(in_force));
+
+			sb_printf(&sb, "%s{\"requested\":", i > 1 ? "," : "");
+			sb_json_str(&sb, argv[i]);
+			sb_printf(&sb, ",\"errno\":%d,\"error\":", err);
+			sb_json_str(&sb, err ? strerror(err) : NULL);
+			sb_printf(&sb, ",\"in_force\":");
+			sb_json_str(&sb, in_force);
+			sb_printf(&sb, "}");
+		}
+		sb_printf(&sb, "]}\n");
 	} else if (argc == 2 && !strcmp(argv[0], "sleep")) {
 		unsigned int seconds = (unsigned int)strtoul(argv[1], NULL, 10);
 

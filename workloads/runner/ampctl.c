@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "ampctl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+int amp_set_speedup(pid_t tid, unsigned int speedup_q10)
+{
+	if (prctl(PR_SCHED_AMP, PR_SCHED_AMP_SET_SPEEDUP, (unsigned long)tid,
+		  (unsigned long)speedup_q10, 0UL))
+		return errno;
+	return 0;
+}
+
+/* The value of "name : value" in a sched file, as text. */
+static const char *field(const char *text, const char *name, char *out, size_t len)
+{
+	const char *p = text;
+	size_t n = strlen(name);
+
+	while ((p = strstr(p, name))) {
+		const char *colon;
+
+		if ((p == text || p[-1] == '\n') && (p[n] == ' ' || p[n] == ':')) {
+			colon = strchr(p, ':');
+			if (!colon)
+				return NULL;
+			colon++;
+			while (*colon == ' ')
+				colon++;
+			snprintf(out, len, "%.*s", (int)strcspn(colon, "\n"), colon);
+			return out;
+		}
+		p += n;
+	}
+	return NULL;
+}
+
+static int64_t field_int(const char *text, const char *name)
+{
+	char value[64];
+
+	return field(text, name, value, sizeof(value)) ? strtoll(value, NULL, 10) : -1;
+}
+
+int read_thread_stats(pid_t tid, struct thread_stats *st)
+{
+	char path[96], value[64];
+	char *text;
+
+	memset(st, 0, sizeof(*st));
+	st->tid = tid;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)tid);
+	text = read_text(path);
+	if (!text)
+		return -1;
+	st->speedup = field_int(text, "colab.speedup");
+	if (field(text, "colab.class", value, sizeof(value)))
+		snprintf(st->class_name, sizeof(st->class_name), "%.15s", value);
+	st->big_ns = field_int(text, "colab.big_ns");
+	st->little_ns = field_int(text, "colab.little_ns");
+	st->futex_blocked_ns = field_int(text, "colab.futex_blocked_ns");
+	st->futex_caused_ns = field_int(text, "colab.futex_caused_ns");
+	st->caused_recent_ns = field_int(text, "colab.caused_recent_ns");
+	st->bottleneck = field_int(text, "colab.bottleneck");
+	free(text);
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	text = read_text(path);
+	if (!text)
+		return -1;
+	if (sscanf(text, "%" SCNd64 " %" SCNd64 " %" SCNd64, &st->run_ns, &st->wait_ns,
+		   &st->slices) != 3)
+		st->run_ns = st->wait_ns = st->slices = -1;
+	free(text);
+	return 0;
+}
+
+void thread_stats_json(struct sbuf *sb, const struct thread_stats *st)
+{
+	sb_printf(sb, "{\"tid\":%d,\"speedup\":%" PRId64 ",\"class\":", (int)st->tid,
+		  st->speedup);
+	sb_json_str(sb, st->class_name);
+	sb_printf(sb,
+		  ",\"big_ns\":%" PRId64 ",\"little_ns\":%" PRId64 ",\"futex_blocked_ns\":%" PRId64
+		  ",\"futex_caused_ns\":%" PRId64 ",\"caused_recent_ns\":%" PRId64
+		  ",\"bottleneck\":%" PRId64 ",\"run_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
+		  ",\"slices\":%" PRId64 "}",
+		  st->big_ns, st->little_ns, st->futex_blocked_ns, st->futex_caused_ns,
+		  st->caused_recent_ns, st->bottleneck, st->run_ns, st->wait_ns, st->slices);
+}

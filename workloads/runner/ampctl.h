@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kit kernel's per-thread scheduling interface: the predicted speedup
+ * (prctl PR_SCHED_AMP) and the colab.* lines of /proc/<pid>/task/<tid>/sched.
+ * See kernel-patches/README.md.
+ */
+#ifndef AMPKIT_AMPCTL_H
+#define AMPKIT_AMPCTL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sbuf.h"
+
+/* From the kit's include/uapi/linux/prctl.h; libc headers do not have them. */
+#ifndef PR_SCHED_AMP
+#define PR_SCHED_AMP 0x414d5053
+#define PR_SCHED_AMP_SET_SPEEDUP 1
+#define PR_SCHED_AMP_GET_SPEEDUP 2
+#endif
+
+/* Sets thread tid's (0: the caller's) predicted speedup, 1024 = 1.0. 0 or an errno. */
+int amp_set_speedup(pid_t tid, unsigned int speedup_q10);
+
+/* A thread's counters: the colab.* lines of its sched file and its schedstat. */
+struct thread_stats {
+	pid_t tid;
+	int64_t speedup;
+	char class_name[16];
+	int64_t big_ns, little_ns;
+	int64_t futex_blocked_ns, futex_caused_ns, caused_recent_ns;
+	int64_t bottleneck;
+	int64_t run_ns, wait_ns, slices;	/* /proc/<pid>/task/<tid>/schedstat */
+};
+
+/* Reads them for thread tid of this process. 0, or -1 if the files are missing. */
+int read_thread_stats(pid_t tid, struct thread_stats *st);
+
+/* Appends them as a JSON object. */
+void thread_stats_json(struct sbuf *sb, const struct thread_stats *st);
+
+#endif
