@@ -23,10 +23,12 @@ def run_mix(
     kernel: KernelBuild,
     initramfs: Path,
     mix: Mix,
+    *,
     platform: str = "2B2L",
+    policy: str = "cfs",
     **request: Any,
 ) -> RunOutcome:
-    req = RunRequest(platform=get_platform(platform), policy="cfs", mix=mix, **request)
+    req = RunRequest(platform=get_platform(platform), policy=policy, mix=mix, **request)
     return execute(req, out, kernel, initramfs)
 
 
@@ -41,3 +43,37 @@ def app_json(outcome: RunOutcome, index: int) -> dict[str, Any]:
     """The JSON an application (ampkit-probe) printed."""
     data: dict[str, Any] = json.loads(outcome.report.apps[index]["output"])
     return data
+
+
+def schedtest(*args: str, speedup: float | None = None) -> App:
+    return App(program="ampkit-schedtest", threads=1, size=1, args=tuple(args), speedup=speedup)
+
+
+def run_schedtest(
+    out: Path,
+    kernel: KernelBuild,
+    initramfs: Path,
+    *args: str,
+    policy: str = "colab",
+    speedup: float | None = None,
+    **request: Any,
+) -> dict[str, Any]:
+    """Runs one ampkit-schedtest scenario; its JSON, once the run is known sound."""
+    outcome = run_mix(
+        out,
+        kernel,
+        initramfs,
+        make_mix(schedtest(*args, speedup=speedup)),
+        policy=policy,
+        **request,
+    )
+    assert outcome.ok, outcome.status
+    assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
+    return app_json(outcome, 0)
+
+
+def threads_by_role(result: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    roles: dict[str, list[dict[str, Any]]] = {}
+    for t in result["threads"]:
+        roles.setdefault(t["role"], []).append(t)
+    return roles

@@ -9,7 +9,7 @@ from ampkit.kernel import KernelBuild
 from ampkit.mix import App, load_mix
 from ampkit.platform import get_platform
 
-from .helpers import app_json, make_mix, probe, run_mix, run_probe
+from .helpers import app_json, make_mix, run_mix, run_probe
 
 
 @pytest.mark.parametrize("name", ["2B2L", "4B4L"])
@@ -32,26 +32,23 @@ def test_guest_sees_big_little(
         assert "SD_ASYM_CPUCAPACITY" in top["flags"], (cpu, top)
         assert "SD_ASYM_CPUCAPACITY_FULL" in top["flags"], (cpu, top)
         assert lowest["name"] == "MC" and "SD_ASYM_CPUCAPACITY" not in lowest["flags"]
-    assert guest["amp"] == {"policy": "cfs", "available": ["cfs"]}
+    assert guest["amp"] == {"policy": "cfs", "available": ["cfs", "colab"]}
     assert outcome.report.kernel_problems == []
 
 
-def test_policy_knob_reads_cfs_and_rejects_what_it_lacks(
+def test_policy_knob_reads_back_and_rejects_junk(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
-    mix = make_mix(
-        probe("set-policy", "colab"),
-        probe("set-policy", "cfs"),
-        probe("set-policy", "cfs-and-then-something-longer"),
-        probe("set-policy", "CFS"),
-    )
-    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix)
+    junk = ["cfs-and-then-something-longer", "CFS", "col", "colab-", "wash"]
+    outcome = run_probe(tmp_path / "run", kernel_build, initramfs, "set-policy", "colab", *junk)
     assert outcome.ok, outcome.status
-    colab, cfs, long_name, upper = (app_json(outcome, i) for i in range(4))
-    assert (colab["errno"], colab["in_force"]) == (22, "cfs")  # EINVAL, unchanged
-    assert (cfs["errno"], cfs["in_force"]) == (0, "cfs")
-    assert (long_name["errno"], long_name["in_force"]) == (22, "cfs")
-    assert (upper["errno"], upper["in_force"]) == (22, "cfs")
+    steps = app_json(outcome, 0)["steps"]
+    # anything but a whole policy name is EINVAL and leaves the policy in force
+    assert [(s["errno"], s["in_force"]) for s in steps] == [(0, "colab")] + [(22, "colab")] * 5
+    outcome = run_probe(tmp_path / "run2", kernel_build, initramfs, "set-policy", "cfs", "x", "cfs")
+    assert outcome.ok, outcome.status
+    steps = app_json(outcome, 0)["steps"]
+    assert [(s["errno"], s["in_force"]) for s in steps] == [(0, "cfs"), (22, "cfs"), (0, "cfs")]
 
 
 def test_unknown_boot_policy_is_reported_and_ignored(

@@ -7,7 +7,7 @@ import pytest
 from ampkit import build, kernel
 from ampkit.mix import load_mix
 
-from .helpers import run_mix
+from .helpers import run_mix, run_schedtest
 
 
 @pytest.fixture(scope="module")
@@ -41,3 +41,36 @@ def test_mix_on_the_debug_kernel_raises_no_complaint(
     assert "KernelAddressSanitizer initialized" in console
     assert "Lock dependency validator" in console
     assert outcome.report.kernel_problems == []
+
+
+def test_policy_flips_under_load_on_the_debug_kernel(
+    tmp_path: Path, debug_build: kernel.KernelBuild, initramfs: Path
+) -> None:
+    result = run_schedtest(
+        tmp_path / "run",
+        debug_build,
+        initramfs,
+        "stress",
+        "60",
+        policy="cfs",
+        kernel_variant="debug",
+        wall_limit_s=500,
+    )
+    # KASAN and lockdep slow every path down; the flips must still happen
+    assert result["flips"] >= 200, result
+    assert min(result["forks"], result["messages"], result["handoffs"]) > 0, result
+
+
+def test_colab_decisions_on_the_debug_kernel(
+    tmp_path: Path, debug_build: kernel.KernelBuild, initramfs: Path
+) -> None:
+    """Every COLAB path (allocator, balancer veto, bias, futex charging) under lockdep and KASAN."""
+    for scenario in (("mutex-bottleneck", "3"), ("placement", "3"), ("bias", "3", "1")):
+        run_schedtest(
+            tmp_path / scenario[0],
+            debug_build,
+            initramfs,
+            *scenario,
+            kernel_variant="debug",
+            wall_limit_s=300,
+        )

@@ -1,0 +1,155 @@
+"""The COLAB policy on the asymmetric QEMU machine, checked from the kernel's own counters.
+
+Each test runs a scenario of ampkit-schedtest (workloads/runner) inside a
+mix and judges what the kernel reports for every thread in
+/proc/<pid>/task/<tid>/sched (colab.* lines) and schedstat. QEMU does not
+model big and little speeds, so these tests check decisions (where threads
+ran, who was charged, who was picked), never performance.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ampkit.kernel import KernelBuild
+
+from .helpers import run_schedtest, threads_by_role
+
+
+def big_share(thread: dict[str, Any]) -> float:
+    k = thread["kernel"]
+    return float(k["big_ns"]) / max(1.0, float(k["big_ns"] + k["little_ns"]))
+
+
+def blocked_total(result: dict[str, Any]) -> int:
+    return sum(int(t["kernel"]["futex_blocked_ns"]) for t in result["threads"])
+
+
+def test_speedup_hint_is_applied_inherited_and_validated(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    result = run_schedtest(tmp_path / "run", kernel_build, initramfs, "speedup", speedup=2.5)
+    roles = threads_by_role(result)
+    # the runner set 2.5 before exec; the thread the program creates inherits it
+    for role in ("main", "child"):
+        k = roles[role][0]["kernel"]
+        assert (k["speedup"], k["class"]) == (2560, "big"), role
+    assert result["get"] == 2560
+    einval, esrch = 22, 3
+    assert result["errno"] == {
+        "too_small": einval,
+        "too_large": einval,
+        "bad_op": einval,
+        "arg5": einval,
+        "no_such_thread": esrch,
+        "lowest": 0,
+        "highest": 0,
+        "clear": 0,
+    }
+    assert result["after_clear"] == 0
+
+
+@pytest.mark.parametrize(
+    ("scenario", "bottleneck_role"),
+    [("mutex-bottleneck", "long-holder"), ("condvar-pipeline", "slow-stage")],
+)
+def test_bottleneck_is_flagged_and_charged(
+    scenario: str,
+    bottleneck_role: str,
+    tmp_path: Path,
+    kernel_build: KernelBuild,
+    initramfs: Path,
+) -> None:
+    result = run_schedtest(tmp_path / "run", kernel_build, initramfs, scenario, "4")
+    roles = threads_by_role(result)
+    neck = roles[bottleneck_role][0]["kernel"]
+    others = [t["kernel"] for t in result["threads"] if t["role"] != bottleneck_role]
+    blocked = blocked_total(result)
+    assert blocked > 0, result
+    share = neck["futex_caused_ns"] / blocked
+    assert share >= 0.75, (share, result)
+    assert neck["bottleneck"] == 1, result
+    assert all(k["bottleneck"] == 0 for k in others), result
+    # every stretch of waiting is charged to someone, never more than once
+    charged = sum(int(t["kernel"]["futex_caused_ns"]) for t in result["threads"])
+    assert charged <= blocked * 1.02, (charged, blocked)
+
+
+def test_placement_by_class_on_2b2l(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    shares: dict[str, dict[str, list[float]]] = {}
+    for policy in ("colab", "cfs"):
+        result = run_schedtest(
+            tmp_path / policy, kernel_build, initramfs, "placement", "4", policy=policy
+        )
+        roles = threads_by_role(result)
+        shares[policy] = {role: [big_share(t) for t in ts] for role, ts in roles.items()}
+        for t in result["threads"]:
+            want = "big" if t["role"] == "speedup-3.0" else "little"
+            assert t["kernel"]["class"] == want
+    print("share of run time on big CPUs, by policy:", shares)
+    colab = shares["colab"]
+    assert all(s >= 0.9 for s in colab["speedup-3.0"]), shares
+    assert all(s <= 0.1 for s in colab["speedup-1.1"]), shares
+
+
+def test_vruntime_is_scaled_by_speedup(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    ratios = {}
+    for policy in ("colab", "cfs"):
+        result = run_schedtest(
+            tmp_path / policy, kernel_build, initramfs, "vscale", "4", "0", policy=policy
+        )
+        roles = threads_by_role(result)
+        fast, slow = roles["speedup-2.0"][0], roles["speedup-1.0"][0]
+        assert fast["kernel"]["little_ns"] == slow["kernel"]["little_ns"] == 0  # CPU 0 is big
+        ratios[policy] = slow["cpu_ns"] / fast["cpu_ns"]
+    print("CPU time of the 1.0 thread over the 2.0 thread:", ratios)
+    assert 1.7 <= ratios["colab"] <= 2.3, ratios
+    assert 0.9 <= ratios["cfs"] <= 1.1, ratios
+
+
+def test_bias_global_runs_the_bottleneck_first(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    wait_per_slice = {}
+    for policy in ("colab", "cfs"):
+        result = run_schedtest(
+            tmp_path / policy, kernel_build, initramfs, "bias", "4", "1", policy=policy
+        )
+        neck = threads_by_role(result)["bottleneck"][0]["kernel"]
+        if policy == "colab":
+            assert neck["bottleneck"] == 1, result
+        wait_per_slice[policy] = neck["wait_ns"] / max(1, neck["slices"])
+    print("bottleneck's mean run-queue wait per slice (ns):", wait_per_slice)
+    assert wait_per_slice["colab"] <= wait_per_slice["cfs"] / 4, wait_per_slice
+
+
+def test_tracepoints_log_placements_and_bottlenecks(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    result = run_schedtest(tmp_path / "run", kernel_build, initramfs, "trace", "4")
+    assert result["sched_colab_place"] >= 4, result
+    assert result["sched_colab_bottleneck"] >= 1, result
+    sample = "\n".join(result["sample"])
+    assert "class=big" in sample or "class=little" in sample, sample
+
+
+def test_policy_flips_under_load_without_a_complaint(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    result = run_schedtest(
+        tmp_path / "run",
+        kernel_build,
+        initramfs,
+        "stress",
+        "60",
+        policy="cfs",
+        wall_limit_s=400,
+    )
+    # every 10 ms for 60 s, give or take QEMU's pace
+    assert result["flips"] >= 1000, result
+    assert min(result["forks"], result["messages"], result["handoffs"]) > 0, result
