@@ -9,7 +9,8 @@ from ampkit.mix import App, Mix
 #: KUnit suites of the series (CONFIG_*_KUNIT_TEST in ampkit.fragment).
 SUITES = ("sched_colab",)
 
-_RESULT = re.compile(r"^\s*(not ok|ok) \d+ (?:- )?(\S+)", re.MULTILINE)
+#: A KTAP result line, after printk's timestamp: "[    0.84] ok 1 sched_colab"
+_RESULT = re.compile(r"^(?:\[[\s\d.]+\])?\s*(not ok|ok) \d+ (?:- )?(\S+)", re.MULTILINE)
 
 
 def test_kunit_suites_pass(tmp_path: Path, kernel_build: KernelBuild, initramfs: Path) -> None:
