@@ -105,7 +105,9 @@ def test_vruntime_is_scaled_by_speedup(
         )
         roles = threads_by_role(result)
         fast, slow = roles["speedup-2.0"][0], roles["speedup-1.0"][0]
-        assert fast["kernel"]["little_ns"] == slow["kernel"]["little_ns"] == 0  # CPU 0 is big
+        # CPU 0 is big; a thread runs briefly elsewhere before it pins itself
+        for t in (fast, slow):
+            assert t["kernel"]["little_ns"] <= 0.02 * t["cpu_ns"], t
         ratios[policy] = slow["cpu_ns"] / fast["cpu_ns"]
     print("CPU time of the 1.0 thread over the 2.0 thread:", ratios)
     assert 1.7 <= ratios["colab"] <= 2.3, ratios
