@@ -30,10 +30,10 @@ from ampkit.run import RunRequest, execute
 TARGETS = {"pipe-pingpong": 1.03, "mutex-pingpong": 1.05}
 
 
-def one_run(out: Path, policy: str, scenario: str, rounds: int) -> float:
+def one_run(
+    out: Path, build_: kernel.KernelBuild, policy: str, scenario: str, rounds: int
+) -> float:
     """ns per round of one scenario in one fresh guest."""
-    build_ = kernel.find_build("default")
-    assert build_ is not None
     mix = Mix(
         name=scenario,
         description="overhead benchmark",
@@ -55,6 +55,8 @@ def main() -> int:
     args = parser.parse_args()
 
     build.scons("kernel", build.INITRAMFS)
+    build_ = kernel.find_build("default")
+    assert build_ is not None
     print(f"machine: {os.cpu_count()} CPUs; 2B2L guest; {args.rounds} rounds per boot")
     results: dict[str, dict[str, list[float]]] = {s: {"cfs": [], "colab": []} for s in TARGETS}
     with tempfile.TemporaryDirectory(prefix="ampkit-overhead-") as tmp:
@@ -63,7 +65,7 @@ def main() -> int:
             for scenario in TARGETS:
                 for policy in ("cfs", "colab") if i % 2 == 0 else ("colab", "cfs"):
                     n += 1
-                    ns = one_run(Path(tmp) / f"run{n}", policy, scenario, args.rounds)
+                    ns = one_run(Path(tmp) / f"run{n}", build_, policy, scenario, args.rounds)
                     results[scenario][policy].append(ns)
                     print(f"  {scenario:15} {policy:6} {ns:10.1f} ns/round", flush=True)
     for scenario, target in TARGETS.items():

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App, Mix
+from ampkit.platform import get_platform
+from ampkit.run import RunRequest, execute
 
 #: KUnit suites of the series (CONFIG_*_KUNIT_TEST in ampkit.fragment).
 SUITES = ("sched_colab",)
@@ -14,9 +16,6 @@ _RESULT = re.compile(r"^(?:\[[\s\d.]+\])?\s*(not ok|ok) \d+ (?:- )?(\S+)", re.MU
 
 
 def test_kunit_suites_pass(tmp_path: Path, kernel_build: KernelBuild, initramfs: Path) -> None:
-    from ampkit.platform import get_platform
-    from ampkit.run import RunRequest, execute
-
     mix = Mix(
         name="kunit",
         description="boot only",

@@ -438,6 +438,7 @@ static void *forker(void *arg)
 
 static int pipes[2][2];
 
+/* Sends back every byte from pipes[0] on pipes[1] until a zero byte. */
 static void *echo(void *arg)
 {
 	char c;
@@ -511,17 +512,6 @@ static void stress(double seconds, struct sbuf *sb)
 
 static long rounds_left;
 
-static void *pipe_partner(void *arg)
-{
-	char c;
-
-	(void)arg;
-	while (read(pipes[0][0], &c, 1) == 1 && c)
-		if (write(pipes[1][1], &c, 1) != 1)
-			break;
-	return NULL;
-}
-
 static void pipe_pingpong(long rounds, struct sbuf *sb)
 {
 	pthread_t partner;
@@ -531,7 +521,7 @@ static void pipe_pingpong(long rounds, struct sbuf *sb)
 
 	if (pipe(pipes[0]) || pipe(pipes[1]))
 		die("pipe", errno);
-	pthread_create(&partner, NULL, pipe_partner, NULL);
+	pthread_create(&partner, NULL, echo, NULL);
 	start = now_ns();
 	for (i = 0; i < rounds; i++)
 		if (write(pipes[0][1], &c, 1) != 1 || read(pipes[1][0], &c, 1) != 1)
