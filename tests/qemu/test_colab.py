@@ -71,9 +71,11 @@ def test_bottleneck_is_flagged_and_charged(
     assert share >= 0.75, (share, result)
     assert neck["bottleneck"] == 1, result
     assert all(k["bottleneck"] == 0 for k in others), result
-    # every stretch of waiting is charged to someone, never more than once
+    # every wait here ends in a release, so every stretch of it is charged
+    # to someone, once; wakeup latency counts as neither, however busy the
+    # host is (the threads snapshot their counters a moment apart)
     charged = sum(int(t["kernel"]["futex_caused_ns"]) for t in result["threads"])
-    assert charged <= blocked * 1.02, (charged, blocked)
+    assert 0.95 * blocked <= charged <= 1.02 * blocked, (charged, blocked)
 
 
 def test_placement_by_class_on_2b2l(
