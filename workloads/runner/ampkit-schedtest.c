@@ -24,6 +24,8 @@
  *   pipe-pingpong ROUNDS        round trips between two threads over pipes
  *   mutex-pingpong ROUNDS       hand-offs between two threads through a
  *                               mutex and a condition variable
+ *   overhead ROUNDS BLOCKS P,Q  both ping-pongs under each policy in turn,
+ *                               BLOCKS times, in one guest
  *
  * Like every workload it accepts -t THREADS and -n SIZE first and ignores
  * them. Exit status 0 when the scenario ran, 1 when it could not.
@@ -512,7 +514,8 @@ static void stress(double seconds, struct sbuf *sb)
 
 static long rounds_left;
 
-static void pipe_pingpong(long rounds, struct sbuf *sb)
+/* ns per round trip between two threads over a pair of pipes. */
+static double pipe_pingpong(long rounds)
 {
 	pthread_t partner;
 	uint64_t start, elapsed;
@@ -531,8 +534,7 @@ static void pipe_pingpong(long rounds, struct sbuf *sb)
 	if (write(pipes[0][1], &c, 1) != 1)
 		die("pipe", errno);
 	pthread_join(partner, NULL);
-	sb_printf(sb, "{\"scenario\":\"pipe-pingpong\",\"rounds\":%ld,\"ns_per_round\":%.1f}\n",
-		  rounds, (double)elapsed / (double)rounds);
+	return (double)elapsed / (double)rounds;
 }
 
 static void *mutex_partner(void *arg)
@@ -554,7 +556,8 @@ static void *mutex_partner(void *arg)
 	return NULL;
 }
 
-static void mutex_pingpong(long rounds, struct sbuf *sb)
+/* ns per hand-off between two threads through a mutex and a condvar. */
+static double mutex_pingpong(long rounds)
 {
 	pthread_t a, b;
 	uint64_t start, elapsed;
@@ -566,8 +569,42 @@ static void mutex_pingpong(long rounds, struct sbuf *sb)
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	elapsed = now_ns() - start;
-	sb_printf(sb, "{\"scenario\":\"mutex-pingpong\",\"rounds\":%ld,\"ns_per_round\":%.1f}\n",
-		  rounds, (double)elapsed / (double)rounds);
+	return (double)elapsed / (double)rounds;
+}
+
+/*
+ * Both ping-pongs under each policy named in @policies (comma-separated),
+ * @blocks times over, the order of the policies reversed every other
+ * block: paired measurements in one guest, so that what differs between
+ * boots (translation caches, host load) does not enter a ratio.
+ */
+static void overhead(long rounds, long blocks, char *policies, struct sbuf *sb)
+{
+	static const char *const kinds[] = { "pipe-pingpong", "mutex-pingpong" };
+	char *names[8], *save = NULL, *name;
+	int nr = 0, i, j, k, err;
+	long b;
+
+	for (name = strtok_r(policies, ",", &save); name && nr < 8;
+	     name = strtok_r(NULL, ",", &save))
+		names[nr++] = name;
+	sb_printf(sb, "{\"scenario\":\"overhead\",\"rounds\":%ld,\"samples\":[", rounds);
+	for (b = 0; b < blocks; b++) {
+		for (k = 0; k < 2; k++) {
+			for (i = 0; i < nr; i++) {
+				j = b % 2 ? nr - 1 - i : i;
+				err = set_amp_policy(names[j], NULL, 0);
+				if (err)
+					die("switching the policy", err);
+				sb_printf(sb, "%s{\"kind\":\"%s\",\"policy\":",
+					  b || k || i ? "," : "", kinds[k]);
+				sb_json_str(sb, names[j]);
+				sb_printf(sb, ",\"ns_per_round\":%.1f}",
+					  k ? mutex_pingpong(rounds) : pipe_pingpong(rounds));
+			}
+		}
+	}
+	sb_printf(sb, "]}\n");
 }
 
 /* --- speedup ----------------------------------------------------------------- */
@@ -679,7 +716,8 @@ static int usage(const char *prog)
 		"usage: %s [-t N] [-n N] SCENARIO ARGS...\n"
 		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | placement SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU | stress SECONDS\n"
-		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n",
+		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
+		"  overhead ROUNDS BLOCKS POLICY,POLICY...\n",
 		prog);
 	return 2;
 }
@@ -731,9 +769,13 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(scenario, "stress")) {
 		stress(seconds, &sb);
 	} else if (argc == 2 && !strcmp(scenario, "pipe-pingpong")) {
-		pipe_pingpong((long)seconds, &sb);
+		sb_printf(&sb, "{\"scenario\":\"%s\",\"rounds\":%ld,\"ns_per_round\":%.1f}\n",
+			  scenario, (long)seconds, pipe_pingpong((long)seconds));
 	} else if (argc == 2 && !strcmp(scenario, "mutex-pingpong")) {
-		mutex_pingpong((long)seconds, &sb);
+		sb_printf(&sb, "{\"scenario\":\"%s\",\"rounds\":%ld,\"ns_per_round\":%.1f}\n",
+			  scenario, (long)seconds, mutex_pingpong((long)seconds));
+	} else if (argc == 4 && !strcmp(scenario, "overhead") && atol(argv[2]) > 0) {
+		overhead((long)seconds, atol(argv[2]), argv[3], &sb);
 	} else {
 		return usage(prog);
 	}
