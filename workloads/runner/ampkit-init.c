@@ -38,6 +38,7 @@
 
 #include "sbuf.h"
 #include "ampctl.h"
+#include "ampkit_workload.h"
 #include "sysinfo.h"
 
 #define DEFAULT_DESC "/ampkit/run.desc"
@@ -81,14 +82,6 @@ struct run {
 
 static int is_init;
 static int console_fd = STDOUT_FILENO;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void emit(struct sbuf *line)
 {
@@ -368,7 +361,7 @@ static int reap(struct run *run, int remaining)
 		app = find_app(run, pid);
 		if (!app || app->done)
 			continue;
-		app->end_ns = now_ns();
+		app->end_ns = ampkit_now_ns();
 		app->wstatus = st;
 		app->done = 1;
 		remaining--;
@@ -411,14 +404,14 @@ static void run_mix(struct run *run, const char *tmpdir)
 			app->speedup_err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
 	}
 	close(gate[0]);
-	start = now_ns();
+	start = ampkit_now_ns();
 	for (i = 0; i < run->napps; i++)
 		run->apps[i].start_ns = start;
 	close(gate[1]);	/* every application sees end-of-file and starts */
 
 	deadline = start + (uint64_t)run->timeout_s * 1000000000ULL;
 	while ((remaining = reap(run, remaining)) > 0) {
-		uint64_t now = now_ns();
+		uint64_t now = ampkit_now_ns();
 		struct timespec ts;
 
 		if (now >= deadline)
@@ -435,7 +428,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 		app->timed_out = 1;
 		kill(-app->pid, SIGKILL);
 		waitpid(app->pid, &app->wstatus, 0);
-		app->end_ns = now_ns();
+		app->end_ns = ampkit_now_ns();
 		app->done = 1;
 	}
 	sigprocmask(SIG_SETMASK, &orig, NULL);

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "ampctl.h"
+#include "ampkit_workload.h"
 #include "sbuf.h"
 #include "sysinfo.h"
 
@@ -56,28 +57,12 @@
 #define US 1000ULL
 #define MAX_THREADS 8
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Busy for ns of wall-clock time. */
 static void spin(uint64_t ns)
 {
-	uint64_t end = now_ns() + ns;
+	uint64_t end = ampkit_now_ns() + ns;
 
-	while (now_ns() < end)
+	while (ampkit_now_ns() < end)
 		;
 }
 
@@ -148,7 +133,7 @@ static void worker_begin(struct worker *w)
 /* The thread's own snapshot, taken before it blocks on anything else. */
 static void worker_end(struct worker *w)
 {
-	w->cpu_ns = thread_cpu_ns();
+	w->cpu_ns = ampkit_thread_cpu_ns();
 	if (read_thread_stats(gettid_(), &w->stats))
 		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
 }
@@ -201,7 +186,7 @@ static void *lock_holder(void *arg)
 	struct worker *w = arg;
 
 	worker_begin(w);
-	while (now_ns() < w->deadline) {
+	while (ampkit_now_ns() < w->deadline) {
 		pthread_mutex_lock(&lock);
 		spin(w->hold_ns);
 		pthread_mutex_unlock(&lock);
@@ -214,7 +199,7 @@ static void *lock_holder(void *arg)
 
 static void mutex_bottleneck(double seconds)
 {
-	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 	struct worker *w;
 	int i;
 
@@ -289,7 +274,7 @@ static void *stage(void *arg)
 
 	worker_begin(w);
 	for (;;) {
-		if (in ? !take(in) : now_ns() >= w->deadline)
+		if (in ? !take(in) : ampkit_now_ns() >= w->deadline)
 			break;
 		spin(w->hold_ns);
 		if (out)
@@ -304,7 +289,7 @@ static void *stage(void *arg)
 
 static void condvar_pipeline(double seconds)
 {
-	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 
 	add_worker("producer", -1, deadline)->hold_ns = 500 * US;
 	add_worker("slow-stage", -1, deadline)->hold_ns = 5 * MS;
@@ -320,7 +305,7 @@ static void *cpu_bound(void *arg)
 	struct worker *w = arg;
 
 	worker_begin(w);
-	while (now_ns() < w->deadline) {
+	while (ampkit_now_ns() < w->deadline) {
 		spin(100 * US);
 		w->rounds++;
 	}
@@ -335,7 +320,7 @@ static void *cpu_bound(void *arg)
  */
 static void placement(double seconds)
 {
-	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 	static const struct {
 		const char *role;
 		unsigned int speedup;
@@ -358,7 +343,7 @@ static void placement(double seconds)
 
 static void vscale(double seconds, int cpu)
 {
-	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 
 	add_worker("speedup-2.0", cpu, deadline)->speedup = 2048;
 	add_worker("speedup-1.0", cpu, deadline)->speedup = 1024;
@@ -375,7 +360,7 @@ static void vscale(double seconds, int cpu)
  */
 static void bias(double seconds, int cpu)
 {
-	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN), i;
 	struct worker *w;
 
@@ -475,7 +460,7 @@ static void *futex_load(void *arg)
 static void stress(double seconds, struct sbuf *sb)
 {
 	pthread_t flip, fork_thread, echo_thread, futex_threads[4];
-	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 	char c = 1;
 	int i;
 
@@ -486,7 +471,7 @@ static void stress(double seconds, struct sbuf *sb)
 	pthread_create(&echo_thread, NULL, echo, NULL);
 	for (i = 0; i < 4; i++)
 		pthread_create(&futex_threads[i], NULL, futex_load, (void *)(intptr_t)i);
-	while (now_ns() < deadline) {
+	while (ampkit_now_ns() < deadline) {
 		if (write(pipes[0][1], &c, 1) != 1 || read(pipes[1][0], &c, 1) != 1)
 			die("pipe round trip", errno);
 		atomic_fetch_add(&messages, 1);
@@ -525,11 +510,11 @@ static double pipe_pingpong(long rounds)
 	if (pipe(pipes[0]) || pipe(pipes[1]))
 		die("pipe", errno);
 	pthread_create(&partner, NULL, echo, NULL);
-	start = now_ns();
+	start = ampkit_now_ns();
 	for (i = 0; i < rounds; i++)
 		if (write(pipes[0][1], &c, 1) != 1 || read(pipes[1][0], &c, 1) != 1)
 			die("pipe round trip", errno);
-	elapsed = now_ns() - start;
+	elapsed = ampkit_now_ns() - start;
 	c = 0;
 	if (write(pipes[0][1], &c, 1) != 1)
 		die("pipe", errno);
@@ -563,12 +548,12 @@ static double mutex_pingpong(long rounds)
 	uint64_t start, elapsed;
 
 	rounds_left = rounds;
-	start = now_ns();
+	start = ampkit_now_ns();
 	pthread_create(&a, NULL, mutex_partner, (void *)0);
 	pthread_create(&b, NULL, mutex_partner, (void *)1);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	elapsed = now_ns() - start;
+	elapsed = ampkit_now_ns() - start;
 	return (double)elapsed / (double)rounds;
 }
 
