@@ -12,6 +12,17 @@ POLICIES: dict[str, str] = {
     "cfs": "Linux CFS, unmodified: the baseline every metric is normalised to",
     "colab": "COLAB: placement by predicted speedup, futex bottleneck detection, "
     "bias-global selection, vruntime as progress",
+    "wash": "WASH-like baseline: every 40 ms binds each application's most productive "
+    "and most waited-for threads to the big CPUs through their allowed CPUs",
+}
+
+#: what a run's manifest records about how a policy measured its inputs
+POLICY_DETAILS: dict[str, dict[str, str]] = {
+    "wash": {
+        "work_source": "capacity-weighted run time: the kernel worker reads no "
+        "per-thread retired-instruction counter (QEMU's PMU counts cycles only), "
+        "so a thread's work is its run time on each CPU type times that type's capacity",
+    },
 }
 
 BASELINE = "cfs"

@@ -32,14 +32,14 @@ def test_guest_sees_big_little(
         assert "SD_ASYM_CPUCAPACITY" in top["flags"], (cpu, top)
         assert "SD_ASYM_CPUCAPACITY_FULL" in top["flags"], (cpu, top)
         assert lowest["name"] == "MC" and "SD_ASYM_CPUCAPACITY" not in lowest["flags"]
-    assert guest["amp"] == {"policy": "cfs", "available": ["cfs", "colab"]}
+    assert guest["amp"] == {"policy": "cfs", "available": ["cfs", "colab", "wash"]}
     assert outcome.report.kernel_problems == []
 
 
 def test_policy_knob_reads_back_and_rejects_junk(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
-    junk = ["cfs-and-then-something-longer", "CFS", "col", "colab-", "wash"]
+    junk = ["cfs-and-then-something-longer", "CFS", "col", "colab-", "washing"]
     outcome = run_probe(tmp_path / "run", kernel_build, initramfs, "set-policy", "colab", *junk)
     assert outcome.ok, outcome.status
     steps = app_json(outcome, 0)["steps"]

@@ -18,7 +18,7 @@ def test_demo_runs_every_policy_and_summarises(
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0
     runs = sorted(p.name for p in out.iterdir() if p.is_dir())
-    assert runs == ["2B2L-cfs-demo-r0", "2B2L-colab-demo-r0"]
+    assert runs == ["2B2L-cfs-demo-r0", "2B2L-colab-demo-r0", "2B2L-wash-demo-r0"]
     assert (out / runs[0] / "status").read_text() == "ok\n"
     summary = (out / "summary.txt").read_text()
     assert summary.startswith(QEMU_NOTICE)
