@@ -31,7 +31,7 @@ from ampkit.hashing import atomic_write_text, sha256_bytes, write_json
 from ampkit.initramfs import with_run_description
 from ampkit.mix import Mix
 from ampkit.platform import Platform
-from ampkit.policies import check_policy
+from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import RunDescription
 
 ENGINES = ("qemu",)
@@ -143,6 +143,7 @@ def execute(
         },
         "platform": request.platform.describe(),
         "policy": request.policy,
+        "policy_details": POLICY_DETAILS.get(request.policy, {}),
         "mix": request.mix.describe(),
         "repetition": request.repetition,
         "timeout_s": request.timeout_s,

@@ -157,3 +157,5 @@ def test_policy_flips_under_load_without_a_complaint(
     # every 10 ms for 60 s, give or take QEMU's pace
     assert result["flips"] >= 1000, result
     assert min(result["forks"], result["messages"], result["handoffs"]) > 0, result
+    # back under cfs, no policy left a user thread with fewer allowed CPUs
+    assert result["nr_restricted"] == 0, result

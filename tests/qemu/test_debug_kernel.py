@@ -59,6 +59,8 @@ def test_policy_flips_under_load_on_the_debug_kernel(
     # KASAN and lockdep slow every path down; the flips must still happen
     assert result["flips"] >= 200, result
     assert min(result["forks"], result["messages"], result["handoffs"]) > 0, result
+    # back under cfs, no policy left a user thread with fewer allowed CPUs
+    assert result["nr_restricted"] == 0, result
 
 
 def test_colab_decisions_on_the_debug_kernel(

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kit kernel's per-thread scheduling interface: the predicted speedup
- * (prctl PR_SCHED_AMP) and the colab.* lines of /proc/<pid>/task/<tid>/sched.
+ * (prctl PR_SCHED_AMP) and the colab.* and wash.* lines of
+ * /proc/<pid>/task/<tid>/sched.
  * See kernel-patches/README.md.
  */
 #ifndef AMPKIT_AMPCTL_H
@@ -30,6 +31,7 @@ struct thread_stats {
 	int64_t big_ns, little_ns;
 	int64_t futex_blocked_ns, futex_caused_ns, caused_recent_ns;
 	int64_t bottleneck;
+	int64_t wash_bound, wash_own_affinity;	/* wash.* lines; -1 without WASH */
 	int64_t run_ns, wait_ns, slices;	/* /proc/<pid>/task/<tid>/schedstat */
 };
 

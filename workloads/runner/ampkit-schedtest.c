@@ -16,7 +16,19 @@
  *   bias SECONDS CPU            a lock holder that others wait for, on one
  *                               CPU with two CPU hogs
  *   stress SECONDS              switches the policy every 10 ms under a fork,
- *                               pipe and futex load
+ *                               pipe and futex load, through every policy
+ *                               the kernel lists; then back to cfs, lists
+ *                               user threads still restricted
+ *   wash-few SECONDS            two CPU-bound threads
+ *   wash-scalable SECONDS       six CPU-bound threads, no lock
+ *   wash-lock SECONDS           a thread holding a mutex 10 ms at a time,
+ *                               three that take it briefly, two light ones;
+ *                               each notes when its CPUs were first restricted
+ *   wash-overhead SECONDS THREADS  THREADS threads of one application that
+ *                               WASH must rank (one long lock holder, a
+ *                               quarter briefly taking the lock, the rest
+ *                               computing in bursts); prints what WASH's
+ *                               worker spent meanwhile (kernel.sched_wash_stats)
  *   speedup                     the speedup interface: what a thread and the
  *                               threads it creates read back, what is refused
  *   trace SECONDS               mutex-bottleneck and placement with the COLAB
@@ -40,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -55,7 +68,7 @@
 
 #define MS 1000000ULL
 #define US 1000ULL
-#define MAX_THREADS 8
+#define MAX_THREADS 64
 
 /* Busy for ns of wall-clock time. */
 static void spin(uint64_t ns)
@@ -101,6 +114,9 @@ struct worker {
 	pthread_t thread;
 	const char *role;
 	uint64_t hold_ns, outside_ns;	/* lock scenarios */
+	uint64_t sleep_ns;		/* wash scenarios: asleep per round */
+	uint64_t bound_at_ns;		/* when WASH first restricted it, or 0 */
+	struct thread_stats at_bind;	/* snapshot at that moment */
 	unsigned int speedup;		/* set by the thread itself when nonzero */
 	int cpu;			/* pinned there when >= 0 */
 	uint64_t deadline;
@@ -172,6 +188,11 @@ static void print_workers(struct sbuf *sb, const char *scenario)
 		sb_printf(sb, ",\"rounds\":%llu,\"cpu_ns\":%llu,\"kernel\":",
 			  (unsigned long long)w->rounds, (unsigned long long)w->cpu_ns);
 		thread_stats_json(sb, &w->stats);
+		if (w->bound_at_ns) {
+			sb_printf(sb, ",\"bound_at_ms\":%.1f,\"at_bind\":",
+				  (double)w->bound_at_ns / 1e6);
+			thread_stats_json(sb, &w->at_bind);
+		}
 		sb_printf(sb, "}");
 	}
 	sb_printf(sb, "]}\n");
@@ -384,27 +405,239 @@ static void bias(double seconds, int cpu)
 	join_workers();
 }
 
+/* --- wash: threads that note when WASH binds them ---------------------------- */
+
+static uint64_t scenario_start;
+static long wash_nr_cpus;	/* set before the threads start: sysconf() scans sysfs */
+
+/* Whether the caller may run on fewer CPUs than the machine has. */
+static int restricted_now(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		die("sched_getaffinity", errno);
+	return CPU_COUNT(&set) < wash_nr_cpus;
+}
+
+/*
+ * A round: hold the lock for hold_ns (if any), spin outside_ns, sleep
+ * sleep_ns; then note the first round in which the thread was restricted.
+ */
+static void *wash_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct timespec nap;
+
+	worker_begin(w);
+	while (ampkit_now_ns() < w->deadline) {
+		if (w->hold_ns) {
+			pthread_mutex_lock(&lock);
+			spin(w->hold_ns);
+			pthread_mutex_unlock(&lock);
+		}
+		spin(w->outside_ns);
+		if (w->sleep_ns) {
+			nap.tv_sec = 0;
+			nap.tv_nsec = (long)w->sleep_ns;
+			nanosleep(&nap, NULL);
+		}
+		if (!w->bound_at_ns && restricted_now()) {
+			w->bound_at_ns = ampkit_now_ns() - scenario_start;
+			if (read_thread_stats(gettid_(), &w->at_bind))
+				die("reading /proc/self/task/<tid>/sched", ENOENT);
+		}
+		w->rounds++;
+	}
+	worker_end(w);
+	return NULL;
+}
+
+static struct worker *add_wash_worker(const char *role, uint64_t deadline, uint64_t hold_ns,
+				      uint64_t outside_ns, uint64_t sleep_ns)
+{
+	struct worker *w = add_worker(role, -1, deadline);
+
+	w->hold_ns = hold_ns;
+	w->outside_ns = outside_ns;
+	w->sleep_ns = sleep_ns;
+	return w;
+}
+
+/*
+ * wash-few: two CPU-bound threads (no more than a 2-big machine has big
+ * CPUs); wash-scalable: six, without a lock; wash-lock: one thread holds
+ * a mutex 10 ms at a time that three others take briefly, beside two
+ * light threads that never touch it.  The light ones do less work than
+ * the waiters: ExecRank ranks by work alone, so a sibling that outworked
+ * them would rightly be bound whenever the holder's work fell below the
+ * big CPUs' share of the capacity.
+ */
+static void wash_scenario(const char *name, double seconds)
+{
+	uint64_t deadline;
+	int i;
+
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	scenario_start = ampkit_now_ns();
+	deadline = scenario_start + (uint64_t)(seconds * 1e9);
+	if (!strcmp(name, "wash-few")) {
+		for (i = 0; i < 2; i++)
+			add_wash_worker("cpu-bound", deadline, 0, 1 * MS, 0);
+	} else if (!strcmp(name, "wash-scalable")) {
+		for (i = 0; i < 6; i++)
+			add_wash_worker("cpu-bound", deadline, 0, 1 * MS, 0);
+	} else {
+		add_wash_worker("holder", deadline, 10 * MS, 200 * US, 0);
+		for (i = 0; i < 3; i++)
+			add_wash_worker("waiter", deadline, 200 * US, 200 * US, 0);
+		for (i = 0; i < 2; i++)
+			add_wash_worker("light", deadline, 0, 200 * US, 20 * MS);
+	}
+	start_workers(wash_worker);
+	join_workers();
+}
+
+/* kernel.sched_wash_stats: "quanta Q cpu_ns C wall_ns W binds B unbinds U" */
+#define WASH_STATS_FILE "/proc/sys/kernel/sched_wash_stats"
+
+struct wash_stats {
+	unsigned long long quanta, cpu_ns, wall_ns, binds, unbinds;
+};
+
+static void read_wash_stats(struct wash_stats *st)
+{
+	char *text = read_text(WASH_STATS_FILE);
+
+	if (!text || sscanf(text, "quanta %llu cpu_ns %llu wall_ns %llu binds %llu unbinds %llu",
+			    &st->quanta, &st->cpu_ns, &st->wall_ns, &st->binds, &st->unbinds) != 5)
+		die("reading " WASH_STATS_FILE " (a kernel without CONFIG_SCHED_WASH?)", EINVAL);
+	free(text);
+}
+
+/*
+ * wash-overhead: an application WASH must rank every quantum (it is not
+ * scalable, as a quarter of its threads wait on the lock), and what the
+ * worker spent on all applications meanwhile.
+ */
+static void wash_overhead(double seconds, int threads, struct sbuf *sb)
+{
+	struct wash_stats before, after;
+	uint64_t start, deadline, elapsed;
+	int i;
+
+	if (threads < 2 || threads > MAX_THREADS) {
+		fprintf(stderr, "ampkit-schedtest: wash-overhead: THREADS must be 2 to %d\n",
+			MAX_THREADS);
+		exit(2);
+	}
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	read_wash_stats(&before);
+	start = ampkit_now_ns();
+	scenario_start = start;
+	deadline = start + (uint64_t)(seconds * 1e9);
+	add_wash_worker("holder", deadline, 10 * MS, 200 * US, 0);
+	for (i = 1; i < threads; i++) {
+		if (i <= threads / 4)
+			add_wash_worker("waiter", deadline, 200 * US, 200 * US, 0);
+		else
+			add_wash_worker("burst", deadline, 0, 1 * MS, 1 * MS);
+	}
+	start_workers(wash_worker);
+	join_workers();
+	elapsed = ampkit_now_ns() - start;
+	read_wash_stats(&after);
+	sb_printf(sb,
+		  "{\"scenario\":\"wash-overhead\",\"threads\":%d,\"cpus\":%ld,"
+		  "\"elapsed_ns\":%llu,\"quanta\":%llu,\"cpu_ns\":%llu,\"wall_ns\":%llu,"
+		  "\"binds\":%llu,\"unbinds\":%llu}\n",
+		  threads, sysconf(_SC_NPROCESSORS_ONLN), (unsigned long long)elapsed,
+		  after.quanta - before.quanta, after.cpu_ns - before.cpu_ns,
+		  after.wall_ns - before.wall_ns,
+		  after.binds - before.binds, after.unbinds - before.unbinds);
+}
+
 /* --- stress ---------------------------------------------------------------- */
 
-static atomic_int stop;
+static atomic_int stop, stop_flips;
 static atomic_ullong flips, forks, messages, handoffs;
 
+/* Every policy the kernel lists, in turn. */
 static void *flipper(void *arg)
 {
-	static const char *const names[] = { "colab", "cfs" };
 	struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
-	unsigned int i = 0;
+	char *available = read_text(AMP_AVAILABLE_FILE);
+	char *names[8], *save = NULL, *name;
+	unsigned int i = 0, nr = 0;
 	int err;
 
 	(void)arg;
-	while (!atomic_load(&stop)) {
-		err = set_amp_policy(names[i++ % 2], NULL, 0);
+	if (!available)
+		die("reading " AMP_AVAILABLE_FILE, errno ? errno : ENOENT);
+	for (name = strtok_r(available, " \n", &save); name && nr < 8;
+	     name = strtok_r(NULL, " \n", &save))
+		names[nr++] = name;
+	if (nr < 2)
+		die("fewer than two policies to flip between", EINVAL);
+	while (!atomic_load(&stop_flips)) {
+		err = set_amp_policy(names[i++ % nr], NULL, 0);
 		if (err)
 			die("switching the policy", err);
 		atomic_fetch_add(&flips, 1);
 		nanosleep(&ten_ms, NULL);
 	}
+	free(available);
 	return NULL;
+}
+
+/*
+ * Threads of user processes (kernel threads have no command line) whose
+ * allowed CPUs are not all of them: after a switch to cfs, any such thread
+ * is a mask a policy left behind.  Appends their tids to @sb.
+ */
+static int restricted_user_threads(struct sbuf *sb)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	struct dirent *proc, *task;
+	DIR *procs, *tasks;
+	char path[64];
+	int found = 0;
+
+	procs = opendir("/proc");
+	if (!procs)
+		die("opendir /proc", errno);
+	while ((proc = readdir(procs))) {
+		int pid = atoi(proc->d_name);
+		char *cmdline;
+		int empty;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		cmdline = read_text(path);
+		empty = !cmdline || !cmdline[0];
+		free(cmdline);
+		if (empty)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;	/* it exited */
+		while ((task = readdir(tasks))) {
+			cpu_set_t set;
+			pid_t tid = (pid_t)atoi(task->d_name);
+
+			if (tid <= 0 || sched_getaffinity(tid, sizeof(set), &set))
+				continue;
+			if (CPU_COUNT(&set) < ncpus) {
+				sb_printf(sb, "%s%d", found ? "," : "", (int)tid);
+				found++;
+			}
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	return found;
 }
 
 static void *forker(void *arg)
@@ -461,8 +694,9 @@ static void stress(double seconds, struct sbuf *sb)
 {
 	pthread_t flip, fork_thread, echo_thread, futex_threads[4];
 	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
+	struct sbuf restricted;
+	int i, err, nr_restricted;
 	char c = 1;
-	int i;
 
 	if (pipe(pipes[0]) || pipe(pipes[1]))
 		die("pipe", errno);
@@ -476,6 +710,17 @@ static void stress(double seconds, struct sbuf *sb)
 			die("pipe round trip", errno);
 		atomic_fetch_add(&messages, 1);
 	}
+	/*
+	 * Under load still, back to cfs: no policy may leave an allowed-CPU
+	 * mask behind on any user thread.
+	 */
+	atomic_store(&stop_flips, 1);
+	pthread_join(flip, NULL);
+	err = set_amp_policy("cfs", NULL, 0);
+	if (err)
+		die("switching to cfs", err);
+	sb_init(&restricted);
+	nr_restricted = restricted_user_threads(&restricted);
 	atomic_store(&stop, 1);
 	c = 0;
 	if (write(pipes[0][1], &c, 1) != 1)
@@ -483,16 +728,17 @@ static void stress(double seconds, struct sbuf *sb)
 	pthread_mutex_lock(&lock);
 	pthread_cond_broadcast(&turn_cond);
 	pthread_mutex_unlock(&lock);
-	pthread_join(flip, NULL);
 	pthread_join(fork_thread, NULL);
 	pthread_join(echo_thread, NULL);
 	for (i = 0; i < 4; i++)
 		pthread_join(futex_threads[i], NULL);
 	sb_printf(sb,
 		  "{\"scenario\":\"stress\",\"flips\":%llu,\"forks\":%llu,\"messages\":%llu,"
-		  "\"handoffs\":%llu}\n",
+		  "\"handoffs\":%llu,\"restricted_after_cfs\":[%s],\"nr_restricted\":%d}\n",
 		  (unsigned long long)flips, (unsigned long long)forks,
-		  (unsigned long long)messages, (unsigned long long)handoffs);
+		  (unsigned long long)messages, (unsigned long long)handoffs,
+		  restricted.data, nr_restricted);
+	sb_free(&restricted);
 }
 
 /* --- ping-pong benchmarks ---------------------------------------------------- */
@@ -701,6 +947,8 @@ static int usage(const char *prog)
 		"usage: %s [-t N] [-n N] SCENARIO ARGS...\n"
 		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | placement SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU | stress SECONDS\n"
+		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS\n"
+		"  wash-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
 		"  overhead ROUNDS BLOCKS POLICY,POLICY...\n",
 		prog);
@@ -751,6 +999,13 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(scenario, "bias")) {
 		bias(seconds, atoi(argv[2]));
 		print_workers(&sb, scenario);
+	} else if (argc == 2 && (!strcmp(scenario, "wash-few") ||
+				 !strcmp(scenario, "wash-scalable") ||
+				 !strcmp(scenario, "wash-lock"))) {
+		wash_scenario(scenario, seconds);
+		print_workers(&sb, scenario);
+	} else if (argc == 3 && !strcmp(scenario, "wash-overhead")) {
+		wash_overhead(seconds, atoi(argv[2]), &sb);
 	} else if (argc == 2 && !strcmp(scenario, "stress")) {
 		stress(seconds, &sb);
 	} else if (argc == 2 && !strcmp(scenario, "pipe-pingpong")) {

@@ -1,0 +1,89 @@
+"""The WASH baseline on the asymmetric QEMU machine, judged from inside the guest.
+
+Each test runs a wash-* scenario of ampkit-schedtest (workloads/runner) on
+2B4L under the policy wash. The threads note when their allowed CPUs were
+first narrowed; the kernel's per-task lines (colab.big_ns / little_ns,
+wash.bound) say where they ran and what WASH holds. As for COLAB, QEMU
+does not model big and little speeds: these are checks of decisions.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ampkit.kernel import KernelBuild
+
+from .helpers import app_json, make_mix, run_mix, run_schedtest, schedtest, threads_by_role
+
+QUANTUM_MS = 40
+
+
+def big_share_since_binding(thread: dict[str, Any]) -> float:
+    end, start = thread["kernel"], thread["at_bind"]
+    big = end["big_ns"] - start["big_ns"]
+    little = end["little_ns"] - start["little_ns"]
+    return float(big) / max(1.0, float(big + little))
+
+
+def run_wash(tmp_path: Path, kernel: KernelBuild, initramfs: Path, scenario: str) -> Any:
+    return run_schedtest(
+        tmp_path / "run", kernel, initramfs, scenario, "4", policy="wash", platform="2B4L"
+    )
+
+
+def test_as_many_threads_as_big_cpus_run_there(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    outcome = run_mix(
+        tmp_path / "run",
+        kernel_build,
+        initramfs,
+        make_mix(schedtest("wash-few", "4")),
+        policy="wash",
+        platform="2B4L",
+    )
+    assert outcome.ok, outcome.status
+    assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
+    for t in app_json(outcome, 0)["threads"]:
+        k = t["kernel"]
+        share = k["big_ns"] / max(1, k["big_ns"] + k["little_ns"])
+        assert share >= 0.9, (share, t)
+        assert k["wash_bound"] == 1, t
+    # the run says what WASH's ExecRank measured work with
+    manifest = json.loads((outcome.directory / "manifest.json").read_text())
+    assert manifest["policy"] == "wash"
+    assert "run time" in manifest["policy_details"]["work_source"]
+
+
+def test_a_scalable_application_is_not_confined(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    result = run_wash(tmp_path, kernel_build, initramfs, "wash-scalable")
+    little = sum(t["kernel"]["little_ns"] for t in result["threads"])
+    run = sum(t["kernel"]["big_ns"] + t["kernel"]["little_ns"] for t in result["threads"])
+    # six threads on six CPUs, four of them little: most run time is there
+    assert little >= 0.4 * run, (little, run, result)
+    for t in result["threads"]:
+        assert "bound_at_ms" not in t, t
+        assert t["kernel"]["wash_bound"] == 0, t
+
+
+def test_the_lock_holder_is_bound_and_the_light_threads_are_not(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    result = run_wash(tmp_path, kernel_build, initramfs, "wash-lock")
+    roles = threads_by_role(result)
+    holder = roles["holder"][0]
+    print("holder bound at", holder.get("bound_at_ms"), "ms")
+    # within a few quanta of the start (QEMU's pace makes a quantum longer)
+    assert "bound_at_ms" in holder, result
+    assert holder["bound_at_ms"] <= 10 * QUANTUM_MS, holder
+    assert big_share_since_binding(holder) >= 0.8, holder
+    # Each light thread checks its allowed CPUs every round (20 ms, under a
+    # quantum). Its mask at exit is not asserted: once the others have
+    # exited, two threads are no more than the big CPUs and lines 7-8 of
+    # Algorithm 1 rightly bind them.
+    assert len(roles["light"]) == 2
+    for t in roles["light"]:
+        assert t["rounds"] > 50, t
+        assert "bound_at_ms" not in t, t
