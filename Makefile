@@ -11,7 +11,7 @@ help:
 	@echo "make setup         install missing Debian packages and the Python environment"
 	@echo "make kernel        build the patched kernel (kernel-debug: the debug variant)"
 	@echo "make images        build the guest programs and the initramfs"
-	@echo "make bench         print build and boot figures, COLAB overhead against CFS"
+	@echo "make bench         print build and boot figures, COLAB overhead against CFS, WASH worker time"
 	@echo "make lint          ruff and mypy"
 	@echo "make clean         remove build/ and runs/ (kernel builds stay in the cache)"
 
@@ -36,6 +36,7 @@ images: setup
 bench: setup
 	$(VENV)/bin/python benchmarks/foundation.py
 	$(VENV)/bin/python benchmarks/colab_overhead.py
+	$(VENV)/bin/python benchmarks/wash_overhead.py
 
 lint: setup
 	$(VENV)/bin/ruff check .
