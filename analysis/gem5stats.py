@@ -1,0 +1,133 @@
+"""gem5's statistics, as the analysis needs them: per CPU, per dump.
+
+gem5 writes one block of statistics per dump (``m5 dumpstats`` or
+``dumpresetstats``, and one at exit) to ``stats.txt``, or to a JSON file
+when the run asked for ``--stats-file=json://stats.json``. Each dump
+becomes a list of rows, one per CPU: its cluster, cycles, committed
+instructions and, where the configuration attached a power model, the
+energy it spent (gem5's power models report average watts over the dump,
+so energy = (dynamic + static power) x simulated seconds).
+"""
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+_BEGIN = "---------- Begin Simulation Statistics ----------"
+_END = "---------- End Simulation Statistics   ----------"
+
+#: system.<cluster>.cpus<N>.<stat>, as fs_bigLITTLE.py and the kit's configs
+#: name them; system.cpu<N> for single-cluster scripts.
+_CPU = re.compile(r"^system\.(?:(?P<cluster>\w+)\.cpus(?P<n>\d+)|cpu(?P<m>\d+))\.(?P<stat>.+)$")
+
+#: committed instructions under the names gem5 versions used
+_INSTS = ("commitStats0.numInsts", "committedInsts", "exec_context.thread_0.numInsts")
+
+
+class StatsError(ValueError):
+    """The stats file cannot be read as gem5 statistics."""
+
+
+def parse_text(text: str) -> list[dict[str, float]]:
+    """Every dump of a stats.txt, as {stat name: first value}."""
+    dumps: list[dict[str, float]] = []
+    current: dict[str, float] | None = None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if line.startswith(_BEGIN):
+            current = {}
+            continue
+        if line.startswith(_END):
+            if current is None:
+                raise StatsError(f"line {lineno}: end of a dump that never began")
+            dumps.append(current)
+            current = None
+            continue
+        if current is None or not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) < 2:
+            continue
+        try:
+            current[fields[0]] = float(fields[1])
+        except ValueError:
+            continue  # distribution headers, text values
+    if current is not None:
+        raise StatsError("the last dump has no end marker (truncated file?)")
+    return dumps
+
+
+def _flatten(node: Any, prefix: str, out: dict[str, float]) -> None:
+    if isinstance(node, dict):
+        if "value" in node and not isinstance(node["value"], dict | list):
+            value = node["value"]
+            if isinstance(value, int | float):
+                out[prefix] = float(value)
+            return
+        for key, child in node.items():
+            _flatten(child, f"{prefix}.{key}" if prefix else key, out)
+    elif isinstance(node, list):
+        # vector stats: the first element stands for the whole, like stats.txt
+        if node and isinstance(node[0], int | float):
+            out[prefix] = float(node[0])
+    elif isinstance(node, int | float) and not isinstance(node, bool):
+        out[prefix] = float(node)
+
+
+def parse_json(text: str) -> list[dict[str, float]]:
+    """The dumps of a JSON stats file: one object, or a list of them (one per dump)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise StatsError(f"not JSON: {e}") from e
+    dumps = data if isinstance(data, list) else [data]
+    result = []
+    for dump in dumps:
+        flat: dict[str, float] = {}
+        _flatten(dump, "", flat)
+        result.append(flat)
+    return result
+
+
+def read_stats(run_dir: Path) -> list[dict[str, float]] | None:
+    """The dumps of a run's gem5 statistics; None where the run has none."""
+    for name, parse in (("stats.json", parse_json), ("stats.txt", parse_text)):
+        path = run_dir / name
+        if path.is_file():
+            return parse(path.read_text(errors="replace"))
+    return None
+
+
+def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
+    """One row per CPU per dump: dump, cpu, cluster, cycles, insts, energy_j, sim_seconds."""
+    rows: list[dict[str, Any]] = []
+    for index, stats in enumerate(dumps):
+        seconds = stats.get("simSeconds", math.nan)
+        cpus: dict[str, dict[str, Any]] = {}
+        for name, value in stats.items():
+            m = _CPU.match(name)
+            if not m:
+                continue
+            cluster = m["cluster"] or "cpus"
+            cpu = f"{cluster}.cpus{m['n']}" if m["n"] is not None else f"cpu{m['m']}"
+            row = cpus.setdefault(
+                cpu,
+                {"dump": index, "cpu": cpu, "cluster": cluster, "sim_seconds": seconds},
+            )
+            stat = m["stat"]
+            if stat == "numCycles":
+                row["cycles"] = value
+            elif stat in _INSTS and "insts" not in row:
+                row["insts"] = value
+            elif stat.endswith("power_model.dynamicPower"):
+                row["dynamic_w"] = value
+            elif stat.endswith("power_model.staticPower"):
+                row["static_w"] = value
+        for row in cpus.values():
+            row.setdefault("cycles", math.nan)
+            row.setdefault("insts", math.nan)
+            watts = row.pop("dynamic_w", math.nan) + row.pop("static_w", 0.0)
+            row["energy_j"] = watts * seconds
+            rows.append(row)
+    return rows

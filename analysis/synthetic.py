@@ -1,0 +1,83 @@
+"""Run directories written without running anything, in the layout of ampkit.run.
+
+For the analysis' tests and its scaling benchmark: the files a finished run
+leaves (manifest.json, results.jsonl, status), with turnarounds and thread
+times chosen by the caller. Nothing here is ever collected as a result of
+the kit's own runs.
+"""
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SynthApp:
+    program: str
+    threads: int
+    turnaround_ns: int
+    thread_ns: Sequence[int] = ()
+    argv: Sequence[str] = ()
+    tasks: Sequence[dict[str, object]] = ()  # the kernel's per-task counters, if any
+
+
+def write_run(
+    parent: Path,
+    *,
+    platform: str,
+    policy: str,
+    mix: str,
+    apps: Sequence[SynthApp],
+    repetition: int = 0,
+    engine: str = "qemu",
+    status: str = "ok",
+) -> Path:
+    run_id = f"{platform}-{policy}-{mix}-r{repetition}"
+    d = parent / run_id
+    d.mkdir(parents=True)
+    manifest = {
+        "kind": "ampkit-run",
+        "version": 1,
+        "run_id": run_id,
+        "engine": {"name": engine},
+        "platform": {"name": platform},
+        "policy": policy,
+        "mix": {
+            "name": mix,
+            "apps": [
+                {"program": a.program, "threads": a.threads, "size": 1, "args": list(a.argv)}
+                for a in apps
+            ],
+        },
+        "repetition": repetition,
+        "status": status,
+    }
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    lines = []
+    seen: dict[str, int] = {}
+    for a in apps:
+        instance = seen.get(a.program, 0)
+        seen[a.program] = instance + 1
+        times = list(a.thread_ns) or [a.turnaround_ns] * a.threads
+        lines.append(
+            json.dumps(
+                {
+                    "type": "app",
+                    "run_id": run_id,
+                    "app": a.program,
+                    "instance": instance,
+                    "threads": a.threads,
+                    "argv": list(a.argv),
+                    "start_ns": 1_000_000,
+                    "end_ns": 1_000_000 + a.turnaround_ns,
+                    "status": "ok",
+                    "thread_times_ns": times,
+                    "thread_cpu_ns": times,
+                    **({"tasks": list(a.tasks)} if a.tasks else {}),
+                }
+            )
+        )
+    (d / "results.jsonl").write_text("\n".join(lines) + "\n")
+    (d / "status").write_text(status + "\n")
+    return d
