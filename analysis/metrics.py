@@ -1,0 +1,300 @@
+"""The comparison metrics (DESIGN section 7), as pure functions over tables.
+
+For a mix of n applications under a policy, with T_i its turnaround in the
+mix and T_i^alone its turnaround alone on the same engine and platform
+under the reference policy (``cfs`` unless told otherwise):
+
+    Slowdown_i = T_i / T_i^alone
+    H_ANTT     = (1/n) sum Slowdown_i                      lower is better
+    H_STP      = sum 1 / Slowdown_i                        higher is better
+    Unfairness = max Slowdown_i / min Slowdown_i           lower is better
+    Fairness   = 1 - (1/n) sum cv_i                        higher is better
+                 cv_i: population std / mean of the wall times of
+                 application i's threads (0 for one thread)
+    ASP        = sum (CT_slow,i / T_i - 1)                  higher is better
+                 CT_slow,i: turnaround alone on little CPUs only
+    EDP        = energy x completion time                  lower is better
+                 (without dividing by the instruction count; completion
+                 time is the run's makespan, the longest turnaround)
+
+Each is computed per run, that is per (engine, platform, policy, mix,
+repetition); then, per (engine, platform, policy, mix), the mean over
+repetitions with a 95% confidence interval (Student's t), and the mean
+normalised to the reference policy's mean for the same engine, platform
+and mix; then the geometric mean of those ratios over mixes.
+
+A new metric is a function of one run's rows plus its entry in
+``PER_RUN`` (name, direction, description); the report picks it up.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ampkit.errors import AmpkitError
+
+REFERENCE_POLICY = "cfs"
+GROUP = ["engine", "platform", "policy", "mix"]
+RUN = [*GROUP, "repetition", "run"]
+
+
+# --- one run ------------------------------------------------------------------
+
+
+def h_antt(slowdowns: Sequence[float]) -> float:
+    return sum(slowdowns) / len(slowdowns)
+
+
+def h_stp(slowdowns: Sequence[float]) -> float:
+    return sum(1.0 / s for s in slowdowns)
+
+
+def unfairness(slowdowns: Sequence[float]) -> float:
+    return max(slowdowns) / min(slowdowns)
+
+
+def coefficient_of_variation(times: Sequence[float]) -> float:
+    """Population standard deviation over mean; 0 for a single thread."""
+    n = len(times)
+    if n < 2:
+        return 0.0
+    mean = sum(times) / n
+    if mean == 0:
+        return 0.0
+    var = sum((t - mean) ** 2 for t in times) / n
+    return math.sqrt(var) / mean
+
+
+def fairness(thread_times: Sequence[Sequence[float]]) -> float:
+    """1 - the mean over applications of the cv of their threads' times."""
+    return 1.0 - sum(coefficient_of_variation(t) for t in thread_times) / len(thread_times)
+
+
+def asp(slow_alone: Sequence[float], turnarounds: Sequence[float]) -> float:
+    return sum(s / t - 1.0 for s, t in zip(slow_alone, turnarounds, strict=True))
+
+
+def edp(energy_j: float, completion_s: float) -> float:
+    return energy_j * completion_s
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    better: str  # "lower" or "higher"
+    description: str
+
+
+PER_RUN: tuple[Metric, ...] = (
+    Metric("h_antt", "lower", "average normalised turnaround time: the mean slowdown"),
+    Metric("h_stp", "higher", "system throughput: sum of 1/slowdown"),
+    Metric("unfairness", "lower", "max slowdown / min slowdown"),
+    Metric("fairness", "higher", "1 - mean coefficient of variation of thread times"),
+    Metric("asp", "higher", "sum of (turnaround alone on little CPUs / turnaround - 1)"),
+    Metric("energy_j", "lower", "energy of all CPUs over the run, from gem5's power model"),
+    Metric("edp", "lower", "energy x completion time (no instruction count)"),
+)
+METRICS = {m.name: m for m in PER_RUN}
+
+
+# --- references -----------------------------------------------------------------
+
+
+class MissingReference(AmpkitError):
+    """Reference runs are missing; the message lists which to add."""
+
+
+def _alone_runs(apps: pd.DataFrame, policy: str) -> pd.DataFrame:
+    """Turnarounds of applications that ran alone under ``policy``."""
+    napps = apps.groupby("run")["app"].transform("size")
+    alone = apps[(napps == 1) & (apps["policy"] == policy)]
+    return alone.groupby(["engine", "platform", "key"], as_index=False).agg(
+        alone_ns=("turnaround_ns", "mean"), alone_runs=("run", lambda r: sorted(set(r)))
+    )
+
+
+def with_slowdowns(apps: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.DataFrame:
+    """``apps`` plus alone_ns, alone_runs and slowdown; raises if a reference is missing."""
+    refs = _alone_runs(apps, reference)
+    out = apps.merge(refs, on=["engine", "platform", "key"], how="left")
+    missing = out[out["alone_ns"].isna()][["engine", "platform", "key"]].drop_duplicates()
+    if not missing.empty:
+        lines = [
+            f"  {r.engine} {r.platform}: {r.key} alone under {reference}"
+            for r in missing.itertuples()
+        ]
+        raise MissingReference(
+            f"{len(lines)} reference run(s) missing: each application needs a run of a "
+            f"mix holding only it, on the same engine and platform, under {reference}:\n"
+            + "\n".join(lines),
+            "run them (ampkit run --policy "
+            f"{reference} --mix <a mix of that one application>) and collect again",
+        )
+    out["slowdown"] = out["turnaround_ns"] / out["alone_ns"]
+    return out
+
+
+def with_slow_references(
+    apps: pd.DataFrame, little_only: dict[str, str], reference: str = REFERENCE_POLICY
+) -> pd.DataFrame:
+    """``apps`` plus slow_alone_ns: the turnaround alone on a little-only platform.
+
+    ``little_only`` maps a platform to the platform of its little CPUs alone
+    (for example 2B2L -> 0B2L); rows without such runs get NaN and no ASP.
+    """
+    refs = _alone_runs(apps, reference).rename(
+        columns={"platform": "slow_platform", "alone_ns": "slow_alone_ns"}
+    )
+    out = apps.copy()
+    out["slow_platform"] = out["platform"].map(little_only)
+    out = out.merge(
+        refs[["engine", "slow_platform", "key", "slow_alone_ns"]],
+        on=["engine", "slow_platform", "key"],
+        how="left",
+    )
+    return out.drop(columns=["slow_platform"])
+
+
+# --- per run, then over repetitions ---------------------------------------------
+
+
+def per_run(
+    apps: pd.DataFrame, threads: pd.DataFrame, cpus: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """One row per run with every metric; ``apps`` must carry slowdown."""
+    times = (
+        threads.groupby(["run", "app", "instance"])["wall_ns"].apply(list).rename("thread_times")
+    )
+    apps = apps.join(times, on=["run", "app", "instance"])
+    energy = (
+        cpus.groupby("run")["energy_j"].sum(min_count=1)
+        if cpus is not None and not cpus.empty
+        else pd.Series(dtype=float)
+    )
+    rows = []
+    for key, g in apps.groupby(RUN, sort=True):
+        s = g["slowdown"].tolist()
+        thread_times = [t if isinstance(t, list) and t else [1.0] for t in g["thread_times"]]
+        slow = g["slow_alone_ns"].tolist() if "slow_alone_ns" in g else []
+        run = key[-1]
+        energy_j = float(energy.get(run, math.nan))
+        completion_s = float(g["turnaround_ns"].max()) / 1e9
+        rows.append(
+            {
+                **dict(zip(RUN, key, strict=True)),
+                "apps": len(s),
+                "h_antt": h_antt(s),
+                "h_stp": h_stp(s),
+                "unfairness": unfairness(s),
+                "fairness": fairness(thread_times),
+                "asp": asp(slow, g["turnaround_ns"].tolist())
+                if slow and not any(math.isnan(x) for x in slow)
+                else math.nan,
+                "energy_j": energy_j,
+                "edp": edp(energy_j, completion_s),
+            }
+        )
+    return pd.DataFrame(rows, columns=[*RUN, "apps", *METRICS])
+
+
+#: Student's t, two-sided 95%, by degrees of freedom (1.96 beyond 30)
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
+
+
+def ci95(values: Sequence[float]) -> float:
+    """Half-width of the 95% confidence interval of the mean; NaN below 2 values."""
+    xs = [v for v in values if not math.isnan(v)]
+    n = len(xs)
+    if n < 2:
+        return math.nan
+    mean = sum(xs) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
+    return t * sd / math.sqrt(n)
+
+
+def summarise(runs: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.DataFrame:
+    """Long table: per (engine, platform, policy, mix, metric): mean, ci95, n,
+    normalised (mean / the reference policy's mean), runs."""
+    long = runs.melt(id_vars=RUN, value_vars=list(METRICS), var_name="metric")
+    long = long.dropna(subset=["value"])
+    keys = [*GROUP, "metric"]
+    summary = long.groupby(keys, as_index=False).agg(
+        mean=("value", "mean"),
+        ci95=("value", ci95),
+        n=("value", "size"),
+        runs=("run", sorted),
+    )
+    ref = summary[summary["policy"] == reference][
+        ["engine", "platform", "mix", "metric", "mean"]
+    ].rename(columns={"mean": "reference_mean"})
+    summary = summary.merge(ref, on=["engine", "platform", "mix", "metric"], how="left")
+    summary["normalised"] = summary["mean"] / summary["reference_mean"]
+    return summary
+
+
+def geomean(values: Sequence[float]) -> float:
+    xs = [v for v in values if v > 0 and not math.isnan(v)]
+    if not xs:
+        return math.nan
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def geomeans(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (engine, platform, policy, metric): geometric mean over mixes of the
+    normalised means, and how many mixes it covers."""
+    g = summary.dropna(subset=["normalised"])
+    out: pd.DataFrame = g.groupby(["engine", "platform", "policy", "metric"], as_index=False).agg(
+        geomean=("normalised", geomean), mixes=("mix", "nunique")
+    )
+    return out
+
+
+def compute(
+    apps: pd.DataFrame,
+    threads: pd.DataFrame,
+    cpus: pd.DataFrame | None = None,
+    *,
+    reference: str = REFERENCE_POLICY,
+    little_only: dict[str, str] | None = None,
+    min_apps: int = 2,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """From collected tables: (slowdowns per app, metrics per run, summary, geomeans).
+
+    Only runs of mixes with at least ``min_apps`` applications are compared
+    (the single-application runs are the references).
+    """
+    napps = apps.groupby("run")["app"].transform("size")
+    mixed = apps[napps >= min_apps]
+    if mixed.empty:
+        raise AmpkitError(
+            f"no run of a mix with at least {min_apps} applications to compare",
+            "collect a directory holding multi-programmed runs (or lower --min-apps)",
+        )
+    slow = with_slowdowns(pd.concat([mixed, apps[napps == 1]]), reference)
+    slow = slow[slow["run"].isin(mixed["run"])]
+    if little_only:
+        slow = with_slow_references(pd.concat([slow, apps[napps == 1]]), little_only, reference)
+        slow = slow[slow["run"].isin(mixed["run"])]
+    runs = per_run(slow, threads, cpus)
+    have = set(
+        runs.loc[runs["policy"] == reference, ["engine", "platform", "mix"]].itertuples(
+            index=False, name=None
+        )
+    )
+    lacking = sorted(
+        set(runs[["engine", "platform", "mix"]].itertuples(index=False, name=None)) - have
+    )
+    if lacking:
+        raise MissingReference(
+            f"{len(lacking)} mix(es) have no run under {reference} to normalise to:\n"
+            + "\n".join(f"  {e} {p}: mix {m} under {reference}" for e, p, m in lacking),
+            f"run them (ampkit run --policy {reference} --platform ... --mix ...) "
+            "and collect again",
+        )
+    summary = summarise(runs, reference)
+    return slow, runs, summary, geomeans(summary)
