@@ -3,7 +3,7 @@
 VENV   := .venv
 AMPKIT := $(VENV)/bin/ampkit
 
-.PHONY: help setup demo test kernel kernel-debug images bench lint clean
+.PHONY: help setup demo test kernel kernel-debug images report bench lint clean
 
 help:
 	@echo "make demo          build the kernel and initramfs, run a mix on QEMU 2B2L, summarise"
@@ -11,7 +11,8 @@ help:
 	@echo "make setup         install missing Debian packages and the Python environment"
 	@echo "make kernel        build the patched kernel (kernel-debug: the debug variant)"
 	@echo "make images        build the guest programs and the initramfs"
-	@echo "make bench         print build and boot figures, COLAB overhead against CFS, WASH worker time"
+	@echo "make report DIR=d  collect the run directories under d and write d/report/"
+	@echo "make bench         print build and boot figures, COLAB overhead, WASH worker time, analysis at 10k runs"
 	@echo "make lint          ruff and mypy"
 	@echo "make clean         remove build/ and runs/ (kernel builds stay in the cache)"
 
@@ -33,10 +34,14 @@ kernel-debug: setup
 images: setup
 	$(AMPKIT) images build
 
+report: setup
+	$(AMPKIT) report $(or $(DIR),runs)
+
 bench: setup
 	$(VENV)/bin/python benchmarks/foundation.py
 	$(VENV)/bin/python benchmarks/colab_overhead.py
 	$(VENV)/bin/python benchmarks/wash_overhead.py
+	$(VENV)/bin/python benchmarks/analysis_scale.py
 
 lint: setup
 	$(VENV)/bin/ruff check .

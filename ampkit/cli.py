@@ -14,7 +14,7 @@ from ampkit import build as build_mod
 from ampkit import hostdeps, kernel, platform, policies
 from ampkit.engines import qemu
 from ampkit.errors import AmpkitError
-from ampkit.mix import load_mix, mix_names
+from ampkit.mix import Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, RunRequest, execute
 from ampkit.summary import summarize
 
@@ -183,11 +183,79 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 for p in amp.get("available") or []
                 if p in policies.POLICIES and p != policies.BASELINE
             ]
+    # The references: each application of the mix alone under the baseline.
+    for app in mix.apps:
+        alone = Mix(
+            name=f"alone-{app.program}",
+            description=f"{app.program} of the {mix.name} mix, alone",
+            category=mix.category,
+            apps=(app,),
+            source=mix.source,
+        )
+        request = RunRequest(platform=plat, policy=policies.BASELINE, mix=alone)
+        print(f"demo: {request.run_id} on QEMU (reference)", file=sys.stderr)
+        outcome = execute(request, out / request.run_id, build, image, force=True)
+        print(f"demo: {outcome.directory}: {outcome.status}", file=sys.stderr)
+        done.append(outcome.directory)
+        all_ok = all_ok and outcome.ok
     text = summarize(done)
     (out / "summary.txt").write_text(text)
     print(text)
-    print(f"run directories and summary.txt are in {out}")
+    from ampkit.analysis.report import write_report
+
+    report = write_report(out, out / "report")
+    print(f"run directories and summary.txt are in {out}; the report is {report.directory}/")
     return 0 if all_ok else EXIT_FAILED_RUN
+
+
+def _little_only(pairs: list[str]) -> dict[str, str]:
+    mapping = {}
+    for pair in pairs:
+        platform_name, sep, slow = pair.partition("=")
+        if not sep or not platform_name or not slow:
+            raise AmpkitError(
+                f"--little-only {pair!r} is not PLATFORM=LITTLE_ONLY_PLATFORM",
+                "for example --little-only 2B2L=0B2L",
+            )
+        mapping[platform_name] = slow
+    return mapping
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    from ampkit.analysis.collect import collect
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise AmpkitError(f"{root} is not a directory", "give a directory of run directories")
+    col = collect(root)
+    out = Path(args.out) if args.out else root / "collected"
+    col.save(out)
+    print(
+        f"{int(col.runs['included'].sum())} runs collected, {len(col.excluded)} excluded; "
+        f"tables in {out}"
+    )
+    for r in col.excluded.to_dict("records"):
+        print(f"  excluded {r['run']}: {r['reason']}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ampkit.analysis.report import write_report
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise AmpkitError(f"{root} is not a directory", "give a directory of run directories")
+    out = Path(args.out) if args.out else root / "report"
+    report = write_report(
+        root,
+        out,
+        reference=policies.check_policy(args.reference),
+        little_only=_little_only(args.little_only),
+        min_apps=args.min_apps,
+    )
+    excluded = report.collection.excluded
+    print(f"{out / 'report.md'}, {out / 'report.html'}; {len(excluded)} runs excluded")
+    return 0
 
 
 # --- parser ------------------------------------------------------------------
@@ -277,6 +345,34 @@ def parser() -> argparse.ArgumentParser:
         help="use the kernel and initramfs as built; do not check them",
     )
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("collect", help="run directories into tidy tables (Parquet and CSV)")
+    s.add_argument("dir", help="a directory holding run directories (searched recursively)")
+    s.add_argument("--out", help="where the tables go (default: DIR/collected)")
+    s.set_defaults(func=cmd_collect)
+
+    s = sub.add_parser("report", help="metrics and the comparison report of run directories")
+    s.add_argument("dir", help="a directory holding run directories (searched recursively)")
+    s.add_argument("--out", help="where the report goes (default: DIR/report)")
+    s.add_argument(
+        "--reference",
+        default=policies.BASELINE,
+        help="the policy slowdowns and normalised means are relative to",
+    )
+    s.add_argument(
+        "--little-only",
+        action="append",
+        default=[],
+        metavar="PLATFORM=PLATFORM",
+        help="where the little-only reference runs of a platform are (for ASP)",
+    )
+    s.add_argument(
+        "--min-apps",
+        type=int,
+        default=2,
+        help="compare mixes of at least this many applications (single ones are references)",
+    )
+    s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("demo", help="the small end-to-end run of 'make demo'")
     s.add_argument("--out", default="runs/demo", help="where the runs go (replaced)")

@@ -1,9 +1,13 @@
-"""'make demo' end to end: every policy the kernel has, a run directory each, a summary."""
+"""'make demo' end to end: every policy the kernel has, a run directory each,
+the references, a summary and the report; collection of those real runs."""
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from ampkit.analysis.collect import collect
 from ampkit.cli import main
 from ampkit.kernel import KernelBuild
 from ampkit.summary import QEMU_NOTICE
@@ -18,12 +22,36 @@ def test_demo_runs_every_policy_and_summarises(
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0
     runs = sorted(p.name for p in out.iterdir() if p.is_dir())
-    assert runs == ["2B2L-cfs-demo-r0", "2B2L-colab-demo-r0", "2B2L-wash-demo-r0"]
-    assert (out / runs[0] / "status").read_text() == "ok\n"
+    mixes = ["2B2L-cfs-demo-r0", "2B2L-colab-demo-r0", "2B2L-wash-demo-r0"]
+    references = ["2B2L-cfs-alone-compute-r0", "2B2L-cfs-alone-contend-r0"]
+    assert runs == sorted([*mixes, *references, "report"])
+    for run in [*mixes, *references]:
+        assert (out / run / "status").read_text() == "ok\n"
     summary = (out / "summary.txt").read_text()
     assert summary.startswith(QEMU_NOTICE)
     assert "compute#0" in summary and "contend#0" in summary
     assert summary in capsys.readouterr().out
+    report = (out / "report" / "report.md").read_text()
+    assert report.startswith(QEMU_NOTICE)
+    plots = json.loads((out / "report" / "plots" / "plots.json").read_text())
+    # one mix and its geomean, colab and wash against cfs
+    assert plots["qemu-2B2L-h_antt.png"] == 4
+    # the real runs, collected: two applications of (2 + 4) threads per mix run
+    col = collect(out)
+    assert col.excluded.empty, col.excluded
+    assert len(col.apps) == 3 * 2 + 2
+    assert len(col.threads) == 3 * (2 + 4) + 2 + 4
+    assert (col.apps["turnaround_ns"] > 0).all()
+    # a real run cut short: its results lose their last line's end
+    cut = out / "cut" / mixes[1]
+    shutil.copytree(out / mixes[1], cut)
+    text = (cut / "results.jsonl").read_text()
+    (cut / "results.jsonl").write_text(text[: text.rindex("}")])
+    col = collect(out)
+    assert col.excluded[["run", "reason"]].values.tolist() == [
+        [f"cut/{mixes[1]}", "corrupt: results.jsonl line 2 is not JSON (truncated?)"]
+    ]
+    shutil.rmtree(out / "cut")
     # again: the directory is replaced, not refused
     assert main(["demo", "--out", str(out)]) == 0
 

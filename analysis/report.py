@@ -1,0 +1,373 @@
+"""The comparison report: report.md, a self-contained report.html, plots, tables.
+
+``write_report(root, out)`` collects the run directories under ``root``,
+computes the metrics and writes into ``out``:
+
+    report.md, report.html   the same content; the HTML embeds its images
+    plots/*.png              one file per figure, plots.json their bar counts
+    tables/*.csv, *.parquet  the collected tables (runs, apps, threads, cpus,
+                             tasks) and the derived ones (slowdowns,
+                             per_run, summary, geomeans)
+
+Every number in a table links to the run directories it came from; the
+excluded runs are listed with their reasons.
+"""
+
+import base64
+import html
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display; must precede pyplot
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from ampkit.analysis import metrics
+from ampkit.analysis.collect import Collection, collect
+from ampkit.summary import QEMU_NOTICE
+
+#: figures of normalised means, in report order
+NORMALISED = ("h_antt", "h_stp", "fairness", "unfairness", "energy_j", "edp")
+
+
+# --- a document rendered twice ------------------------------------------------
+
+
+@dataclass
+class Doc:
+    blocks: list[tuple[str, Any]] = field(default_factory=list)
+
+    def h(self, level: int, text: str) -> None:
+        self.blocks.append(("h", (level, text)))
+
+    def p(self, text: str) -> None:
+        self.blocks.append(("p", text))
+
+    def table(self, header: list[str], rows: list[list[Any]]) -> None:
+        """Cells are text, or (text, [(label, href), ...]) for linked cells."""
+        self.blocks.append(("table", (header, rows)))
+
+    def image(self, path: Path, alt: str) -> None:
+        self.blocks.append(("img", (path, alt)))
+
+    def markdown(self, base: Path) -> str:
+        out: list[str] = []
+        for kind, value in self.blocks:
+            if kind == "h":
+                out.append(f"{'#' * value[0]} {value[1]}\n")
+            elif kind == "p":
+                out.append(value + "\n")
+            elif kind == "img":
+                out.append(f"![{value[1]}]({value[0].relative_to(base).as_posix()})\n")
+            else:
+                header, rows = value
+                out.append("| " + " | ".join(header) + " |")
+                out.append("|" + "---|" * len(header))
+                for row in rows:
+                    out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+                out.append("")
+        return "\n".join(out)
+
+    def html(self, title: str) -> str:
+        out = [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{html.escape(title)}</title>",
+            "<style>body{font-family:sans-serif;max-width:75em;margin:auto}"
+            "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px}"
+            "td{text-align:right}img{max-width:100%}</style></head><body>",
+        ]
+        for kind, value in self.blocks:
+            if kind == "h":
+                out.append(f"<h{value[0]}>{html.escape(value[1])}</h{value[0]}>")
+            elif kind == "p":
+                out.append(f"<p>{html.escape(value)}</p>")
+            elif kind == "img":
+                data = base64.b64encode(value[0].read_bytes()).decode()
+                out.append(
+                    f'<img alt="{html.escape(value[1])}" src="data:image/png;base64,{data}">'
+                )
+            else:
+                header, rows = value
+                out.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header))
+                for row in rows:
+                    out.append("<tr>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row))
+                out.append("</table>")
+        out.append("</body></html>")
+        return "\n".join(out) + "\n"
+
+
+def _md_cell(cell: Any) -> str:
+    if isinstance(cell, tuple):
+        text, links = cell
+        return f"{text} " + " ".join(f"[{label}]({href})" for label, href in links)
+    return str(cell).replace("|", "\\|")
+
+
+def _html_cell(cell: Any) -> str:
+    if isinstance(cell, tuple):
+        text, links = cell
+        anchors = " ".join(
+            f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in links
+        )
+        return f"{html.escape(text)} {anchors}"
+    return html.escape(str(cell))
+
+
+# --- plots ----------------------------------------------------------------------
+
+
+def grouped_bars(
+    values: pd.DataFrame, *, title: str, ylabel: str, path: Path, reference_line: bool
+) -> int:
+    """A bar per (group, series) from a frame indexed by group, one column per
+    series; returns the number of bars drawn (NaN bars are not drawn)."""
+    groups, series = list(values.index), list(values.columns)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(groups) * max(1, len(series))), 4))
+    width = 0.8 / max(1, len(series))
+    bars = 0
+    for j, name in enumerate(series):
+        xs, ys = [], []
+        for i, group in enumerate(groups):
+            y = values.loc[group, name]
+            if isinstance(y, float) and math.isnan(y):
+                continue
+            xs.append(i + (j - (len(series) - 1) / 2) * width)
+            ys.append(float(y))
+        ax.bar(xs, ys, width=width, label=str(name))
+        bars += len(xs)
+    if reference_line:
+        ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(groups)), [str(g) for g in groups], rotation=30, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=90)
+    plt.close(fig)
+    return bars
+
+
+# --- the report -------------------------------------------------------------------
+
+
+def _fmt(x: float) -> str:
+    if isinstance(x, float) and math.isnan(x):
+        return "-"
+    return f"{x:.3g}" if abs(x) < 1e4 else f"{x:.4g}"
+
+
+def _links(runs: list[str], root: Path, out: Path) -> list[tuple[str, str]]:
+    rel = Path(os.path.relpath(root, out))
+    return [(f"r{i}", (rel / r).as_posix()) for i, r in enumerate(runs)]
+
+
+@dataclass
+class Report:
+    directory: Path
+    plots: dict[str, int]
+    collection: Collection
+
+
+def write_report(
+    root: Path,
+    out: Path,
+    *,
+    reference: str = metrics.REFERENCE_POLICY,
+    little_only: dict[str, str] | None = None,
+    min_apps: int = 2,
+    collection: Collection | None = None,
+) -> Report:
+    col = collection if collection is not None else collect(root)
+    slow, per_run, summary, gm = metrics.compute(
+        col.apps,
+        col.threads,
+        col.cpus,
+        reference=reference,
+        little_only=little_only,
+        min_apps=min_apps,
+    )
+    tables = out / "tables"
+    plots_dir = out / "plots"
+    plots_dir.mkdir(parents=True, exist_ok=True)
+    col.save(tables)
+    for name, frame in (
+        ("slowdowns", slow),
+        ("per_run", per_run),
+        ("summary", summary),
+        ("geomeans", gm),
+    ):
+        frame.to_csv(tables / f"{name}.csv", index=False)
+        frame.to_parquet(tables / f"{name}.parquet", index=False)
+
+    doc = Doc()
+    engines = sorted(set(per_run["engine"]))
+    if "qemu" in engines:
+        doc.p(QEMU_NOTICE)
+    doc.h(1, "Scheduler comparison")
+    included = int(col.runs["included"].sum())
+    doc.p(
+        f"{included} runs collected from {root}, {len(col.excluded)} excluded; "
+        f"reference policy {reference} (slowdowns against each application alone "
+        f"under it, means normalised to it); 95% confidence intervals over repetitions "
+        f"(Student's t). EDP is energy x completion time, not divided by instructions."
+    )
+    plots: dict[str, int] = {}
+    for (engine, platform), part in summary.groupby(["engine", "platform"]):
+        doc.h(2, f"{platform} on {engine}")
+        _platform_section(
+            doc,
+            part=part,
+            gm=gm,
+            slow=slow,
+            engine=str(engine),
+            platform=str(platform),
+            reference=reference,
+            root=root,
+            out=out,
+            plots=plots,
+        )
+    _kernel_section(doc, col, out, plots)
+    doc.h(2, "Excluded runs")
+    if col.excluded.empty:
+        doc.p("None: every run directory found counts.")
+    else:
+        doc.table(
+            ["run", "reason"],
+            [
+                [("", _links([str(r["run"])], root, out)), str(r["reason"]).replace("\n", " ")]
+                for r in col.excluded.to_dict("records")
+            ],
+        )
+    (out / "report.md").write_text(doc.markdown(out))
+    (out / "report.html").write_text(doc.html("ampkit scheduler comparison"))
+    (plots_dir / "plots.json").write_text(json.dumps(plots, indent=2, sort_keys=True) + "\n")
+    return Report(directory=out, plots=plots, collection=col)
+
+
+def _platform_section(
+    doc: Doc,
+    *,
+    part: pd.DataFrame,
+    gm: pd.DataFrame,
+    slow: pd.DataFrame,
+    engine: str,
+    platform: str,
+    reference: str,
+    root: Path,
+    out: Path,
+    plots: dict[str, int],
+) -> None:
+    policies = [p for p in sorted(set(part["policy"])) if p != reference]
+    g = gm[(gm["engine"] == engine) & (gm["platform"] == platform)]
+    if policies:
+        doc.h(3, f"Geometric mean over mixes, normalised to {reference}")
+        rows = []
+        for policy in policies:
+            row: list[Any] = [policy]
+            for name in NORMALISED:
+                hit = g[(g["policy"] == policy) & (g["metric"] == name)]
+                row.append(_fmt(float(hit["geomean"].iloc[0])) if not hit.empty else "-")
+            rows.append(row)
+        doc.table(["policy", *NORMALISED], rows)
+    for name in NORMALISED:
+        m = part[part["metric"] == name]
+        if m.empty:
+            doc.p(f"{name}: not measured on this engine (no data in these runs).")
+            continue
+        metric = metrics.METRICS[name]
+        doc.h(3, f"{name} ({metric.better} is better): {metric.description}")
+        doc.table(
+            ["mix", "policy", "mean", "± 95% CI", "n", f"/ {reference}", "runs"],
+            [
+                [
+                    r["mix"],
+                    r["policy"],
+                    _fmt(r["mean"]),
+                    _fmt(r["ci95"]),
+                    str(r["n"]),
+                    _fmt(r["normalised"]),
+                    ("", _links(list(r["runs"]), root, out)),
+                ]
+                for r in m.sort_values(["mix", "policy"]).to_dict("records")
+            ],
+        )
+        if policies:
+            wide = m[m["policy"] != reference].pivot(
+                index="mix", columns="policy", values="normalised"
+            )
+            geo = g[g["metric"] == name].set_index("policy")["geomean"]
+            wide.loc["geomean"] = [geo.get(p, math.nan) for p in wide.columns]
+            path = out / "plots" / f"{engine}-{platform}-{name}.png"
+            plots[path.name] = grouped_bars(
+                wide,
+                title=f"{name} normalised to {reference}, {platform} ({engine})",
+                ylabel=f"{name} / {reference}",
+                path=path,
+                reference_line=True,
+            )
+            doc.image(path, f"{name} per mix normalised to {reference}")
+    s = slow[(slow["engine"] == engine) & (slow["platform"] == platform)]
+    per_app = s.groupby(["mix", "app", "instance", "policy"], as_index=False)["slowdown"].mean()
+    per_app["application"] = (
+        per_app["mix"] + ": " + per_app["app"] + "#" + per_app["instance"].astype(str)
+    )
+    wide = per_app.pivot(index="application", columns="policy", values="slowdown")
+    path = out / "plots" / f"{engine}-{platform}-slowdowns.png"
+    plots[path.name] = grouped_bars(
+        wide,
+        title=f"slowdown per application (mean over repetitions), {platform} ({engine})",
+        ylabel="turnaround / turnaround alone",
+        path=path,
+        reference_line=True,
+    )
+    doc.h(3, "Slowdown per application")
+    doc.image(path, "slowdown per application")
+
+
+def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int]) -> None:
+    doc.h(2, "Kernel counters")
+    tasks = col.tasks
+    need = {"class", "big_ns", "little_ns"}
+    if tasks.empty or not need <= set(tasks.columns):
+        doc.p(
+            "The runs carry no per-task kernel counters (an application record's "
+            "'tasks' list with class, big_ns, little_ns), so there is no breakdown by "
+            "sensitivity class."
+        )
+        return
+    t = tasks.dropna(subset=list(need))
+    agg = t.groupby(["platform", "policy", "class"], as_index=False)[["big_ns", "little_ns"]].sum()
+    agg["big_share"] = agg["big_ns"] / (agg["big_ns"] + agg["little_ns"]).where(lambda x: x > 0)
+    doc.h(3, "Share of run time on big CPUs, by sensitivity class")
+    doc.table(
+        ["platform", "policy", "class", "big share"],
+        [
+            [r["platform"], r["policy"], r["class"], _fmt(r["big_share"])]
+            for r in agg.to_dict("records")
+        ],
+    )
+    wide = agg.assign(series=agg["policy"]).pivot_table(
+        index=["platform", "class"], columns="series", values="big_share"
+    )
+    wide.index = [f"{p} {c}" for p, c in wide.index]
+    path = out / "plots" / "kernel-big-share.png"
+    plots[path.name] = grouped_bars(
+        wide,
+        title="share of run time on big CPUs",
+        ylabel="big / (big + little)",
+        path=path,
+        reference_line=False,
+    )
+    doc.image(path, "share of run time on big CPUs by class")
+    if "bottleneck" in t.columns:
+        necks = t[t["bottleneck"].astype(bool)]
+        doc.h(3, "Bottleneck threads")
+        cols = [c for c in ("platform", "policy", "mix", "app", "comm", "caused_ns") if c in t]
+        doc.table(cols, [[str(r[c]) for c in cols] for r in necks.to_dict("records")])

@@ -1,0 +1,218 @@
+"""Collection of run directories and gem5 statistics; the report's files."""
+
+import json
+import math
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib.image
+import pytest
+
+from ampkit.analysis import gem5stats, metrics
+from ampkit.analysis.collect import collect
+from ampkit.analysis.report import write_report
+from ampkit.analysis.synthetic import SynthApp, write_run
+from ampkit.summary import QEMU_NOTICE
+
+pytestmark = pytest.mark.unit
+
+#: stats.txt of a real gem5 v24 run (see its README)
+GEM5_RUN = Path(__file__).resolve().parents[1] / "data" / "gem5-v24-2B2L-atomic"
+
+
+def test_gem5_text_stats_of_a_real_run() -> None:
+    dumps = gem5stats.read_stats(GEM5_RUN)
+    assert dumps is not None and len(dumps) == 2
+    assert dumps[0]["simSeconds"] == pytest.approx(0.112298)
+    rows = gem5stats.cpu_rows(dumps)
+    assert len(rows) == 8  # 4 CPUs x 2 dumps
+    first = {r["cpu"]: r for r in rows if r["dump"] == 0}
+    assert set(first) == {
+        "bigCluster.cpus0",
+        "bigCluster.cpus1",
+        "littleCluster.cpus0",
+        "littleCluster.cpus1",
+    }
+    big0 = first["bigCluster.cpus0"]
+    assert big0["cluster"] == "bigCluster"
+    assert big0["cycles"] == 224595316
+    assert big0["insts"] == 56940951
+    assert math.isnan(big0["energy_j"])  # no power model in these runs
+    second = {r["cpu"]: r for r in rows if r["dump"] == 1}
+    assert second["littleCluster.cpus0"]["insts"] == 6041212
+    assert second["littleCluster.cpus0"]["sim_seconds"] == pytest.approx(0.005095)
+
+
+def test_gem5_truncated_stats_are_an_error(tmp_path: Path) -> None:
+    text = (GEM5_RUN / "stats.txt").read_text()
+    with pytest.raises(gem5stats.StatsError, match="no end marker"):
+        gem5stats.parse_text(text[: len(text) // 2])
+
+
+def test_gem5_json_stats_with_energy() -> None:
+    dump = {
+        "simSeconds": {"value": 0.5},
+        "system": {
+            "bigCluster": {
+                "cpus0": {
+                    "numCycles": {"value": 1000},
+                    "committedInsts": {"value": 400},
+                    "power_model": {"dynamicPower": {"value": 1.5}, "staticPower": 0.5},
+                }
+            }
+        },
+    }
+    rows = gem5stats.cpu_rows(gem5stats.parse_json(json.dumps([dump, dump])))
+    assert len(rows) == 2
+    assert rows[0]["insts"] == 400 and rows[0]["cycles"] == 1000
+    assert rows[0]["energy_j"] == pytest.approx((1.5 + 0.5) * 0.5)
+
+
+def _campaign(root: Path) -> None:
+    for policy, (a, b) in (("cfs", (20, 40)), ("colab", (15, 40)), ("wash", (20, 30))):
+        write_run(
+            root,
+            platform="2B2L",
+            policy=policy,
+            mix="pair",
+            apps=[
+                SynthApp("x", 2, a * 10**6, (a * 10**6, a * 10**6 // 2)),
+                SynthApp("y", 1, b * 10**6),
+            ],
+        )
+    write_run(root, platform="2B2L", policy="cfs", mix="alone-x", apps=[SynthApp("x", 2, 10**7)])
+    write_run(
+        root, platform="2B2L", policy="cfs", mix="alone-y", apps=[SynthApp("y", 1, 2 * 10**7)]
+    )
+
+
+def test_broken_runs_are_excluded_with_their_reasons(tmp_path: Path) -> None:
+    _campaign(tmp_path)
+    base = tmp_path / "2B2L-wash-pair-r0"
+    broken: dict[str, Callable[[Path], object]] = {
+        "truncated": lambda d: (d / "results.jsonl").write_text(
+            (d / "results.jsonl").read_text()[:-40]
+        ),
+        "no-status": lambda d: (d / "status").unlink(),
+        "failed": lambda d: (d / "status").write_text("failed: guest timed out\n"),
+        "one-app-missing": lambda d: (d / "results.jsonl").write_text(
+            (d / "results.jsonl").read_text().splitlines()[0] + "\n"
+        ),
+        "bad-manifest": lambda d: (d / "manifest.json").write_text("{"),
+    }
+    for name, damage in broken.items():
+        d = tmp_path / "broken" / name
+        shutil.copytree(base, d)
+        damage(d)
+    shutil.copytree(base, tmp_path / "broken" / "killed.partial")
+    (tmp_path / "broken" / "killed.partial" / "status").unlink()
+
+    col = collect(tmp_path)
+    reasons = dict(zip(col.excluded["run"], col.excluded["reason"], strict=True))
+    assert reasons == {
+        "broken/truncated": "corrupt: results.jsonl line 2 is not JSON (truncated?)",
+        "broken/no-status": "incomplete: no status file (the run did not finish)",
+        "broken/failed": "failed: guest timed out",
+        "broken/one-app-missing": "incomplete: no result for y#0",
+        "broken/bad-manifest": reasons["broken/bad-manifest"],
+        "broken/killed.partial": "incomplete: the run did not finish (a .partial directory)",
+    }
+    assert reasons["broken/bad-manifest"].startswith("corrupt: manifest.json is not JSON")
+    # nothing of an excluded run reaches a table a metric reads
+    assert not set(col.apps["run"]) & set(reasons)
+    assert not set(col.threads["run"]) & set(reasons)
+    assert len(col.apps) == 2 * 3 + 2
+    assert sorted(col.threads[col.threads["run"] == "2B2L-cfs-pair-r0"]["wall_ns"]) == [
+        10**7,
+        2 * 10**7,
+        4 * 10**7,
+    ]
+
+
+def test_the_report_renders(tmp_path: Path) -> None:
+    _campaign(tmp_path / "runs")
+    (tmp_path / "runs" / "junk.partial").mkdir()
+    report = write_report(tmp_path / "runs", tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert md.startswith(QEMU_NOTICE)
+    assert "junk.partial" in md and "junk.partial" in html
+    assert '<img alt="h_antt' in html and "data:image/png;base64," in html
+    # each link of a number leads to a run directory
+    assert "[r0](../runs/2B2L-colab-pair-r0)" in md
+    # 1 mix + the geomean group, 2 policies besides cfs: 4 bars
+    for name in ("h_antt", "h_stp", "fairness", "unfairness"):
+        assert report.plots[f"qemu-2B2L-{name}.png"] == 4
+    # 2 applications x 3 policies
+    assert report.plots["qemu-2B2L-slowdowns.png"] == 6
+    for png in (tmp_path / "report" / "plots").glob("*.png"):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert matplotlib.image.imread(png).ndim == 3
+    assert json.loads((tmp_path / "report" / "plots" / "plots.json").read_text()) == report.plots
+    # colab: x 1.5, y 2 -> h_antt 1.75; cfs: x 2, y 2 -> 2.0
+    assert "| pair | colab | 1.75 |" in md
+    for table in ("apps", "threads", "runs", "summary", "per_run", "slowdowns"):
+        assert (tmp_path / "report" / "tables" / f"{table}.csv").is_file()
+        assert (tmp_path / "report" / "tables" / f"{table}.parquet").is_file()
+
+
+def test_a_missing_reference_is_an_error_naming_it(tmp_path: Path) -> None:
+    _campaign(tmp_path)
+    shutil.rmtree(tmp_path / "2B2L-cfs-alone-y-r0")
+    with pytest.raises(metrics.MissingReference, match="qemu 2B2L: y/1 alone under cfs"):
+        write_report(tmp_path, tmp_path / "report")
+
+
+def test_a_gem5_run_brings_its_cpu_rows(tmp_path: Path) -> None:
+    apps = [SynthApp("x", 1, 10**7)]
+    with_stats = write_run(
+        tmp_path, platform="2B2L", policy="cfs", mix="a", apps=apps, engine="gem5"
+    )
+    shutil.copy(GEM5_RUN / "stats.txt", with_stats / "stats.txt")
+    write_run(tmp_path, platform="2B2L", policy="colab", mix="a", apps=apps, engine="gem5")
+    col = collect(tmp_path)
+    assert col.excluded[["run", "reason"]].values.tolist() == [
+        ["2B2L-colab-a-r0", "incomplete: a gem5 run without stats.txt or stats.json"]
+    ]
+    assert len(col.cpus) == 8
+    assert set(col.cpus["run"]) == {"2B2L-cfs-a-r0"}
+    assert set(col.cpus["cluster"]) == {"bigCluster", "littleCluster"}
+    # committed instructions of the four CPUs, per dump, as stats.txt lists them
+    assert col.cpus.groupby("dump")["insts"].sum().tolist() == [
+        56940951 + 1763393 + 400945 + 1722686,
+        6186843 + 6038918 + 6041212 + 6041197,
+    ]
+
+
+def test_kernel_counters_give_big_shares_by_class_and_bottlenecks(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    _campaign(runs)
+    tasks = [
+        {"tid": 11, "comm": "x", "class": "big", "big_ns": 30, "little_ns": 10, "bottleneck": 0},
+        {
+            "tid": 12,
+            "comm": "x",
+            "class": "little",
+            "big_ns": 5,
+            "little_ns": 15,
+            "bottleneck": 1,
+            "caused_ns": 777,
+        },
+    ]
+    write_run(
+        runs / "more",
+        platform="2B2L",
+        policy="colab",
+        mix="pair",
+        apps=[SynthApp("x", 2, 15 * 10**6, tasks=tasks), SynthApp("y", 1, 40 * 10**6)],
+        repetition=1,
+    )
+    report = write_report(runs, tmp_path / "report")
+    assert len(report.collection.tasks) == 2
+    md = (tmp_path / "report" / "report.md").read_text()
+    # big: 30 / (30 + 10); little: 5 / (5 + 15)
+    assert "| 2B2L | colab | big | 0.75 |" in md
+    assert "| 2B2L | colab | little | 0.25 |" in md
+    assert "777" in md  # the bottleneck thread and the waiting it caused
+    assert report.plots["kernel-big-share.png"] == 2
