@@ -42,6 +42,7 @@ bench: setup
 	$(VENV)/bin/python benchmarks/colab_overhead.py
 	$(VENV)/bin/python benchmarks/wash_overhead.py
 	$(VENV)/bin/python benchmarks/analysis_scale.py
+	$(VENV)/bin/python benchmarks/workloads.py
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -77,6 +77,20 @@ SPEEDUP_MAX = 8.0
 GUEST_TOOLS = ("ampkit-probe", "ampkit-schedtest")
 
 
+#: A size per workload at which it runs in a fraction of a second on QEMU:
+#: for the guest tests and the workload benchmark (defaults are in each
+#: program's -h text).
+SMALL_SIZES = {
+    "amdahl": 512,
+    "barrier": 2048,
+    "chase": 4096,
+    "compute": 4000,
+    "contend": 500,
+    "pipeline": 500,
+    "stream": 16384,
+}
+
+
 def known_programs() -> list[str]:
     return sorted([*(p.stem for p in (WORKLOADS / "src").glob("*.c")), *GUEST_TOOLS])
 

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * amdahl: fork-join with a serial section (the shape Amdahl's law is
+ * about, and of the serial phases between parallel loops in most
+ * PARSEC and SPLASH-2 programs).
+ *
+ * ROUNDS rounds. In each, thread 0 alone runs the serial section (a chain
+ * of SERIAL_SHARE percent of the round's work in which every step depends
+ * on the one before) while the others wait at a barrier; then all threads
+ * share the parallel section, SIZE independent items, and meet again.
+ * A big core shortens the serial section for everyone, which is what a
+ * scheduler that finds it should exploit. The result is checked against a
+ * serial run.
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "ampkit_workload.h"
+
+#define ROUNDS 8
+#define SERIAL_SHARE 20		/* percent of each round's work that is serial */
+#define ITEM_ROUNDS 16		/* mixing rounds per parallel item */
+
+static pthread_barrier_t fork_point, join_point;
+static uint64_t seed_of_round[ROUNDS + 1];
+static uint64_t *partial;
+static long items;
+static int nthreads;
+
+struct worker {
+	int index;
+	struct ampkit_thread_clock clock;
+};
+
+/* The serial chain: as long as SERIAL_SHARE percent of the round. */
+static uint64_t serial_section(uint64_t x)
+{
+	long steps = items * ITEM_ROUNDS * SERIAL_SHARE / (100 - SERIAL_SHARE);
+	long s;
+
+	for (s = 0; s < steps; s++)
+		x = ampkit_mix64(x);
+	return x;
+}
+
+static uint64_t item(uint64_t seed, long i)
+{
+	uint64_t v = seed ^ (uint64_t)i;
+	int r;
+
+	for (r = 0; r < ITEM_ROUNDS; r++)
+		v = ampkit_mix64(v);
+	return v;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	int round;
+	long i;
+
+	ampkit_thread_begin(&w->clock);
+	for (round = 0; round < ROUNDS; round++) {
+		uint64_t sum = 0;
+
+		if (w->index == 0)
+			seed_of_round[round + 1] = serial_section(seed_of_round[round]);
+		pthread_barrier_wait(&fork_point);
+		for (i = w->index; i < items; i += nthreads)
+			sum += item(seed_of_round[round + 1], i);
+		partial[w->index] += sum;
+		pthread_barrier_wait(&join_point);
+	}
+	ampkit_thread_end(&w->clock);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct ampkit_args args;
+	struct ampkit_thread_clock *clocks;
+	struct worker *w;
+	pthread_t *tids;
+	uint64_t total = 0, expected = 0, seed = 1;
+	int t, round;
+	long i;
+
+	ampkit_parse_args(argc, argv, "fork-join rounds with a serial section on one thread", 4,
+			  4096, &args);
+	items = args.size;
+	nthreads = args.threads;
+	seed_of_round[0] = seed;
+	partial = ampkit_xcalloc((size_t)args.threads, sizeof(*partial));
+	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
+	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
+	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
+	if (pthread_barrier_init(&fork_point, NULL, (unsigned int)args.threads) ||
+	    pthread_barrier_init(&join_point, NULL, (unsigned int)args.threads))
+		ampkit_fail("amdahl: cannot create the barriers");
+	for (t = 0; t < args.threads; t++) {
+		w[t].index = t;
+		if (pthread_create(&tids[t], NULL, work, &w[t]))
+			ampkit_fail("amdahl: cannot create thread %d", t);
+	}
+	for (t = 0; t < args.threads; t++) {
+		pthread_join(tids[t], NULL);
+		clocks[t] = w[t].clock;
+		total += partial[t];
+	}
+	for (round = 0; round < ROUNDS; round++) {
+		seed = serial_section(seed);
+		for (i = 0; i < items; i++)
+			expected += item(seed, i);
+	}
+	if (total != expected)
+		ampkit_fail("amdahl: the parallel sections sum to %llx, expected %llx",
+			    (unsigned long long)total, (unsigned long long)expected);
+	printf("amdahl: %d rounds of %ld items, %d%% serial, sum %016llx\n", ROUNDS, items,
+	       SERIAL_SHARE, (unsigned long long)total);
+	if (ampkit_report_threads(clocks, args.threads))
+		ampkit_fail("amdahl: cannot write the thread report");
+	return 0;
+}
