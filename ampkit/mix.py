@@ -87,6 +87,7 @@ SMALL_SIZES = {
     "compute": 4000,
     "contend": 500,
     "pipeline": 500,
+    "stages": 500,
     "stream": 16384,
 }
 
