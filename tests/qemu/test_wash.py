@@ -48,7 +48,9 @@ def test_as_many_threads_as_big_cpus_run_there(
         k = t["kernel"]
         share = k["big_ns"] / max(1, k["big_ns"] + k["little_ns"])
         assert share >= 0.9, (share, t)
-        assert k["wash_bound"] == 1, t
+        # bound while it worked (its mask at exit is not asserted: as the
+        # threads exit, WASH may rightly judge the application anew)
+        assert "bound_at_ms" in t, t
     # the run says what WASH's ExecRank measured work with
     manifest = json.loads((outcome.directory / "manifest.json").read_text())
     assert manifest["policy"] == "wash"
