@@ -126,6 +126,89 @@ int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
 	return 0;
 }
 
+/* The program's name without its directory, as the workloads' messages give it. */
+static const char *name(void)
+{
+	const char *slash = strrchr(program, '/');
+
+	return slash ? slash + 1 : program;
+}
+
+void ampkit_run_workers(void *(*fn)(void *), void *workers, size_t size, int n)
+{
+	pthread_t *tids = ampkit_xcalloc((size_t)n, sizeof(*tids));
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&tids[i], NULL, fn, (char *)workers + (size_t)i * size))
+			ampkit_fail("%s: cannot create thread %d", name(), i);
+	for (i = 0; i < n; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+}
+
+void ampkit_report_workers(const struct ampkit_thread_clock *first, size_t stride, int n)
+{
+	struct ampkit_thread_clock *clocks = ampkit_xcalloc((size_t)n, sizeof(*clocks));
+	int i;
+
+	for (i = 0; i < n; i++)
+		clocks[i] = *(const struct ampkit_thread_clock *)((const char *)first +
+								  (size_t)i * stride);
+	if (ampkit_report_threads(clocks, n))
+		ampkit_fail("%s: cannot write the thread report", name());
+	free(clocks);
+}
+
+void ampkit_queue_init(struct ampkit_queue *q, int capacity, int producers)
+{
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->not_empty, NULL);
+	pthread_cond_init(&q->not_full, NULL);
+	q->items = ampkit_xcalloc((size_t)capacity, sizeof(*q->items));
+	q->capacity = capacity;
+	q->head = 0;
+	q->count = 0;
+	q->producers = producers;
+}
+
+void ampkit_queue_put(struct ampkit_queue *q, uint64_t item)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->count == q->capacity)
+		pthread_cond_wait(&q->not_full, &q->lock);
+	q->items[(q->head + q->count) % q->capacity] = item;
+	q->count++;
+	pthread_cond_signal(&q->not_empty);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* One producer is done; the last one wakes every consumer. */
+void ampkit_queue_producer_done(struct ampkit_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	if (--q->producers == 0)
+		pthread_cond_broadcast(&q->not_empty);
+	pthread_mutex_unlock(&q->lock);
+}
+
+int ampkit_queue_get(struct ampkit_queue *q, uint64_t *item)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->count == 0 && q->producers > 0)
+		pthread_cond_wait(&q->not_empty, &q->lock);
+	if (q->count == 0) {
+		pthread_mutex_unlock(&q->lock);
+		return 0;
+	}
+	*item = q->items[q->head];
+	q->head = (q->head + 1) % q->capacity;
+	q->count--;
+	pthread_cond_signal(&q->not_full);
+	pthread_mutex_unlock(&q->lock);
+	return 1;
+}
+
 void *ampkit_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

@@ -12,6 +12,7 @@
 #ifndef AMPKIT_WORKLOAD_H
 #define AMPKIT_WORKLOAD_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,39 @@ void ampkit_thread_end(struct ampkit_thread_clock *c);
 
 /* Writes the per-thread report lines; returns 0, or -1 if they could not be written. */
 int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n);
+
+/*
+ * The workers of a workload are an array of its own structs, each holding a
+ * struct ampkit_thread_clock. Run @fn on @n threads, the i-th given
+ * (char *)@workers + i * @size, and wait for all of them; exits 1 if a
+ * thread cannot be created.
+ */
+void ampkit_run_workers(void *(*fn)(void *), void *workers, size_t size, int n);
+
+/*
+ * Report the clocks of @n workers, the i-th at (char *)@first + i * @stride
+ * (call with &w[0].clock, sizeof(*w)); exits 1 if the report cannot be written.
+ */
+void ampkit_report_workers(const struct ampkit_thread_clock *first, size_t stride, int n);
+
+/*
+ * A bounded FIFO of items between threads, with condition variables. It is
+ * done once every producer has called ampkit_queue_producer_done() and it
+ * is drained.
+ */
+struct ampkit_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	uint64_t *items;
+	int capacity, head, count;
+	int producers;		/* still putting */
+};
+
+void ampkit_queue_init(struct ampkit_queue *q, int capacity, int producers);
+void ampkit_queue_put(struct ampkit_queue *q, uint64_t item);
+void ampkit_queue_producer_done(struct ampkit_queue *q);
+/* Takes the oldest item into *item; returns 0 instead once the queue is done. */
+int ampkit_queue_get(struct ampkit_queue *q, uint64_t *item);
 
 /* calloc that exits with a message naming the program when memory runs out. */
 void *ampkit_xcalloc(size_t n, size_t size);

@@ -78,9 +78,7 @@ static void *work(void *arg)
 int main(int argc, char **argv)
 {
 	struct ampkit_args args;
-	struct ampkit_thread_clock *clocks;
 	struct worker *w;
-	pthread_t *tids;
 	uint64_t total = 0, expected = 0, seed = 1;
 	int t, round;
 	long i;
@@ -92,21 +90,14 @@ int main(int argc, char **argv)
 	seed_of_round[0] = seed;
 	partial = ampkit_xcalloc((size_t)args.threads, sizeof(*partial));
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
-	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
-	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 	if (pthread_barrier_init(&fork_point, NULL, (unsigned int)args.threads) ||
 	    pthread_barrier_init(&join_point, NULL, (unsigned int)args.threads))
 		ampkit_fail("amdahl: cannot create the barriers");
-	for (t = 0; t < args.threads; t++) {
+	for (t = 0; t < args.threads; t++)
 		w[t].index = t;
-		if (pthread_create(&tids[t], NULL, work, &w[t]))
-			ampkit_fail("amdahl: cannot create thread %d", t);
-	}
-	for (t = 0; t < args.threads; t++) {
-		pthread_join(tids[t], NULL);
-		clocks[t] = w[t].clock;
+	ampkit_run_workers(work, w, sizeof(*w), args.threads);
+	for (t = 0; t < args.threads; t++)
 		total += partial[t];
-	}
 	for (round = 0; round < ROUNDS; round++) {
 		seed = serial_section(seed);
 		for (i = 0; i < items; i++)
@@ -117,7 +108,6 @@ int main(int argc, char **argv)
 			    (unsigned long long)total, (unsigned long long)expected);
 	printf("amdahl: %d rounds of %ld items, %d%% serial, sum %016llx\n", ROUNDS, items,
 	       SERIAL_SHARE, (unsigned long long)total);
-	if (ampkit_report_threads(clocks, args.threads))
-		ampkit_fail("amdahl: cannot write the thread report");
+	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }

@@ -69,9 +69,7 @@ static void *work(void *arg)
 int main(int argc, char **argv)
 {
 	struct ampkit_args args;
-	struct ampkit_thread_clock *clocks;
 	struct worker *w;
-	pthread_t *tids;
 	uint64_t *check[2], sum = 0;
 	long i, per, rest;
 	int t, phase;
@@ -89,8 +87,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < cells; i++)
 		grid[0][i] = check[0][i] = ampkit_mix64((uint64_t)i);
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
-	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
-	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 	if (pthread_barrier_init(&phase_end, NULL, (unsigned int)args.threads))
 		ampkit_fail("barrier: cannot create the barrier");
 
@@ -100,13 +96,8 @@ int main(int argc, char **argv)
 		w[t].index = t;
 		w[t].first = t * per + (t < rest ? t : rest);
 		w[t].count = per + (t < rest);
-		if (pthread_create(&tids[t], NULL, work, &w[t]))
-			ampkit_fail("barrier: cannot create thread %d", t);
 	}
-	for (t = 0; t < args.threads; t++) {
-		pthread_join(tids[t], NULL);
-		clocks[t] = w[t].clock;
-	}
+	ampkit_run_workers(work, w, sizeof(*w), args.threads);
 	for (phase = 0; phase < PHASES; phase++)
 		for (t = 0; t < args.threads; t++)
 			for (i = w[t].first; i < w[t].first + w[t].count; i++)
@@ -119,7 +110,6 @@ int main(int argc, char **argv)
 	}
 	printf("barrier: %ld cells x %d phases, sum %016llx\n", cells, PHASES,
 	       (unsigned long long)sum);
-	if (ampkit_report_threads(clocks, args.threads))
-		ampkit_fail("barrier: cannot write the thread report");
+	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }

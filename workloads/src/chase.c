@@ -58,9 +58,7 @@ static void *walk(void *arg)
 int main(int argc, char **argv)
 {
 	struct ampkit_args args;
-	struct ampkit_thread_clock *clocks;
 	struct worker *w;
-	pthread_t *tids;
 	uint64_t total = 0, lap;
 	int t;
 
@@ -69,18 +67,13 @@ int main(int argc, char **argv)
 	if (args.size < 2)
 		ampkit_fail("chase: SIZE must be at least 2");
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
-	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
-	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 	for (t = 0; t < args.threads; t++) {
 		w[t].index = t;
 		w[t].nodes = args.size;
-		if (pthread_create(&tids[t], NULL, walk, &w[t]))
-			ampkit_fail("chase: cannot create thread %d", t);
 	}
+	ampkit_run_workers(walk, w, sizeof(*w), args.threads);
 	lap = (uint64_t)args.size * (uint64_t)(args.size - 1) / 2;
 	for (t = 0; t < args.threads; t++) {
-		pthread_join(tids[t], NULL);
-		clocks[t] = w[t].clock;
 		if (w[t].returns != LAPS || w[t].sum != LAPS * lap)
 			ampkit_fail("chase: thread %d's ring is not one cycle of %ld nodes", t,
 				    args.size);
@@ -88,7 +81,6 @@ int main(int argc, char **argv)
 	}
 	printf("chase: %d rings of %ld nodes x %d laps, sum %llu\n", args.threads, args.size,
 	       LAPS, (unsigned long long)total);
-	if (ampkit_report_threads(clocks, args.threads))
-		ampkit_fail("chase: cannot write the thread report");
+	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }

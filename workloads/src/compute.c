@@ -62,34 +62,26 @@ static void *price(void *arg)
 int main(int argc, char **argv)
 {
 	struct ampkit_args args;
-	struct ampkit_thread_clock *clocks;
 	struct worker *w;
-	pthread_t *tids;
 	double total = 0.0;
 	long errors = 0;
 	int i;
 
 	ampkit_parse_args(argc, argv, "compute-bound Black-Scholes pricing", 1, 20000, &args);
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
-	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
-	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 
 	for (i = 0; i < args.threads; i++) {
 		w[i].first = args.size * i / args.threads;
 		w[i].count = args.size * (i + 1) / args.threads - w[i].first;
-		if (pthread_create(&tids[i], NULL, price, &w[i]))
-			ampkit_fail("compute: cannot create thread %d", i);
 	}
+	ampkit_run_workers(price, w, sizeof(*w), args.threads);
 	for (i = 0; i < args.threads; i++) {
-		pthread_join(tids[i], NULL);
 		total += w[i].call_sum;
 		errors += w[i].parity_errors;
-		clocks[i] = w[i].clock;
 	}
 	if (errors)
 		ampkit_fail("compute: %ld of %ld options violate put-call parity", errors, args.size);
 	printf("compute: %ld options priced, mean call %.6f\n", args.size, total / (double)args.size);
-	if (ampkit_report_threads(clocks, args.threads))
-		ampkit_fail("compute: cannot write the thread report");
+	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }

@@ -58,29 +58,20 @@ static void *update(void *arg)
 int main(int argc, char **argv)
 {
 	struct ampkit_args args;
-	struct ampkit_thread_clock *clocks;
 	struct worker *w;
-	pthread_t *tids;
 	uint64_t sum = 0, expected = 0;
 	int i;
 
 	ampkit_parse_args(argc, argv, "fine-grained mutex contention on shared cells", 4, 2000,
 			  &args);
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
-	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
-	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 
 	for (i = 0; i < args.threads; i++) {
 		w[i].index = i;
 		w[i].updates = args.size;
 		expected += (uint64_t)(i + 1) * (uint64_t)args.size;
-		if (pthread_create(&tids[i], NULL, update, &w[i]))
-			ampkit_fail("contend: cannot create thread %d", i);
 	}
-	for (i = 0; i < args.threads; i++) {
-		pthread_join(tids[i], NULL);
-		clocks[i] = w[i].clock;
-	}
+	ampkit_run_workers(update, w, sizeof(*w), args.threads);
 	for (i = 0; i < CELLS; i++)
 		sum += cells[i];
 	if (sum != expected)
@@ -88,7 +79,6 @@ int main(int argc, char **argv)
 			    (unsigned long long)sum, (unsigned long long)expected);
 	printf("contend: %d threads x %ld locked updates, sum %llu\n", args.threads, args.size,
 	       (unsigned long long)sum);
-	if (ampkit_report_threads(clocks, args.threads))
-		ampkit_fail("contend: cannot write the thread report");
+	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }

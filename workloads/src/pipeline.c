@@ -16,17 +16,7 @@
 #define QUEUE_LEN 16
 #define WORK_PER_ITEM 300
 
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t not_empty, not_full;
-	uint64_t items[QUEUE_LEN];
-	int head, count;
-	int closed;
-} q = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.not_empty = PTHREAD_COND_INITIALIZER,
-	.not_full = PTHREAD_COND_INITIALIZER,
-};
+static struct ampkit_queue q;
 
 struct worker {
 	long items;
@@ -43,42 +33,13 @@ static uint64_t work(uint64_t x)
 	return x;
 }
 
-static void put(uint64_t item)
-{
-	pthread_mutex_lock(&q.lock);
-	while (q.count == QUEUE_LEN)
-		pthread_cond_wait(&q.not_full, &q.lock);
-	q.items[(q.head + q.count) % QUEUE_LEN] = item;
-	q.count++;
-	pthread_cond_signal(&q.not_empty);
-	pthread_mutex_unlock(&q.lock);
-}
-
-/* Returns 0 once the queue is closed and drained. */
-static int get(uint64_t *item)
-{
-	pthread_mutex_lock(&q.lock);
-	while (q.count == 0 && !q.closed)
-		pthread_cond_wait(&q.not_empty, &q.lock);
-	if (q.count == 0) {
-		pthread_mutex_unlock(&q.lock);
-		return 0;
-	}
-	*item = q.items[q.head];
-	q.head = (q.head + 1) % QUEUE_LEN;
-	q.count--;
-	pthread_cond_signal(&q.not_full);
-	pthread_mutex_unlock(&q.lock);
-	return 1;
-}
-
 static void *consume(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t item;
 
 	ampkit_thread_begin(&w->clock);
-	while (get(&item)) {
+	while (ampkit_queue_get(&q, &item)) {
 		w->checksum += work(item);
 		w->items++;
 	}
@@ -89,7 +50,6 @@ static void *consume(void *arg)
 int main(int argc, char **argv)
 {
 	struct ampkit_args args;
-	struct ampkit_thread_clock *clocks;
 	struct worker *w;
 	pthread_t *tids;
 	uint64_t produced = 0, consumed = 0;
@@ -99,8 +59,8 @@ int main(int argc, char **argv)
 	ampkit_parse_args(argc, argv, "producer-consumer pipeline over a bounded queue", 3, 5000,
 			  &args);
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
+	ampkit_queue_init(&q, QUEUE_LEN, 1);
 	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
-	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 
 	for (i = 1; i < args.threads; i++)
 		if (pthread_create(&tids[i], NULL, consume, &w[i]))
@@ -115,13 +75,10 @@ int main(int argc, char **argv)
 			w[0].checksum += work(item);
 			w[0].items++;
 		} else {
-			put(item);
+			ampkit_queue_put(&q, item);
 		}
 	}
-	pthread_mutex_lock(&q.lock);
-	q.closed = 1;
-	pthread_cond_broadcast(&q.not_empty);
-	pthread_mutex_unlock(&q.lock);
+	ampkit_queue_producer_done(&q);
 	ampkit_thread_end(&w[0].clock);
 
 	for (i = 1; i < args.threads; i++)
@@ -129,14 +86,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < args.threads; i++) {
 		consumed += w[i].checksum;
 		items += w[i].items;
-		clocks[i] = w[i].clock;
 	}
 	if (items != args.size || consumed != produced)
 		ampkit_fail("pipeline: %ld of %ld items consumed, checksum %s",
 			    items, args.size, consumed == produced ? "matches" : "differs");
 	printf("pipeline: %ld items through %d consumer(s), checksum %016llx\n", args.size,
 	       args.threads > 1 ? args.threads - 1 : 1, (unsigned long long)consumed);
-	if (ampkit_report_threads(clocks, args.threads))
-		ampkit_fail("pipeline: cannot write the thread report");
+	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }

@@ -24,15 +24,7 @@
 #define LOCKED_WORK 400		/* middle stage, under the table's lock */
 #define TABLE 64
 
-struct queue {
-	pthread_mutex_t lock;
-	pthread_cond_t not_empty, not_full;
-	uint64_t items[QUEUE_LEN];
-	int head, count;
-	int producers;		/* still putting; 0 and empty means done */
-};
-
-static struct queue to_middle, to_last;
+static struct ampkit_queue to_middle, to_last;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t table[TABLE];
 static long nitems;
@@ -43,52 +35,6 @@ struct worker {
 	uint64_t sum;
 	struct ampkit_thread_clock clock;
 };
-
-static void queue_init(struct queue *q, int producers)
-{
-	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->not_empty, NULL);
-	pthread_cond_init(&q->not_full, NULL);
-	q->producers = producers;
-}
-
-static void put(struct queue *q, uint64_t item)
-{
-	pthread_mutex_lock(&q->lock);
-	while (q->count == QUEUE_LEN)
-		pthread_cond_wait(&q->not_full, &q->lock);
-	q->items[(q->head + q->count) % QUEUE_LEN] = item;
-	q->count++;
-	pthread_cond_signal(&q->not_empty);
-	pthread_mutex_unlock(&q->lock);
-}
-
-/* One producer is done; the last one wakes every consumer. */
-static void producer_done(struct queue *q)
-{
-	pthread_mutex_lock(&q->lock);
-	if (--q->producers == 0)
-		pthread_cond_broadcast(&q->not_empty);
-	pthread_mutex_unlock(&q->lock);
-}
-
-/* Returns 0 once every producer is done and the queue is drained. */
-static int get(struct queue *q, uint64_t *item)
-{
-	pthread_mutex_lock(&q->lock);
-	while (q->count == 0 && q->producers > 0)
-		pthread_cond_wait(&q->not_empty, &q->lock);
-	if (q->count == 0) {
-		pthread_mutex_unlock(&q->lock);
-		return 0;
-	}
-	*item = q->items[q->head];
-	q->head = (q->head + 1) % QUEUE_LEN;
-	q->count--;
-	pthread_cond_signal(&q->not_full);
-	pthread_mutex_unlock(&q->lock);
-	return 1;
-}
 
 static uint64_t rounds(uint64_t x, int n)
 {
@@ -123,14 +69,14 @@ static void *run(void *arg)
 			w->sum += middle_stage(first_stage(i));
 	} else if (w->index == 0) {
 		for (i = 0; i < nitems; i++)
-			put(&to_middle, first_stage(i));
-		producer_done(&to_middle);
+			ampkit_queue_put(&to_middle, first_stage(i));
+		ampkit_queue_producer_done(&to_middle);
 	} else if (w->index < nthreads - 1) {
-		while (get(&to_middle, &v))
-			put(&to_last, middle_stage(v));
-		producer_done(&to_last);
+		while (ampkit_queue_get(&to_middle, &v))
+			ampkit_queue_put(&to_last, middle_stage(v));
+		ampkit_queue_producer_done(&to_last);
 	} else {
-		while (get(&to_last, &v))
+		while (ampkit_queue_get(&to_last, &v))
 			w->sum += v;
 	}
 	ampkit_thread_end(&w->clock);
@@ -140,9 +86,7 @@ static void *run(void *arg)
 int main(int argc, char **argv)
 {
 	struct ampkit_args args;
-	struct ampkit_thread_clock *clocks;
 	struct worker *w;
-	pthread_t *tids;
 	uint64_t sum = 0, expected = 0, counted = 0;
 	long i;
 	int t;
@@ -151,21 +95,14 @@ int main(int argc, char **argv)
 			  2000, &args);
 	nitems = args.size;
 	nthreads = args.threads;
-	queue_init(&to_middle, 1);
-	queue_init(&to_last, nthreads - 2);
+	ampkit_queue_init(&to_middle, QUEUE_LEN, 1);
+	ampkit_queue_init(&to_last, QUEUE_LEN, nthreads - 2);
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
-	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
-	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
-	for (t = 0; t < args.threads; t++) {
+	for (t = 0; t < args.threads; t++)
 		w[t].index = t;
-		if (pthread_create(&tids[t], NULL, run, &w[t]))
-			ampkit_fail("stages: cannot create thread %d", t);
-	}
-	for (t = 0; t < args.threads; t++) {
-		pthread_join(tids[t], NULL);
-		clocks[t] = w[t].clock;
+	ampkit_run_workers(run, w, sizeof(*w), args.threads);
+	for (t = 0; t < args.threads; t++)
 		sum += w[t].sum;
-	}
 	for (i = 0; i < nitems; i++)
 		expected += rounds(first_stage(i), LOCKED_WORK);
 	for (i = 0; i < TABLE; i++)
@@ -176,7 +113,6 @@ int main(int argc, char **argv)
 			    (unsigned long long)expected);
 	printf("stages: %ld items through 3 stages, sum %016llx\n", nitems,
 	       (unsigned long long)sum);
-	if (ampkit_report_threads(clocks, args.threads))
-		ampkit_fail("stages: cannot write the thread report");
+	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }

@@ -66,9 +66,7 @@ static void *sweep(void *arg)
 int main(int argc, char **argv)
 {
 	struct ampkit_args args;
-	struct ampkit_thread_clock *clocks;
 	struct worker *w;
-	pthread_t *tids;
 	uint64_t checksum = 0;
 	long i, per, rest;
 	int t, pass;
@@ -81,21 +79,14 @@ int main(int argc, char **argv)
 	b = ampkit_xcalloc((size_t)args.size, sizeof(*b));
 	c = ampkit_xcalloc((size_t)args.size, sizeof(*c));
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
-	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
-	clocks = ampkit_xcalloc((size_t)args.threads, sizeof(*clocks));
 
 	per = args.size / args.threads;
 	rest = args.size % args.threads;
 	for (t = 0; t < args.threads; t++) {
 		w[t].first = t * per + (t < rest ? t : rest);
 		w[t].count = per + (t < rest);
-		if (pthread_create(&tids[t], NULL, sweep, &w[t]))
-			ampkit_fail("stream: cannot create thread %d", t);
 	}
-	for (t = 0; t < args.threads; t++) {
-		pthread_join(tids[t], NULL);
-		clocks[t] = w[t].clock;
-	}
+	ampkit_run_workers(sweep, w, sizeof(*w), args.threads);
 	for (i = 0; i < args.size; i++) {
 		uint64_t bi = init_b(i), ci = init_c(i), ai = 0;
 
@@ -109,7 +100,6 @@ int main(int argc, char **argv)
 	}
 	printf("stream: %ld elements x %d passes, checksum %016llx\n", args.size, PASSES,
 	       (unsigned long long)checksum);
-	if (ampkit_report_threads(clocks, args.threads))
-		ampkit_fail("stream: cannot write the thread report");
+	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }
