@@ -31,15 +31,17 @@ PROGRAMS = [f"prog{i:02}" for i in range(20)]
 
 def generate(root: Path, runs: int, seed: int = 1) -> int:
     rnd = random.Random(seed)
-    mixes = []
+    drawn: list[tuple[str, list[tuple[str, int]]]] = []
     for m in range(26):
-        apps = rnd.sample(PROGRAMS, rnd.randint(2, 4))
-        mixes.append((f"mix{m:02}", [(p, rnd.choice((1, 2, 4))) for p in apps]))
+        programs = rnd.sample(PROGRAMS, rnd.randint(2, 4))
+        drawn.append((f"mix{m:02}", [(p, rnd.choice((1, 2, 4))) for p in programs]))
+    # An application keeps the thread count of its first mix in every mix,
+    # so that one reference run per platform serves it everywhere.
     threads_of: dict[str, int] = {}
-    for _, apps in mixes:
+    for _, apps in drawn:
         for program, threads in apps:
             threads_of.setdefault(program, threads)
-    mixes = [(name, [(p, threads_of[p]) for p, _ in apps]) for name, apps in mixes]
+    mixes = [(name, [p for p, _ in apps]) for name, apps in drawn]
     alone = {p: rnd.uniform(1.0, 5.0) for p in threads_of}
     references = len(PLATFORMS) * len(alone)
     per_rep = len(PLATFORMS) * len(POLICIES) * len(mixes)
@@ -57,11 +59,12 @@ def generate(root: Path, runs: int, seed: int = 1) -> int:
             )
             written += 1
         for policy in POLICIES:
-            for name, apps in mixes:
+            for name, programs in mixes:
                 for rep in range(reps):
                     synth = []
-                    for program, threads in apps:
+                    for program in programs:
                         t = int(alone[program] * rnd.uniform(1.0, 2.5) * 1e9)
+                        threads = threads_of[program]
                         synth.append(
                             SynthApp(
                                 program,

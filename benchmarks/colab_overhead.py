@@ -25,10 +25,10 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from guest import run_alone  # benchmarks/guest.py
+
 from ampkit import build, kernel
-from ampkit.mix import App, Mix
-from ampkit.platform import get_platform
-from ampkit.run import RunRequest, execute
+from ampkit.mix import App
 
 TARGETS = {"pipe-pingpong": 1.03, "mutex-pingpong": 1.05}
 POLICIES = ("cfs", "colab")
@@ -39,20 +39,17 @@ def one_boot(
 ) -> list[dict[str, object]]:
     """The samples of one guest: kind, policy and ns per round, in order."""
     args = ("overhead", str(rounds), str(blocks), ",".join(POLICIES))
-    mix = Mix(
+    record = run_alone(
+        out,
+        build_,
+        App(program="ampkit-schedtest", threads=2, size=1, args=args),
         name="overhead",
-        description="overhead benchmark",
         category="communication",
-        apps=(App(program="ampkit-schedtest", threads=2, size=1, args=args),),
-        source=Path("overhead"),
+        platform=platform,
+        policy="cfs",
+        timeout_s=blocks * 60,
     )
-    request = RunRequest(
-        platform=get_platform(platform), policy="cfs", mix=mix, timeout_s=blocks * 60
-    )
-    outcome = execute(request, out, build_, build.initramfs_image())
-    if not outcome.ok:
-        raise SystemExit(f"the overhead scenario failed: {outcome.status} ({out})")
-    samples: list[dict[str, object]] = json.loads(outcome.report.apps[0]["output"])["samples"]
+    samples: list[dict[str, object]] = json.loads(record["output"])["samples"]
     return samples
 
 

@@ -28,33 +28,27 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from guest import run_alone  # benchmarks/guest.py
+
 from ampkit import build, kernel
-from ampkit.mix import App, Mix
-from ampkit.platform import get_platform
-from ampkit.run import RunRequest, execute
+from ampkit.mix import App
 
 
 def one_boot(
     out: Path, build_: kernel.KernelBuild, *, platform: str, seconds: float, threads: int
 ) -> dict[str, float]:
     args = ("wash-overhead", str(seconds), str(threads))
-    mix = Mix(
+    record = run_alone(
+        out,
+        build_,
+        App(program="ampkit-schedtest", threads=threads, size=1, args=args),
         name="wash-overhead",
-        description="WASH overhead benchmark",
         category="synchronisation",
-        apps=(App(program="ampkit-schedtest", threads=threads, size=1, args=args),),
-        source=Path("wash-overhead"),
-    )
-    request = RunRequest(
-        platform=get_platform(platform),
+        platform=platform,
         policy="wash",
-        mix=mix,
         timeout_s=int(seconds * 10 + 120),
     )
-    outcome = execute(request, out, build_, build.initramfs_image())
-    if not outcome.ok:
-        raise SystemExit(f"the wash-overhead scenario failed: {outcome.status} ({out})")
-    figures: dict[str, float] = json.loads(outcome.report.apps[0]["output"])
+    figures: dict[str, float] = json.loads(record["output"])
     return figures
 
 

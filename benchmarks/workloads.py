@@ -16,11 +16,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from guest import run_alone  # benchmarks/guest.py
+
 from ampkit import build, kernel
-from ampkit.mix import SMALL_SIZES, App, Mix, known_programs
+from ampkit.mix import SMALL_SIZES, App, known_programs
 from ampkit.paths import REPO_ROOT
-from ampkit.platform import get_platform
-from ampkit.run import RunRequest, execute
 
 
 def default_size(program: str) -> int:
@@ -38,18 +38,15 @@ def default_size(program: str) -> int:
 def turnaround_ms(
     out: Path, build_: kernel.KernelBuild, program: str, size: int, *, platform: str, threads: int
 ) -> float:
-    mix = Mix(
+    record = run_alone(
+        out,
+        build_,
+        App(program, threads=threads, size=size),
         name=f"bench-{program}",
-        description="workload benchmark",
         category="compute",
-        apps=(App(program, threads=threads, size=size),),
-        source=Path("bench"),
+        platform=platform,
+        policy="cfs",
     )
-    request = RunRequest(platform=get_platform(platform), policy="cfs", mix=mix)
-    outcome = execute(request, out, build_, build.initramfs_image())
-    if not outcome.ok:
-        raise SystemExit(f"{program} -n {size} failed: {outcome.status} ({out})")
-    record = outcome.report.apps[0]
     return float(record["end_ns"] - record["start_ns"]) / 1e6
 
 
