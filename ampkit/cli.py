@@ -221,12 +221,17 @@ def _little_only(pairs: list[str]) -> dict[str, str]:
     return mapping
 
 
+def _runs_dir(arg: str) -> Path:
+    root = Path(arg)
+    if not root.is_dir():
+        raise AmpkitError(f"{root} is not a directory", "give a directory of run directories")
+    return root
+
+
 def cmd_collect(args: argparse.Namespace) -> int:
     from ampkit.analysis.collect import collect
 
-    root = Path(args.dir)
-    if not root.is_dir():
-        raise AmpkitError(f"{root} is not a directory", "give a directory of run directories")
+    root = _runs_dir(args.dir)
     col = collect(root)
     out = Path(args.out) if args.out else root / "collected"
     col.save(out)
@@ -242,9 +247,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from ampkit.analysis.report import write_report
 
-    root = Path(args.dir)
-    if not root.is_dir():
-        raise AmpkitError(f"{root} is not a directory", "give a directory of run directories")
+    root = _runs_dir(args.dir)
     out = Path(args.out) if args.out else root / "report"
     report = write_report(
         root,

@@ -24,6 +24,7 @@ runs are found by it.
 
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,11 +71,19 @@ def app_key(program: str, threads: int, argv: list[str]) -> str:
     return " ".join([f"{program}/{threads}", *argv])
 
 
-def find_run_dirs(root: Path) -> list[Path]:
-    """Directories under ``root`` (or ``root`` itself) that hold a manifest.json."""
+def find_run_dirs(root: Path) -> tuple[list[Path], list[Path]]:
+    """Run directories under ``root`` (or ``root`` itself), in one walk: those
+    that hold a manifest.json, and the ``*.partial`` ones of unfinished runs."""
     if (root / "manifest.json").is_file():
-        return [root]
-    return sorted(p.parent for p in root.rglob("manifest.json"))
+        return [root], []
+    finished, partial = [], []
+    for dirpath, _, filenames in os.walk(root):
+        here = Path(dirpath)
+        if here.name.endswith(".partial"):
+            partial.append(here)
+        elif "manifest.json" in filenames:
+            finished.append(here)
+    return sorted(finished), sorted(partial)
 
 
 def _read_json(path: Path) -> Any:
@@ -203,14 +212,12 @@ def collect(root: Path) -> Collection:
     threads: list[dict[str, Any]] = []
     cpus: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
-    partial = sorted(p for p in root.rglob("*.partial") if p.is_dir()) if root.is_dir() else []
+    finished, partial = find_run_dirs(root)
     for run_dir in partial:
         rel = str(run_dir.relative_to(root))
         reason = "incomplete: the run did not finish (a .partial directory)"
         runs.append({"campaign": root.name, "run": rel, "included": False, "reason": reason})
-    for run_dir in find_run_dirs(root):
-        if run_dir.name.endswith(".partial"):
-            continue
+    for run_dir in finished:
         info: dict[str, Any] = {"campaign": root.name, "run": str(run_dir.relative_to(root))}
         try:
             manifest = _read_json(run_dir / "manifest.json")
