@@ -78,6 +78,21 @@ def test_bottleneck_is_flagged_and_charged(
     assert 0.95 * blocked <= charged <= 1.02 * blocked, (charged, blocked)
 
 
+def test_a_dead_main_thread_does_not_hide_the_bottleneck(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    """A thread's exit charges it with its joiners' whole wait; the ranking
+    must leave it out, or the 2 s a watcher spent joining the main thread
+    outweighs the long lock holder for the main thread's life as a zombie."""
+    result = run_schedtest(tmp_path / "run", kernel_build, initramfs, "exit-join", "2")
+    leader, samples = result["leader"], result["samples"]
+    # the charge happened: the watcher's wait, about 2 s, went to the leader
+    assert leader["futex_caused_ns"] >= 1.5e9, result
+    assert leader["caused_recent_ns"] == 0, result
+    assert result["flagged_before"] >= 0.8 * samples, result
+    assert result["flagged_after"] >= 0.8 * samples, result
+
+
 def test_placement_by_class_on_2b2l(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:

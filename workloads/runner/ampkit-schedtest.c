@@ -9,6 +9,11 @@
  *                               three hold it 0.5 ms
  *   condvar-pipeline SECONDS    three stages over two bounded queues, the
  *                               middle one ten times slower
+ *   exit-join SECONDS           mutex-bottleneck's pair of holders while a
+ *                               thread joins the main thread, which leaves
+ *                               after SECONDS (at least 0.5) with
+ *                               pthread_exit(); the holder's bottleneck flag
+ *                               sampled before and after
  *   placement SECONDS           two CPU-bound threads with speedup 3.0, two
  *                               with 1.1
  *   vscale SECONDS CPU          two CPU-bound threads on one CPU, speedups
@@ -173,7 +178,8 @@ static void join_workers(void)
 		pthread_join(workers[i].thread, NULL);
 }
 
-static void print_workers(struct sbuf *sb, const char *scenario)
+/* The scenario and its threads, as the start of a JSON object left open. */
+static void print_workers_open(struct sbuf *sb, const char *scenario)
 {
 	int i;
 
@@ -195,7 +201,13 @@ static void print_workers(struct sbuf *sb, const char *scenario)
 		}
 		sb_printf(sb, "}");
 	}
-	sb_printf(sb, "]}\n");
+	sb_printf(sb, "]");
+}
+
+static void print_workers(struct sbuf *sb, const char *scenario)
+{
+	print_workers_open(sb, scenario);
+	sb_printf(sb, "}\n");
 }
 
 /* --- mutex-bottleneck ---------------------------------------------------- */
@@ -317,6 +329,113 @@ static void condvar_pipeline(double seconds)
 	add_worker("consumer", -1, deadline)->hold_ns = 500 * US;
 	start_workers(stage);
 	join_workers();
+}
+
+/* --- exit-join ------------------------------------------------------------ */
+
+/*
+ * A thread's exit wakes the threads joining it, and the kernel charges it
+ * with all the time they spent in pthread_join().  An ordinary thread is
+ * reaped a moment later; a main thread that leaves with pthread_exit()
+ * stays listed, as the zombie leader, until the whole process exits.
+ * Here a watcher joins the main thread, which sleeps SECONDS and leaves,
+ * while a long lock holder keeps a short one waiting; the watcher then
+ * samples the long holder's bottleneck flag, which the dead leader's
+ * charge must not take away.
+ */
+#define EXIT_JOIN_SAMPLES 20
+
+static struct {
+	pthread_t leader;
+	pid_t leader_tid;
+	_Atomic pid_t holder_tid;
+	struct thread_stats leader_stats;
+	int leader_read, flagged_before, flagged_after;
+	struct sbuf *sb;
+} exit_join;
+
+static int holder_flagged(void)
+{
+	struct thread_stats st;
+
+	return !read_thread_stats(exit_join.holder_tid, &st) && st.bottleneck == 1;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec nap = { .tv_sec = (time_t)(ns / 1000000000ULL),
+				.tv_nsec = (long)(ns % 1000000000ULL) };
+
+	while (nanosleep(&nap, &nap) && errno == EINTR)
+		;
+}
+
+static void *exit_join_watcher(void *arg)
+{
+	int i, err;
+
+	(void)arg;
+	err = pthread_join(exit_join.leader, NULL);
+	if (err)
+		die("pthread_join(main thread)", err);
+	for (i = 0; i < EXIT_JOIN_SAMPLES; i++) {
+		exit_join.flagged_after += holder_flagged();
+		sleep_ns(10 * MS);
+	}
+	exit_join.leader_read = !read_thread_stats(exit_join.leader_tid,
+						   &exit_join.leader_stats);
+	join_workers();
+	print_workers_open(exit_join.sb, "exit-join");
+	sb_printf(exit_join.sb, ",\"samples\":%d,\"flagged_before\":%d,\"flagged_after\":%d",
+		  EXIT_JOIN_SAMPLES, exit_join.flagged_before, exit_join.flagged_after);
+	if (exit_join.leader_read) {
+		sb_printf(exit_join.sb, ",\"leader\":");
+		thread_stats_json(exit_join.sb, &exit_join.leader_stats);
+	}
+	sb_printf(exit_join.sb, "}\n");
+	fputs(exit_join.sb->data, stdout);
+	exit(0);
+}
+
+/* The long holder's tid, once it has started. */
+static void *exit_join_holder(void *arg)
+{
+	exit_join.holder_tid = gettid_();
+	return lock_holder(arg);
+}
+
+static void exit_join_run(double seconds, struct sbuf *sb)
+{
+	uint64_t leave = ampkit_now_ns() + (uint64_t)(seconds * 1e9), now;
+	pthread_t watcher;
+	struct worker *w;
+	int i, err;
+
+	exit_join.leader = pthread_self();
+	exit_join.leader_tid = gettid_();
+	exit_join.sb = sb;
+	w = add_worker("long-holder", -1, leave + 500 * MS);
+	w->hold_ns = 20 * MS;
+	w->outside_ns = 2 * MS;
+	w = add_worker("short-holder", -1, leave + 500 * MS);
+	w->hold_ns = 500 * US;
+	w->outside_ns = 2 * MS;
+	err = pthread_create(&workers[0].thread, NULL, exit_join_holder, &workers[0]);
+	if (!err)
+		err = pthread_create(&workers[1].thread, NULL, lock_holder, &workers[1]);
+	if (!err)
+		err = pthread_create(&watcher, NULL, exit_join_watcher, NULL);
+	if (err)
+		die("pthread_create", err);
+	/* Sample the flag over the last stretch before the main thread leaves. */
+	now = ampkit_now_ns();
+	if (leave > now + EXIT_JOIN_SAMPLES * 10 * MS)
+		sleep_ns(leave - now - EXIT_JOIN_SAMPLES * 10 * MS);
+	for (i = 0; i < EXIT_JOIN_SAMPLES; i++) {
+		exit_join.flagged_before += holder_flagged();
+		sleep_ns(10 * MS);
+	}
+	pthread_exit(NULL);
 }
 
 /* --- placement and vscale: CPU-bound threads ------------------------------ */
@@ -945,7 +1064,8 @@ static int usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-t N] [-n N] SCENARIO ARGS...\n"
-		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | placement SECONDS\n"
+		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | exit-join SECONDS\n"
+		"  placement SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU | stress SECONDS\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS\n"
 		"  wash-overhead SECONDS THREADS\n"
@@ -990,6 +1110,8 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(scenario, "condvar-pipeline")) {
 		condvar_pipeline(seconds);
 		print_workers(&sb, scenario);
+	} else if (argc == 2 && !strcmp(scenario, "exit-join") && seconds >= 0.5) {
+		exit_join_run(seconds, &sb);
 	} else if (argc == 2 && !strcmp(scenario, "placement")) {
 		placement(seconds);
 		print_workers(&sb, scenario);
