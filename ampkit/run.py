@@ -32,7 +32,7 @@ from ampkit.initramfs import with_run_description
 from ampkit.mix import Mix
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
-from ampkit.rundesc import RunDescription
+from ampkit.rundesc import METHODS, RunDescription
 
 ENGINES = ("qemu",)
 
@@ -53,6 +53,7 @@ class RunRequest:
     kernel_variant: str = "default"
     extra_cmdline: str = ""
     wall_limit_s: float | None = None  # the engine's limit; default timeout_s + allowance
+    method: str = "restart"  # see rundesc.METHODS
 
     @property
     def run_id(self) -> str:
@@ -90,6 +91,15 @@ def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
                 else f"signal {app.get('signal')}"
             )
             reasons.append(f"{app['app']}#{app['instance']} {app['status']} ({how})")
+        restart = app.get("restart_failure")
+        if restart:
+            how = (
+                f"exit status {restart['exit_status']}"
+                if restart.get("exit_status") is not None
+                else f"signal {restart.get('signal')}"
+            )
+            # the others no longer met the same load: their times are not comparable
+            reasons.append(f"{app['app']}#{app['instance']} failed when restarted ({how})")
     if not reasons and boot.exit_code != 0:
         reasons.append(f"QEMU exited with status {boot.exit_code}")
     return "ok" if not reasons else "failed: " + "; ".join(reasons[:4])
@@ -116,8 +126,15 @@ def execute(
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
 
+    if request.method not in METHODS:
+        raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
     desc = RunDescription.for_mix(
-        request.run_id, request.policy, request.repetition, request.timeout_s, request.mix
+        request.run_id,
+        request.policy,
+        request.repetition,
+        request.timeout_s,
+        request.mix,
+        method=request.method,
     ).render()
     (work / "run.desc").write_text(desc)
     machine = qemu.QemuMachine(request.platform)
@@ -146,6 +163,7 @@ def execute(
         "policy_details": POLICY_DETAILS.get(request.policy, {}),
         "mix": request.mix.describe(),
         "repetition": request.repetition,
+        "method": request.method,
         "timeout_s": request.timeout_s,
         "kernel": {
             "variant": kmanifest["variant"],

@@ -7,6 +7,10 @@ from ampkit.errors import AmpkitError
 from ampkit.mix import Mix
 
 VERSION = 1
+#: once: every application runs once. restart: an application that finishes
+#: while others still run starts again, until each has completed once; only
+#: first completions count (the standard multi-program method).
+METHODS = ("once", "restart")
 _WORD = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII without spaces
 
 
@@ -26,10 +30,20 @@ class RunDescription:
     repetition: int
     timeout_s: int
     apps: tuple[AppRun, ...]
+    method: str = "restart"
+    m5ops: bool = False  # gem5 only: work items per application, m5 exit at the end
 
     @classmethod
     def for_mix(
-        cls, run_id: str, policy: str, repetition: int, timeout_s: int, mix: Mix
+        cls,
+        run_id: str,
+        policy: str,
+        repetition: int,
+        timeout_s: int,
+        mix: Mix,
+        *,
+        method: str = "restart",
+        m5ops: bool = False,
     ) -> "RunDescription":
         seen: dict[str, int] = {}
         apps = []
@@ -45,9 +59,11 @@ class RunDescription:
                     argv=app.argv,
                 )
             )
-        return cls(run_id, policy, repetition, timeout_s, tuple(apps))
+        return cls(run_id, policy, repetition, timeout_s, tuple(apps), method=method, m5ops=m5ops)
 
     def render(self) -> str:
+        if self.method not in METHODS:
+            raise AmpkitError(f"unknown run method '{self.method}'", f"valid: {', '.join(METHODS)}")
         for word in (self.run_id, self.policy, *(w for a in self.apps for w in (a.name, *a.argv))):
             if not _WORD.match(word):
                 raise AmpkitError(
@@ -59,6 +75,8 @@ class RunDescription:
             f"policy {self.policy}",
             f"repetition {self.repetition}",
             f"timeout_s {self.timeout_s}",
+            f"method {self.method}",
+            f"m5ops {int(self.m5ops)}",
         ]
         lines += [
             f"app {a.name} {a.instance} {a.threads} {a.speedup_q10} {' '.join(a.argv)}"

@@ -81,3 +81,63 @@ def test_policy_unknown_to_this_kernel_is_refused(host_bin: Path, tmp_path: Path
     report = parse_console(result.stdout)
     assert report.runner_errors and "no AMP policies" in report.runner_errors[0]
     assert not report.saw_begin
+
+
+def test_restart_method_counts_first_completions_only(host_bin: Path, tmp_path: Path) -> None:
+    desc = header() + (
+        "method restart\n"
+        f"app compute 0 1 0 {host_bin}/compute -t 1 -n 500\n"
+        f"app probe 0 1 0 {host_bin}/ampkit-probe sleep 1\n"
+    )
+    result = run_runner(host_bin, tmp_path, desc)
+    report = parse_console(result.stdout)
+    assert report.complete and not report.problems(), report.problems()
+    quick, slow = report.apps
+    # exactly one record per application, each its first run's
+    assert [a["app"] for a in report.apps] == ["compute", "probe"]
+    assert quick["end_ns"] - quick["start_ns"] < 1_000_000_000 <= slow["end_ns"] - slow["start_ns"]
+    assert len(quick["thread_times_ns"]) == 1
+    # the quick one ran again and again while the slow one ran; the last
+    # restart was killed when the slow one completed
+    assert quick["method"] == "restart"
+    assert quick["restarts"] >= 2
+    assert quick["restarts_completed"] in {quick["restarts"] - 1, quick["restarts"]}
+    assert slow["restarts"] == 0
+    assert "restart_failure" not in quick
+
+
+def test_once_method_runs_each_application_once(host_bin: Path, tmp_path: Path) -> None:
+    desc = header() + (
+        "method once\n"
+        f"app compute 0 1 0 {host_bin}/compute -t 1 -n 500\n"
+        f"app probe 0 1 0 {host_bin}/ampkit-probe sleep 0.3\n"
+    )
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
+    assert [(a["method"], a["restarts"]) for a in report.apps] == [("once", 0), ("once", 0)]
+
+
+def test_a_failed_restart_is_recorded_and_not_repeated(host_bin: Path, tmp_path: Path) -> None:
+    # succeeds the first time, fails from the second on
+    script = tmp_path / "flaky.sh"
+    marker = tmp_path / "ran-once"
+    script.write_text(
+        f"#!/bin/sh\nif [ -e {marker} ]; then echo second run refused; exit 3; fi\ntouch {marker}\n"
+    )
+    script.chmod(0o755)
+    desc = header() + (
+        "method restart\n"
+        f"app flaky 0 1 0 {script}\n"
+        f"app probe 0 1 0 {host_bin}/ampkit-probe sleep 0.5\n"
+    )
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
+    flaky = report.apps[0]
+    assert flaky["status"] == "ok" and flaky["exit_status"] == 0
+    assert flaky["restarts"] == 1 and flaky["restarts_completed"] == 0
+    assert flaky["restart_failure"]["exit_status"] == 3
+    assert "second run refused" in flaky["restart_failure"]["output"]
+
+
+def test_bad_method_names_the_line(host_bin: Path, tmp_path: Path) -> None:
+    result = run_runner(host_bin, tmp_path, header() + "method twice\napp t 0 1 0 /bin/true\n")
+    report = parse_console(result.stdout)
+    assert report.runner_errors == ["run description: method must be once or restart: line 6"]

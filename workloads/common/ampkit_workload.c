@@ -3,6 +3,7 @@
 #include "ampkit_workload.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,10 +98,60 @@ void ampkit_thread_begin(struct ampkit_thread_clock *c)
 	c->cpu_start = ampkit_thread_cpu_ns();
 }
 
+/* The value of "name : value" in a /proc/<pid>/sched text, or -1. */
+static long long sched_field(const char *text, const char *name, char *word, size_t len)
+{
+	const char *at = strstr(text, name);
+	size_t n = strlen(name);
+
+	while (at && ((at != text && at[-1] != '\n') || (at[n] != ' ' && at[n] != ':')))
+		at = strstr(at + 1, name);
+	if (!at)
+		return -1;
+	at = strchr(at, ':');
+	if (!at)
+		return -1;
+	if (word)	/* a class name: "big", "little", "either" */
+		return len >= 12 && sscanf(at + 1, "%11s", word) == 1 ? 0 : -1;
+	return strtoll(at + 1, NULL, 10);
+}
+
+static void read_kernel_counters(struct ampkit_thread_clock *c)
+{
+	char text[8192];
+	ssize_t n = 0, got;
+	int fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
+
+	c->has_kernel = 0;
+	if (fd < 0)
+		return;
+	while (n < (ssize_t)sizeof(text) - 1 &&
+	       (got = read(fd, text + n, sizeof(text) - 1 - (size_t)n)) > 0)
+		n += got;
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	{
+		long long big = sched_field(text, "colab.big_ns", NULL, 0);
+		long long little = sched_field(text, "colab.little_ns", NULL, 0);
+		long long blocked = sched_field(text, "colab.futex_blocked_ns", NULL, 0);
+		long long caused = sched_field(text, "colab.futex_caused_ns", NULL, 0);
+
+		if (big < 0 || little < 0 || blocked < 0 || caused < 0 ||
+		    sched_field(text, "colab.class", c->sched_class, sizeof(c->sched_class)))
+			return;
+		c->big_ns = (uint64_t)big;
+		c->little_ns = (uint64_t)little;
+		c->futex_blocked_ns = (uint64_t)blocked;
+		c->futex_caused_ns = (uint64_t)caused;
+		c->has_kernel = 1;
+	}
+}
+
 void ampkit_thread_end(struct ampkit_thread_clock *c)
 {
 	c->wall_ns = ampkit_now_ns() - c->wall_start;
 	c->cpu_ns = ampkit_thread_cpu_ns() - c->cpu_start;
+	read_kernel_counters(c);
 }
 
 int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
@@ -115,10 +166,18 @@ int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
 		if (!out)
 			return -1;
 	}
-	for (i = 0; i < n; i++)
-		fprintf(out, "thread %d %llu %llu\n", i,
-			(unsigned long long)clocks[i].wall_ns,
-			(unsigned long long)clocks[i].cpu_ns);
+	for (i = 0; i < n; i++) {
+		const struct ampkit_thread_clock *c = &clocks[i];
+
+		fprintf(out, "thread %d %llu %llu", i, (unsigned long long)c->wall_ns,
+			(unsigned long long)c->cpu_ns);
+		if (c->has_kernel)
+			fprintf(out, " %llu %llu %llu %llu %s", (unsigned long long)c->big_ns,
+				(unsigned long long)c->little_ns,
+				(unsigned long long)c->futex_blocked_ns,
+				(unsigned long long)c->futex_caused_ns, c->sched_class);
+		fprintf(out, "\n");
+	}
 	if (fflush(out) != 0)
 		return -1;
 	if (out != stdout)

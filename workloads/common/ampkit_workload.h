@@ -5,9 +5,10 @@
  *
  * A workload is started as "prog -t THREADS -n SIZE". It verifies its own
  * result and exits 0 only when the result is right. For each of its threads
- * it reports one line, "thread <index> <wall_ns> <cpu_ns>", to the file
- * descriptor named by AMPKIT_REPORT_FD (set by the runner), or to stdout
- * when the variable is unset (a run by hand).
+ * it reports one line, "thread <index> <wall_ns> <cpu_ns>", followed on the
+ * kit kernel by "<big_ns> <little_ns> <futex_blocked_ns> <futex_caused_ns>
+ * <class>", to the file descriptor named by AMPKIT_REPORT_FD (set by the
+ * runner), or to stdout when the variable is unset (a run by hand).
  */
 #ifndef AMPKIT_WORKLOAD_H
 #define AMPKIT_WORKLOAD_H
@@ -33,6 +34,16 @@ uint64_t ampkit_thread_cpu_ns(void);	/* CLOCK_THREAD_CPUTIME_ID */
 struct ampkit_thread_clock {
 	uint64_t wall_start, cpu_start;
 	uint64_t wall_ns, cpu_ns;
+	/*
+	 * The kit kernel's counters for the thread at its end (colab.* lines
+	 * of /proc/thread-self/sched): run time on big and little CPUs, time
+	 * blocked on futexes and time others were blocked on futexes it
+	 * released, and its sensitivity class. has_kernel is 0 on a kernel
+	 * without them. Read here because a thread's counters vanish with it.
+	 */
+	int has_kernel;
+	uint64_t big_ns, little_ns, futex_blocked_ns, futex_caused_ns;
+	char sched_class[12];
 };
 
 void ampkit_thread_begin(struct ampkit_thread_clock *c);

@@ -6,7 +6,14 @@
  * the kernel believes about the machine, sets the scheduling policy, starts
  * every application of the mix at the same moment, waits for them (killing
  * any that outlive the run's time limit), prints one JSON record per
- * application between fixed markers on the console, and powers off.
+ * application between fixed markers on the console, and powers off (or,
+ * on gem5, leaves the simulation).
+ *
+ * Under the restart method (the usual way to measure a multi-program mix)
+ * an application that finishes while others still run is started again,
+ * so that every application meets the same competition until the last
+ * one completes; only each application's first completion is recorded as
+ * its result, and the restarts still running at the end are killed.
  *
  * The run description (workloads/README.md) is a small line format:
  *
@@ -15,6 +22,10 @@
  *   policy <name>
  *   repetition <n>
  *   timeout_s <seconds>
+ *   method once|restart        (default once)
+ *   m5ops 0|1                  (gem5: mark each application's first run
+ *                               with work_begin/work_end, id = its index,
+ *                               and end with m5 exit; default 0)
  *   app <name> <instance> <threads> <speedup_q10> <argv0> [args...]
  *
  * Run as an ordinary process (not PID 1) it mounts nothing and does not
@@ -38,6 +49,7 @@
 
 #include "sbuf.h"
 #include "ampctl.h"
+#include "m5ops.h"
 #include "ampkit_workload.h"
 #include "sysinfo.h"
 
@@ -64,11 +76,15 @@ struct app {
 	 */
 	int speedup_err;
 
-	pid_t pid;
+	pid_t pid;			/* the instance running now, or 0 */
+	/* The first run: the one that counts. */
 	uint64_t start_ns, end_ns;
 	int wstatus;
 	int done, timed_out;
 	char out_path[PATH_MAX], report_path[PATH_MAX];
+	/* Restarts: how many began, how many completed, the first failure. */
+	int restarts, restarts_completed, restart_failed, restart_wstatus;
+	char restart_out_path[PATH_MAX], restart_report_path[PATH_MAX];
 };
 
 struct run {
@@ -76,6 +92,8 @@ struct run {
 	char *policy;
 	int repetition;
 	int timeout_s;
+	int restart;	/* the restart method */
+	int m5ops;	/* on gem5: work items and m5 exit */
 	int napps;
 	struct app apps[MAX_APPS];
 };
@@ -100,10 +118,14 @@ static void say(const char *fmt, const char *arg)
 	sb_free(&sb);
 }
 
+static int use_m5ops;
+
 static __attribute__((noreturn)) void finish(int code)
 {
 	if (is_init) {
 		sync();
+		if (use_m5ops)
+			m5_exit(0);
 		reboot(RB_POWER_OFF);
 		for (;;)
 			pause();
@@ -253,6 +275,13 @@ static void parse_desc(char *text, struct run *run)
 		} else if (!strcmp(w[0], "timeout_s")) {
 			if (parse_int(w[1], 1, 1 << 24, &run->timeout_s))
 				fail("run description: bad timeout_s", where);
+		} else if (!strcmp(w[0], "method")) {
+			if (strcmp(w[1], "once") && strcmp(w[1], "restart"))
+				fail("run description: method must be once or restart", where);
+			run->restart = !strcmp(w[1], "restart");
+		} else if (!strcmp(w[0], "m5ops")) {
+			if (parse_int(w[1], 0, 1, &run->m5ops))
+				fail("run description: m5ops must be 0 or 1", where);
 		} else {
 			fail("run description: unknown key", w[0]);
 		}
@@ -312,9 +341,10 @@ static void set_policy(const struct run *run)
 		fail("the policy did not take effect; in force", in_force);
 }
 
-static void start_child(struct app *app, int gate, const sigset_t *mask)
+static void start_child(struct app *app, int index, const char *out_path,
+			const char *report_path, int gate, const sigset_t *mask)
 {
-	char c;
+	char c, id[16];
 	int fd;
 
 	setpgid(0, 0);
@@ -323,50 +353,115 @@ static void start_child(struct app *app, int gate, const sigset_t *mask)
 	while (read(gate, &c, 1) < 0 && errno == EINTR)
 		;
 	close(gate);
-	fd = open(app->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
 		close(fd);
 	}
-	fd = open(app->report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0 && fd != 3) {
 		dup2(fd, 3);
 		close(fd);
 	}
 	setenv("AMPKIT_REPORT_FD", "3", 1);
+	/* For programs that mark their own region of interest (PARSEC hooks). */
+	snprintf(id, sizeof(id), "%d", index);
+	setenv("AMPKIT_APP_ID", id, 1);
+	if (use_m5ops)
+		setenv("AMPKIT_M5OPS", "1", 1);
 	execv(app->argv[0], app->argv);
 	fprintf(stderr, "ampkit-init: cannot execute %s: %s\n", app->argv[0], strerror(errno));
 	_exit(127);
 }
 
-static struct app *find_app(struct run *run, pid_t pid)
+/*
+ * Forks an instance of @app held at @gate; applies the speedup hint before
+ * the gate opens, so that every thread the program creates inherits it.
+ */
+static void fork_instance(struct app *app, int index, int first, int gate[2],
+			  const sigset_t *mask)
 {
-	int i;
+	app->pid = fork();
+	if (app->pid < 0)
+		fail("cannot fork", strerror(errno));
+	if (app->pid == 0) {
+		close(gate[1]);
+		start_child(app, index, first ? app->out_path : app->restart_out_path,
+			    first ? app->report_path : app->restart_report_path, gate[0], mask);
+	}
+	if (app->speedup_q10) {
+		int err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
 
-	for (i = 0; i < run->napps; i++)
-		if (run->apps[i].pid == pid)
-			return &run->apps[i];
-	return NULL;
+		if (first)
+			app->speedup_err = err;
+	}
 }
 
-/* Reaps whatever has exited; orphans reparented to init are reaped too. */
-static int reap(struct run *run, int remaining)
+/* Starts @app again, at once: another application has not completed yet. */
+static void restart_app(struct app *app, int index, const sigset_t *mask)
+{
+	int gate[2];
+
+	if (pipe2(gate, O_CLOEXEC))
+		fail("cannot create a restart gate", strerror(errno));
+	fork_instance(app, index, 0, gate, mask);
+	close(gate[0]);
+	close(gate[1]);
+	app->restarts++;
+}
+
+/*
+ * Reaps whatever has exited (orphans reparented to init too) and restarts
+ * what the method says; returns how many applications have not completed
+ * their first run.
+ */
+static int reap(struct run *run, int remaining, const sigset_t *mask)
 {
 	struct app *app;
 	pid_t pid;
-	int st;
+	int st, i;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		app = find_app(run, pid);
-		if (!app || app->done)
+		for (i = 0; i < run->napps && run->apps[i].pid != pid; i++)
+			;
+		if (i == run->napps)
 			continue;
-		app->end_ns = ampkit_now_ns();
-		app->wstatus = st;
-		app->done = 1;
-		remaining--;
+		app = &run->apps[i];
+		app->pid = 0;
+		if (!app->done) {
+			app->end_ns = ampkit_now_ns();
+			app->wstatus = st;
+			app->done = 1;
+			remaining--;
+			if (run->m5ops)
+				m5_work_end((uint64_t)i, 0);
+		} else if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			app->restarts_completed++;
+		} else if (!app->restart_failed) {
+			app->restart_failed = 1;
+			app->restart_wstatus = st;
+		}
+		/*
+		 * A program that failed is not run again: it would fail again,
+		 * as fast as it can be forked.
+		 */
+		if (run->restart && remaining > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			restart_app(app, i, mask);
 	}
 	return remaining;
+}
+
+static void set_paths(struct app *app, int i, const char *tmpdir)
+{
+	static const char *const names[] = { "out", "report", "restart.out", "restart.report" };
+	char *paths[] = { app->out_path, app->report_path, app->restart_out_path,
+			  app->restart_report_path };
+	unsigned int k;
+
+	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
+		if (snprintf(paths[k], PATH_MAX, "%s/app%d.%s", tmpdir, i, names[k]) >= PATH_MAX)
+			fail("temporary directory path too long", tmpdir);
 }
 
 static void run_mix(struct run *run, const char *tmpdir)
@@ -382,35 +477,20 @@ static void run_mix(struct run *run, const char *tmpdir)
 		fail("cannot create the start gate", strerror(errno));
 
 	for (i = 0; i < run->napps; i++) {
-		struct app *app = &run->apps[i];
-
-		if (snprintf(app->out_path, sizeof(app->out_path), "%s/app%d.out", tmpdir, i) >=
-		    (int)sizeof(app->out_path) ||
-		    snprintf(app->report_path, sizeof(app->report_path), "%s/app%d.report",
-			     tmpdir, i) >= (int)sizeof(app->report_path))
-			fail("temporary directory path too long", tmpdir);
-		app->pid = fork();
-		if (app->pid < 0)
-			fail("cannot fork", strerror(errno));
-		if (app->pid == 0) {
-			close(gate[1]);
-			start_child(app, gate[0], &orig);
-		}
-		/*
-		 * Before the gate opens: the application's threads inherit the
-		 * hint from its first one (see kernel-patches/README.md).
-		 */
-		if (app->speedup_q10)
-			app->speedup_err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
+		set_paths(&run->apps[i], i, tmpdir);
+		fork_instance(&run->apps[i], i, 1, gate, &orig);
 	}
 	close(gate[0]);
+	if (run->m5ops)
+		for (i = 0; i < run->napps; i++)
+			m5_work_begin((uint64_t)i, 0);
 	start = ampkit_now_ns();
 	for (i = 0; i < run->napps; i++)
 		run->apps[i].start_ns = start;
 	close(gate[1]);	/* every application sees end-of-file and starts */
 
 	deadline = start + (uint64_t)run->timeout_s * 1000000000ULL;
-	while ((remaining = reap(run, remaining)) > 0) {
+	while ((remaining = reap(run, remaining, &orig)) > 0) {
 		uint64_t now = ampkit_now_ns();
 		struct timespec ts;
 
@@ -420,37 +500,55 @@ static void run_mix(struct run *run, const char *tmpdir)
 		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
 		sigtimedwait(&chld, NULL, &ts);
 	}
+	/* First runs past the time limit, and the restarts still running. */
 	for (i = 0; i < run->napps; i++) {
 		struct app *app = &run->apps[i];
+		int st;
 
-		if (app->done)
+		if (!app->pid)
 			continue;
-		app->timed_out = 1;
 		kill(-app->pid, SIGKILL);
-		waitpid(app->pid, &app->wstatus, 0);
-		app->end_ns = ampkit_now_ns();
-		app->done = 1;
+		waitpid(app->pid, &st, 0);
+		app->pid = 0;
+		if (!app->done) {
+			app->timed_out = 1;
+			app->wstatus = st;
+			app->end_ns = ampkit_now_ns();
+			app->done = 1;
+		}
 	}
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 }
 
 /* --- results ------------------------------------------------------------- */
 
+/* What a workload reported for one thread (workloads/common/ampkit_workload.h). */
+struct thread_report {
+	unsigned long long wall, cpu;
+	int has_kernel;
+	unsigned long long big, little, blocked, caused;
+	char sched_class[16];
+};
+
+static struct thread_report thread_reports[MAX_THREADS];
+
 static void thread_times_json(struct sbuf *sb, const char *report_path)
 {
-	unsigned long long wall[MAX_THREADS], cpu[MAX_THREADS];
 	char line[256];
-	int i, n = 0, idx;
+	int i, n = 0, idx, fields, kernel = 1;
 	FILE *f = fopen(report_path, "r");
 
 	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long w, c;
+		struct thread_report t;
 
-		if (sscanf(line, "thread %d %llu %llu", &idx, &w, &c) == 3 && idx == n &&
-		    n < MAX_THREADS) {
-			wall[n] = w;
-			cpu[n] = c;
-			n++;
+		memset(&t, 0, sizeof(t));
+		fields = sscanf(line, "thread %d %llu %llu %llu %llu %llu %llu %15s", &idx,
+				&t.wall, &t.cpu, &t.big, &t.little, &t.blocked, &t.caused,
+				t.sched_class);
+		if (fields >= 3 && idx == n && n < MAX_THREADS) {
+			t.has_kernel = fields == 8;
+			kernel = kernel && t.has_kernel;
+			thread_reports[n++] = t;
 		}
 	}
 	if (f)
@@ -462,27 +560,42 @@ static void thread_times_json(struct sbuf *sb, const char *report_path)
 	}
 	sb_printf(sb, "[");
 	for (i = 0; i < n; i++)
-		sb_printf(sb, "%s%llu", i ? "," : "", wall[i]);
+		sb_printf(sb, "%s%llu", i ? "," : "", thread_reports[i].wall);
 	sb_printf(sb, "],\"thread_cpu_ns\":[");
 	for (i = 0; i < n; i++)
-		sb_printf(sb, "%s%llu", i ? "," : "", cpu[i]);
+		sb_printf(sb, "%s%llu", i ? "," : "", thread_reports[i].cpu);
+	sb_printf(sb, "]");
+	if (!kernel)
+		return;
+	/* The kit kernel's per-task counters, as each thread saw them at its end. */
+	sb_printf(sb, ",\"tasks\":[");
+	for (i = 0; i < n; i++) {
+		const struct thread_report *t = &thread_reports[i];
+
+		sb_printf(sb, "%s{\"thread\":%d,\"class\":", i ? "," : "", i);
+		sb_json_str(sb, t->sched_class);
+		sb_printf(sb, ",\"big_ns\":%llu,\"little_ns\":%llu,\"futex_blocked_ns\":%llu,"
+			  "\"futex_caused_ns\":%llu}", t->big, t->little, t->blocked, t->caused);
+	}
 	sb_printf(sb, "]");
 }
 
-static void output_tail_json(struct sbuf *sb, const char *path)
+/* The last @max (at most OUTPUT_TAIL) bytes of a file, as a JSON string. */
+static void output_tail_json(struct sbuf *sb, const char *path, size_t max)
 {
 	char buf[OUTPUT_TAIL];
 	ssize_t n = 0;
 	off_t size;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
+	if (max > sizeof(buf))
+		max = sizeof(buf);
 	if (fd >= 0) {
 		size = lseek(fd, 0, SEEK_END);
-		lseek(fd, size > OUTPUT_TAIL ? size - OUTPUT_TAIL : 0, SEEK_SET);
-		n = read(fd, buf, sizeof(buf));
+		lseek(fd, size > (off_t)max ? size - (off_t)max : 0, SEEK_SET);
+		n = read(fd, buf, max);
 		close(fd);
 	}
-	sb_printf(sb, ",\"output\":");
 	sb_json_strn(sb, buf, n > 0 ? (size_t)n : 0);
 }
 
@@ -523,8 +636,23 @@ static void app_record(const struct run *run, const struct app *app)
 		sb_printf(&sb, ",\"speedup_error\":");
 		sb_json_str(&sb, app->speedup_err ? strerror(app->speedup_err) : NULL);
 	}
+	sb_printf(&sb, ",\"method\":\"%s\",\"restarts\":%d,\"restarts_completed\":%d",
+		  run->restart ? "restart" : "once", app->restarts, app->restarts_completed);
+	if (app->restart_failed) {
+		int st = app->restart_wstatus;
+
+		sb_printf(&sb, ",\"restart_failure\":{\"exit_status\":");
+		if (WIFEXITED(st))
+			sb_printf(&sb, "%d,\"signal\":null", WEXITSTATUS(st));
+		else
+			sb_printf(&sb, "null,\"signal\":%d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		sb_printf(&sb, ",\"output\":");
+		output_tail_json(&sb, app->restart_out_path, 2048);
+		sb_printf(&sb, "}");
+	}
 	thread_times_json(&sb, app->report_path);
-	output_tail_json(&sb, app->out_path);
+	sb_printf(&sb, ",\"output\":");
+	output_tail_json(&sb, app->out_path, OUTPUT_TAIL);
 	sb_printf(&sb, "}");
 	emit(&sb);
 	sb_free(&sb);
@@ -572,6 +700,7 @@ int main(int argc, char **argv)
 	}
 	say("reading %s", desc_path);
 	parse_desc(read_file(desc_path), &run);
+	use_m5ops = run.m5ops && is_init;
 	guest_record(&run);
 	set_policy(&run);
 	say("starting run %s", run.run_id);

@@ -6,15 +6,18 @@
  *   ampkit-probe sysinfo             topology, capacities, sched domains, AMP policy
  *   ampkit-probe set-policy NAME...  tries each policy in turn; reports errno and the
  *                                    policy in force after each
- *   ampkit-probe sleep SECONDS       sleeps, then reports; an application that hangs
+ *   ampkit-probe sleep SECONDS       sleeps (fractions too), then reports; an
+ *                                    application that hangs
  *
  * Like every workload it accepts -t THREADS and -n SIZE first, so that it can
  * be a member of a mix; it ignores them.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbuf.h"
@@ -60,10 +63,15 @@ int main(int argc, char **argv)
 		}
 		sb_printf(&sb, "]}\n");
 	} else if (argc == 2 && !strcmp(argv[0], "sleep")) {
-		unsigned int seconds = (unsigned int)strtoul(argv[1], NULL, 10);
+		double seconds = strtod(argv[1], NULL);
+		struct timespec nap;
 
-		while (seconds)
-			seconds = sleep(seconds);
+		if (!(seconds >= 0 && seconds < 1e9))
+			return usage(argv[-optind]);
+		nap.tv_sec = (time_t)seconds;
+		nap.tv_nsec = (long)((seconds - (double)nap.tv_sec) * 1e9);
+		while (nanosleep(&nap, &nap) && errno == EINTR)
+			;
 		sb_printf(&sb, "{\"slept\":%s}\n", argv[1]);
 	} else {
 		return usage(argv[-optind]);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gem5's pseudo-instructions for arm64, written from their documented ABI:
+ * one reserved instruction word 0xff000110 | (op << 16), arguments in x0
+ * and x1. A CPU other than gem5's raises SIGILL on them, so the runner
+ * uses them only when the run description says the engine is gem5
+ * ("m5ops 1"); built for another architecture they do nothing.
+ */
+#ifndef AMPKIT_M5OPS_H
+#define AMPKIT_M5OPS_H
+
+#include <stdint.h>
+
+#if defined(__aarch64__)
+#define M5OP(word, a, b)                                                        \
+	do {                                                                    \
+		register uint64_t x0_ __asm__("x0") = (a);                      \
+		register uint64_t x1_ __asm__("x1") = (b);                      \
+		__asm__ volatile(".inst " #word : "+r"(x0_) : "r"(x1_) : "memory"); \
+	} while (0)
+#else
+#define M5OP(word, a, b) ((void)(a), (void)(b))
+#endif
+
+/* Ends the simulation (op 0x21; x0: delay in ns). */
+static inline void m5_exit(uint64_t delay_ns)
+{
+	M5OP(0xff210110, delay_ns, 0);
+}
+
+/* A region of interest begins and ends (ops 0x5a, 0x5b; work id, thread id). */
+static inline void m5_work_begin(uint64_t work_id, uint64_t thread_id)
+{
+	M5OP(0xff5a0110, work_id, thread_id);
+}
+
+static inline void m5_work_end(uint64_t work_id, uint64_t thread_id)
+{
+	M5OP(0xff5b0110, work_id, thread_id);
+}
+
+#endif
