@@ -11,11 +11,13 @@ from pathlib import Path
 from types import FrameType
 
 from ampkit import build as build_mod
-from ampkit import hostdeps, kernel, platform, policies
+from ampkit import hostdeps, kernel, platform, policies, references
 from ampkit.engines import qemu
 from ampkit.errors import AmpkitError
-from ampkit.mix import Mix, load_mix, mix_names
+from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
+from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, RunRequest, execute
+from ampkit.rundesc import METHODS
 from ampkit.summary import summarize
 
 EXIT_FAILED_RUN = 1
@@ -136,13 +138,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     request = RunRequest(
         platform=_platform_from(args),
         policy=policies.check_policy(args.policy),
-        mix=load_mix(args.mix),
+        mix=_with_hints(load_mix(args.mix), args.speedups),
         repetition=args.repetition,
         engine=args.engine,
         timeout_s=args.timeout,
         kernel_variant="debug" if args.debug_kernel else "default",
         extra_cmdline=args.append or "",
+        method=args.method,
     )
+    kinds = _reference_kinds(args.references)
     build, image = _artifacts(request.kernel_variant, args.no_build)
     out = (
         Path(args.out)
@@ -152,7 +156,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"run {request.run_id} -> {out}", file=sys.stderr)
     outcome = execute(request, out, build, image, force=args.force)
     print(f"{outcome.directory}: {outcome.status}")
-    return 0 if outcome.ok else EXIT_FAILED_RUN
+    all_ok = outcome.ok
+    # Beside the run, named by run id alone, so that mixes sharing an
+    # application share its references; sound ones already there are kept.
+    for ref in references.references(request, kinds):
+        ref_dir = out.parent / ref.request.run_id
+        if references.is_done(ref_dir) and not args.force:
+            print(f"{ref_dir}: ok (kept; {ref.kind} reference)")
+            continue
+        print(f"reference ({ref.kind}) {ref.request.run_id} -> {ref_dir}", file=sys.stderr)
+        ref_outcome = execute(ref.request, ref_dir, build, image, force=True)
+        print(f"{ref_outcome.directory}: {ref_outcome.status}")
+        all_ok = all_ok and ref_outcome.ok
+    return 0 if all_ok else EXIT_FAILED_RUN
+
+
+def _with_hints(mix: Mix, profile: str | None) -> Mix:
+    return load_profile(Path(profile)).apply(mix) if profile else mix
+
+
+def _reference_kinds(spec: str | None) -> list[str]:
+    if not spec:
+        return []
+    kinds = [k.strip() for k in spec.split(",") if k.strip()]
+    bad = [k for k in kinds if k not in references.KINDS]
+    if bad:
+        raise AmpkitError(
+            f"unknown reference kind(s): {', '.join(bad)}",
+            f"valid: {', '.join(references.KINDS)} (comma-separated)",
+        )
+    return kinds
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -183,17 +216,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 for p in amp.get("available") or []
                 if p in policies.POLICIES and p != policies.BASELINE
             ]
-    # The references: each application of the mix alone under the baseline.
-    for app in mix.apps:
-        alone = Mix(
-            name=f"alone-{app.program}",
-            description=f"{app.program} of the {mix.name} mix, alone",
-            category=mix.category,
-            apps=(app,),
-            source=mix.source,
-        )
-        request = RunRequest(platform=plat, policy=policies.BASELINE, mix=alone)
-        print(f"demo: {request.run_id} on QEMU (reference)", file=sys.stderr)
+    # The references: each application alone under the baseline, on the
+    # same platform (slowdowns) and on its little CPUs only (ASP).
+    base = RunRequest(platform=plat, policy=policies.BASELINE, mix=mix)
+    for ref in references.references(base, ("alone", "little-only")):
+        request = ref.request
+        print(f"demo: {request.run_id} on QEMU ({ref.kind} reference)", file=sys.stderr)
         outcome = execute(request, out / request.run_id, build, image, force=True)
         print(f"demo: {outcome.directory}: {outcome.status}", file=sys.stderr)
         done.append(outcome.directory)
@@ -206,6 +234,61 @@ def cmd_demo(args: argparse.Namespace) -> int:
     report = write_report(out, out / "report")
     print(f"run directories and summary.txt are in {out}; the report is {report.directory}/")
     return 0 if all_ok else EXIT_FAILED_RUN
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    from ampkit.mix import CATALOGUE_SIZES, App
+    from ampkit.profile import measure
+
+    if args.cpus < 1 or args.repetitions < 1:
+        raise AmpkitError("--cpus and --repetitions must be at least 1")
+    if args.mix:
+        apps = list(dict.fromkeys(a for name in args.mix for a in load_mix(name).apps))
+    else:
+        apps = [
+            App(program=p, threads=max(args.cpus, MIN_THREADS.get(p, 1)), size=size)
+            for p, size in sorted(CATALOGUE_SIZES.items())
+        ]
+    build, image = _artifacts("default", args.no_build)
+    runs = Path(args.runs)
+    prof = measure(
+        apps, args.cpus, args.repetitions, runs, build=build, image=image, engine=args.engine
+    )
+    Path(args.out).write_text(prof.render())
+    for e in prof.entries:
+        print(f"{e.program:10} t{e.threads} n{e.size}: speedup {e.speedup:.3f}")
+    print(f"{args.out}: {len(prof.entries)} applications; runs in {runs}")
+    return 0
+
+
+def cmd_mix_list(args: argparse.Namespace) -> int:
+    for name in mix_names():
+        mix = load_mix(name)
+        apps = " ".join(f"{a.program}x{a.threads}" for a in mix.apps)
+        print(f"{name:44} {mix.category:16} {apps}")
+    return 0
+
+
+def cmd_mix_check(args: argparse.Namespace) -> int:
+    for path in args.files:
+        mix = load_mix(path)
+        print(f"{path}: ok ({mix.category}, {len(mix.apps)} applications)")
+    return 0
+
+
+def cmd_mix_generate(args: argparse.Namespace) -> int:
+    from ampkit.mix import generate_mix, render_mix
+
+    speedups = load_profile(Path(args.speedups)).speedups() if args.speedups else None
+    mix = generate_mix(args.category, args.apps, args.seed, speedups)
+    text = f"# ampkit mix generate --category {args.category} --apps {args.apps} "
+    text += f"--seed {args.seed}\n" + render_mix(mix)
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"{args.out}: {mix.name}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def _little_only(pairs: list[str]) -> dict[str, str]:
@@ -316,6 +399,39 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--dts", action="store_true", help="decompiled source instead of a blob")
     s.set_defaults(func=cmd_platform_dtb)
 
+    mx = sub.add_parser("mix", help="the mix catalogue (workloads/mixes)").add_subparsers(
+        dest="mix_command", required=True
+    )
+    s = mx.add_parser("list", help="every mix of the catalogue, its category and programs")
+    s.set_defaults(func=cmd_mix_list)
+    s = mx.add_parser("check", help="validate mix files (errors give file, line and key)")
+    s.add_argument("files", nargs="+", help="mix names or .toml paths")
+    s.set_defaults(func=cmd_mix_check)
+    s = mx.add_parser("generate", help="a mix from a category and a seed (deterministic)")
+    s.add_argument("--category", required=True, choices=CATEGORIES)
+    s.add_argument("--apps", type=int, default=2, help="number of applications (default 2)")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--speedups", help="a speedup profile (ampkit profile) for the hints")
+    s.add_argument("-o", "--out", help="file to write (default: stdout)")
+    s.set_defaults(func=cmd_mix_generate)
+
+    s = sub.add_parser(
+        "profile", help="measure speedups: each application alone on big-only and little-only"
+    )
+    s.add_argument("--engine", default="qemu", choices=ENGINES)
+    s.add_argument("--mix", action="append", help="profile this mix's applications (repeatable)")
+    s.add_argument(
+        "--cpus",
+        type=int,
+        default=2,
+        help="CPUs of each platform (<N>B0L and 0B<N>L); without --mix, threads too",
+    )
+    s.add_argument("--repetitions", type=int, default=1)
+    s.add_argument("--runs", default="runs/profile", help="where the runs go (kept, reused)")
+    s.add_argument("--out", default="speedups.toml", help="the profile to write")
+    s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
+    s.set_defaults(func=cmd_profile)
+
     s = sub.add_parser("run", help="run one mix under one policy")
     s.add_argument("--engine", default="qemu", choices=ENGINES)
     s.add_argument(
@@ -337,6 +453,22 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_TIMEOUT_S,
         help="seconds the mix may take in the guest (the engine allows boot time on top)",
+    )
+    s.add_argument("--speedups", help="take the speedup hints from this profile (ampkit profile)")
+    s.add_argument(
+        "--method",
+        default="restart",
+        choices=METHODS,
+        help="restart: applications that finish early run again until each has "
+        "completed once; only first completions count (default)",
+    )
+    s.add_argument(
+        "--references",
+        nargs="?",
+        const=",".join(references.KINDS),
+        metavar="KINDS",
+        help="also run each application alone under the baseline, beside the run: "
+        f"{', '.join(references.KINDS)} (default: all); sound ones already there are kept",
     )
     s.add_argument("--out", help="run directory (default: runs/<time>-<run id>)")
     s.add_argument("--force", action="store_true", help="replace an existing run directory")
@@ -367,7 +499,8 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="PLATFORM=PLATFORM",
-        help="where the little-only reference runs of a platform are (for ASP)",
+        help="where the little-only reference runs of a platform are, for ASP "
+        "(default: 0B<L>L for <B>B<L>L, when there are runs on it)",
     )
     s.add_argument(
         "--min-apps",

@@ -14,6 +14,8 @@ A mix is a TOML file in workloads/mixes/ (format in workloads/README.md):
 Errors name the file, the line and the key.
 """
 
+import json
+import random
 import re
 import tomllib
 from dataclasses import dataclass
@@ -90,6 +92,47 @@ SMALL_SIZES = {
     "stages": 500,
     "stream": 16384,
 }
+
+
+#: The size each workload has in the catalogue's mixes: a few tenths of a
+#: second on QEMU, a size gem5 can simulate in hours rather than days.
+CATALOGUE_SIZES = {
+    "amdahl": 1024,
+    "barrier": 4096,
+    "chase": 8192,
+    "compute": 8000,
+    "contend": 1000,
+    "pipeline": 1000,
+    "stages": 1000,
+    "stream": 32768,
+}
+
+#: Prior big-over-little speedups for the catalogue's hints, before anything
+#: is measured: the 2.0 / 1.2 GHz clock ratio (1.67) times a guess of the
+#: out-of-order core's IPC gain for the pattern (high for independent
+#: arithmetic, low where memory latency or waiting dominates). A speedup
+#: profile measured on gem5 (ampkit profile) replaces them.
+PRIOR_SPEEDUPS = {
+    "amdahl": 2.0,
+    "barrier": 1.9,
+    "chase": 1.3,
+    "compute": 2.2,
+    "contend": 1.5,
+    "pipeline": 1.6,
+    "stages": 1.7,
+    "stream": 1.4,
+}
+
+#: The programs that give a category its character: a generated mix draws
+#: its first half from its category's programs (a compute mix draws all).
+CATEGORY_PROGRAMS = {
+    "synchronisation": ("amdahl", "barrier", "contend", "stages"),
+    "communication": ("barrier", "pipeline", "stages"),
+    "compute": ("chase", "compute", "stream"),
+}
+
+#: Fewest threads a workload accepts (stages needs one per stage).
+MIN_THREADS = {"stages": 3}
 
 
 def known_programs() -> list[str]:
@@ -213,3 +256,56 @@ def load_mix(name_or_path: str) -> Mix:
         apps=tuple(apps),
         source=path.resolve(),
     )
+
+
+def generate_mix(
+    category: str, napps: int, seed: int, speedups: dict[str, float] | None = None
+) -> Mix:
+    """A mix of ``napps`` applications in ``category``, the same for the same
+    seed: the first half (all, for compute) from the category's programs,
+    the rest from every workload; 2 to 4 threads each in a mix of two, 2 in
+    larger ones; catalogue sizes; hints from ``speedups`` (a measured
+    profile) or the priors."""
+    if category not in CATEGORIES:
+        raise AmpkitError(f"unknown category '{category}'", f"valid: {', '.join(CATEGORIES)}")
+    if not 1 <= napps <= 16:
+        raise AmpkitError(f"a generated mix has 1 to 16 applications, not {napps}")
+    rng = random.Random(f"{category}/{napps}/{seed}")
+    everything = sorted(CATALOGUE_SIZES)
+    own = CATEGORY_PROGRAMS[category]
+    half = napps if category == "compute" else (napps + 1) // 2
+    hints = {**PRIOR_SPEEDUPS, **(speedups or {})}
+    apps = []
+    for i in range(napps):
+        program = rng.choice(own if i < half else everything)
+        threads = rng.choice((2, 3, 4)) if napps <= 2 else 2
+        threads = max(threads, MIN_THREADS.get(program, 1))
+        apps.append(
+            App(
+                program=program,
+                threads=threads,
+                size=CATALOGUE_SIZES[program],
+                speedup=round(hints[program], 3),
+            )
+        )
+    short = {"synchronisation": "sync", "communication": "comm", "compute": "compute"}
+    return Mix(
+        name=f"gen-{short[category]}{napps}-s{seed}",
+        description=f"generated: {category}, {napps} applications, seed {seed}",
+        category=category,
+        apps=tuple(apps),
+        source=Path(f"gen-{short[category]}{napps}-s{seed}.toml"),
+    )
+
+
+def render_mix(mix: Mix) -> str:
+    """The mix as a TOML file that load_mix() reads back to the same mix."""
+    lines = [f"description = {json.dumps(mix.description)}", f'category = "{mix.category}"']
+    for app in mix.apps:
+        lines += ["", "[[app]]", f'program = "{app.program}"', f"threads = {app.threads}"]
+        lines.append(f"size = {app.size}")
+        if app.args:
+            lines.append(f"args = {json.dumps(list(app.args))}")
+        if app.speedup is not None:
+            lines.append(f"speedup = {app.speedup!r}")
+    return "\n".join(lines) + "\n"

@@ -52,17 +52,32 @@ class Platform:
     little_core: CoreType
 
     @property
+    def little_only(self) -> "Platform":
+        """The little CPUs alone: where ASP's slow reference runs."""
+        return make_platform(0, self.little)
+
+    @property
+    def big_only(self) -> "Platform":
+        """The big CPUs alone."""
+        return make_platform(self.big, 0)
+
+    @property
     def ncpus(self) -> int:
         return self.big + self.little
 
     @property
     def cpus(self) -> list[Cpu]:
         cores = [self.big_core] * self.big + [self.little_core] * self.little
+        # The device tree of a little-only platform keeps the little cores'
+        # own figure (Linux then scales the largest to 1024 all the same:
+        # only the engine's CPU model makes them slow).
         top = max(c.dmips_per_mhz * c.clock_mhz for c in (self.big_core, self.little_core))
         return [
             Cpu(
                 index=i,
-                cluster=0 if core is self.big_core else 1,
+                # clusters are numbered from 0 in the cpu-map: Linux stops
+                # at the first missing one
+                cluster=0 if core is self.big_core or not self.big else 1,
                 core=core,
                 capacity=round(CAPACITY_SCALE * core.dmips_per_mhz * core.clock_mhz / top),
             )
@@ -113,9 +128,10 @@ def preset_names() -> list[str]:
 
 def make_platform(big: int, little: int, name: str | None = None) -> Platform:
     cores, _ = _load()
-    if big < 1 or little < 1:
+    if big < 0 or little < 0 or big + little < 1:
         raise AmpkitError(
-            f"a platform needs at least one big and one little CPU, not {big} and {little}"
+            f"a platform needs at least one CPU and no negative counts, not {big} and {little}",
+            "single-type platforms such as 0B4L (little CPUs only) serve as references",
         )
     if big + little > MAX_CPUS:
         raise AmpkitError(

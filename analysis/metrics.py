@@ -28,6 +28,7 @@ A new metric is a function of one run's rows plus its entry in
 """
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -157,6 +158,22 @@ def with_slow_references(
     return out.drop(columns=["slow_platform"])
 
 
+_MIXED = re.compile(r"^(\d+)B(\d+)L$")
+
+
+def infer_little_only(platforms: set[str]) -> dict[str, str]:
+    """Each mixed platform named <B>B<L>L whose little-only platform 0B<L>L
+    has runs too (``ampkit run --references`` makes them)."""
+    out = {}
+    for name in platforms:
+        m = _MIXED.match(name)
+        if m and int(m.group(1)) > 0 and int(m.group(2)) > 0:
+            slow = f"0B{m.group(2)}L"
+            if slow in platforms:
+                out[name] = slow
+    return out
+
+
 # --- per run, then over repetitions ---------------------------------------------
 
 
@@ -277,6 +294,7 @@ def compute(
         )
     slow = with_slowdowns(pd.concat([mixed, apps[napps == 1]]), reference)
     slow = slow[slow["run"].isin(mixed["run"])]
+    little_only = {**infer_little_only(set(apps["platform"])), **(little_only or {})}
     if little_only:
         slow = with_slow_references(pd.concat([slow, apps[napps == 1]]), little_only, reference)
         slow = slow[slow["run"].isin(mixed["run"])]

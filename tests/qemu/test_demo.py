@@ -5,6 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from ampkit.analysis.collect import collect
@@ -23,7 +24,8 @@ def test_demo_runs_every_policy_and_summarises(
     assert main(["demo", "--out", str(out)]) == 0
     runs = sorted(p.name for p in out.iterdir() if p.is_dir())
     mixes = ["2B2L-cfs-demo-r0", "2B2L-colab-demo-r0", "2B2L-wash-demo-r0"]
-    references = ["2B2L-cfs-alone-compute-r0", "2B2L-cfs-alone-contend-r0"]
+    alone = ["alone-compute-t2-n20000", "alone-contend-t4-n2000"]
+    references = [f"{p}-cfs-{a}-r0" for p in ("2B2L", "0B2L") for a in alone]
     assert runs == sorted([*mixes, *references, "report"])
     for run in [*mixes, *references]:
         assert (out / run / "status").read_text() == "ok\n"
@@ -36,11 +38,17 @@ def test_demo_runs_every_policy_and_summarises(
     plots = json.loads((out / "report" / "plots" / "plots.json").read_text())
     # one mix and its geomean, colab and wash against cfs
     assert plots["qemu-2B2L-h_antt.png"] == 4
-    # the real runs, collected: two applications of (2 + 4) threads per mix run
+    # the little-only references give ASP without being asked for
+    per_run = pd.read_csv(out / "report" / "tables" / "per_run.csv")
+    assert per_run["asp"].notna().all(), per_run
+    # the real runs, collected: two applications of (2 + 4) threads per mix
+    # run, and each alone on 2B2L and on 0B2L
     col = collect(out)
     assert col.excluded.empty, col.excluded
-    assert len(col.apps) == 3 * 2 + 2
-    assert len(col.threads) == 3 * (2 + 4) + 2 + 4
+    assert len(col.apps) == 3 * 2 + 2 * 2
+    assert len(col.threads) == 3 * (2 + 4) + 2 * (2 + 4)
+    # the kit kernel's per-thread counters reach the tasks table
+    assert len(col.tasks) == len(col.threads), col.tasks
     assert (col.apps["turnaround_ns"] > 0).all()
     # a real run cut short: its results lose their last line's end
     cut = out / "cut" / mixes[1]

@@ -1,9 +1,15 @@
 """Every synthetic workload in the guest: it verifies itself and reports its threads."""
 
+import json
 from pathlib import Path
 
+import pytest
+
+from ampkit import references
 from ampkit.kernel import KernelBuild
 from ampkit.mix import SMALL_SIZES, App, known_programs
+from ampkit.platform import get_platform
+from ampkit.run import RunRequest, execute
 
 from .helpers import make_mix, run_mix
 
@@ -23,3 +29,85 @@ def test_every_workload_runs_in_the_guest(
         assert all(t > 0 for t in r["thread_times_ns"]), r
         # the program's own verification printed its result line
         assert r["output"].startswith(f"{r['app']}: "), r
+        # the kit kernel's counters for each thread, read as it ended
+        assert [t["thread"] for t in r["tasks"]] == [0, 1, 2], r
+        assert all(t["class"] in {"big", "little", "either"} for t in r["tasks"]), r
+
+
+def test_four_applications_under_the_restart_method(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    mix = make_mix(
+        App("compute", threads=2, size=SMALL_SIZES["compute"]),
+        App("chase", threads=2, size=SMALL_SIZES["chase"]),
+        App("contend", threads=2, size=SMALL_SIZES["contend"]),
+        App("ampkit-probe", threads=1, size=1, args=("sleep", "1.5")),
+    )
+    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix, method="restart")
+    assert outcome.ok, outcome.status
+    records = outcome.report.apps
+    # exactly one counted completion per application: its first
+    assert [r["app"] for r in records] == ["compute", "chase", "contend", "ampkit-probe"]
+    assert len({r["start_ns"] for r in records}) == 1
+    slowest = records[3]
+    assert slowest["end_ns"] - slowest["start_ns"] >= 1_500_000_000
+    assert slowest["restarts"] == 0
+    for r in records[:3]:
+        assert r["method"] == "restart" and r["status"] == "ok", r
+        # the quick ones kept the machine loaded until the sleeper was done
+        assert r["end_ns"] < slowest["end_ns"] and r["restarts"] >= 1, r
+        assert r["restarts_completed"] >= r["restarts"] - 1, r
+    manifest = json.loads((outcome.directory / "manifest.json").read_text())
+    assert manifest["method"] == "restart"
+
+
+@pytest.mark.parametrize("program", ["contend", "stages"])
+def test_lock_workloads_show_futex_blocking_in_the_kernel_counters(
+    program: str, tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    # the futex accounting runs while a policy that uses it is in force
+    mix = make_mix(App(program, threads=4, size=SMALL_SIZES[program]))
+    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix, policy="colab")
+    assert outcome.ok, outcome.status
+    tasks = outcome.report.apps[0]["tasks"]
+    blocked = sum(t["futex_blocked_ns"] for t in tasks)
+    caused = sum(t["futex_caused_ns"] for t in tasks)
+    assert blocked > 0 and caused > 0, tasks
+    # every released wait is charged to a thread of the program, once
+    assert caused <= 1.02 * blocked, tasks
+    assert sum(t["big_ns"] + t["little_ns"] for t in tasks) > 0, tasks
+
+
+def test_reference_runs_of_a_mix(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    mix = make_mix(
+        App("compute", threads=2, size=SMALL_SIZES["compute"]),
+        App("chase", threads=2, size=SMALL_SIZES["chase"]),
+        App("compute", threads=2, size=SMALL_SIZES["compute"]),  # the same one: one reference
+    )
+    request = RunRequest(platform=get_platform("2B2L"), policy="colab", mix=mix)
+    refs = references.references(request)
+    assert [(r.kind, r.request.platform.name) for r in refs] == [
+        ("alone", "2B2L"),
+        ("alone", "2B2L"),
+        ("little-only", "0B2L"),
+        ("little-only", "0B2L"),
+        ("big-only", "2B0L"),
+        ("big-only", "2B0L"),
+    ]
+    # Linux scales the largest capacity to 1024: a single-type machine is
+    # symmetric to the scheduler (on gem5 the CPU models make it slow)
+    capacities = {"2B2L": [1024, 1024, 347, 347], "0B2L": [1024, 1024], "2B0L": [1024, 1024]}
+    for ref in refs:
+        assert ref.request.policy == "cfs" and len(ref.request.mix.apps) == 1
+        outcome = execute(ref.request, tmp_path / ref.request.run_id, kernel_build, initramfs)
+        assert outcome.ok, outcome.status
+        guest = outcome.report.guest
+        assert guest is not None
+        got = [c["capacity"] for c in guest["cpus"]]
+        assert got == capacities[ref.request.platform.name], guest
+        if ref.kind != "alone":
+            assert {c["cluster_id"] for c in guest["cpus"]} == {0}, guest
+    # the analysis finds them: slowdowns and ASP need exactly these
+    assert references.is_done(tmp_path / refs[2].request.run_id)

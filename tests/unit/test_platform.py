@@ -35,11 +35,24 @@ def test_unknown_platform_lists_the_valid_ones() -> None:
 
 @pytest.mark.parametrize(
     ("big", "little", "msg"),
-    [(0, 2, "at least one big"), (2, 0, "at least one big"), (10, 8, "at most 16")],
+    [(0, 0, "at least one CPU"), (-1, 2, "no negative"), (10, 8, "at most 16")],
 )
 def test_impossible_platforms_are_refused(big: int, little: int, msg: str) -> None:
     with pytest.raises(AmpkitError, match=msg):
         make_platform(big, little)
+
+
+def test_single_type_references_keep_the_mixed_capacities() -> None:
+    plat = get_platform("2B4L")
+    little, big = plat.little_only, plat.big_only
+    assert (little.name, big.name) == ("0B4L", "2B0L")
+    # the same little cores as on the mixed machine, in cluster 0 (Linux
+    # reads cpu-map clusters from cluster0 up and stops at a gap)
+    assert [(c.capacity, c.cluster) for c in little.cpus] == [(347, 0)] * 4
+    assert [(c.capacity, c.cluster) for c in big.cpus] == [(1024, 0)] * 2
+    assert get_platform("0B2L").little == 2
+    with pytest.raises(AmpkitError, match="at least one CPU"):
+        _ = big.little_only
 
 
 def test_describe_records_capacities() -> None:

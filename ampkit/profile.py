@@ -1,0 +1,259 @@
+"""Speedup profiles: each program's measured big-over-little speedup.
+
+A profile is a TOML file (``ampkit profile`` writes it) holding, for each
+application (program, threads, size, arguments), its turnaround alone on a
+platform of big CPUs only and on one of as many little CPUs only, one value
+per repetition, the run directories they came from, and the speedup: mean
+little time over mean big time. ``ampkit run --speedups`` and ``ampkit mix
+generate --speedups`` take their hints from it.
+
+    kind = "ampkit-speedup-profile"
+    version = 1
+    engine = "qemu"
+    cpus = 2                       # the platforms were 2B0L and 0B2L
+
+    [[program]]
+    program = "compute"
+    threads = 2
+    size = 8000
+    args = []
+    big_ns = [812345678]
+    little_ns = [1623456789]
+    big_runs = ["2B0L-cfs-alone-compute-t2-n8000-r0"]
+    little_runs = ["0B2L-cfs-alone-compute-t2-n8000-r0"]
+    speedup = 1.998
+
+QEMU runs every CPU at the same speed, so a QEMU profile is right in shape
+and says nothing in its numbers (speedups near 1); gem5's are real.
+"""
+
+import json
+import math
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ampkit.errors import AmpkitError
+from ampkit.mix import SPEEDUP_MAX, SPEEDUP_MIN, App, Mix
+
+if TYPE_CHECKING:
+    from ampkit.kernel import KernelBuild
+
+KIND = "ampkit-speedup-profile"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    program: str
+    threads: int
+    size: int
+    args: tuple[str, ...]
+    big_ns: tuple[int, ...]
+    little_ns: tuple[int, ...]
+    big_runs: tuple[str, ...] = ()
+    little_runs: tuple[str, ...] = ()
+
+    @property
+    def speedup(self) -> float:
+        return (sum(self.little_ns) / len(self.little_ns)) / (sum(self.big_ns) / len(self.big_ns))
+
+    def matches(self, app: App) -> bool:
+        return (self.program, self.threads, self.size, self.args) == (
+            app.program,
+            app.threads,
+            app.size,
+            app.args,
+        )
+
+
+@dataclass(frozen=True)
+class Profile:
+    engine: str
+    cpus: int
+    entries: tuple[Entry, ...]
+    source: Path | None = None
+
+    def speedups(self) -> dict[str, float]:
+        """Per program: the geometric mean over its entries."""
+        by_program: dict[str, list[float]] = {}
+        for e in self.entries:
+            by_program.setdefault(e.program, []).append(e.speedup)
+        return {p: math.exp(sum(math.log(v) for v in vs) / len(vs)) for p, vs in by_program.items()}
+
+    def hint_for(self, app: App) -> float | None:
+        """The speedup measured for this very application, else for its
+        program, else None; clamped to what the kernel accepts."""
+        exact = [e.speedup for e in self.entries if e.matches(app)]
+        value = exact[0] if exact else self.speedups().get(app.program)
+        if value is None:
+            return None
+        return round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)
+
+    def apply(self, mix: Mix) -> Mix:
+        """The mix with its hints taken from this profile where it has them."""
+        apps = []
+        for app in mix.apps:
+            hint = self.hint_for(app)
+            apps.append(app if hint is None else replace(app, speedup=hint))
+        return replace(mix, apps=tuple(apps))
+
+    def render(self) -> str:
+        lines = [
+            "# ampkit speedup profile: each application alone on big CPUs only and on",
+            "# as many little CPUs only; speedup = mean little time / mean big time",
+            f'kind = "{KIND}"',
+            f"version = {VERSION}",
+            f"engine = {json.dumps(self.engine)}",
+            f"cpus = {self.cpus}",
+        ]
+        for e in self.entries:
+            lines += [
+                "",
+                "[[program]]",
+                f"program = {json.dumps(e.program)}",
+                f"threads = {e.threads}",
+                f"size = {e.size}",
+                f"args = {json.dumps(list(e.args))}",
+                f"big_ns = {json.dumps(list(e.big_ns))}",
+                f"little_ns = {json.dumps(list(e.little_ns))}",
+                f"big_runs = {json.dumps(list(e.big_runs))}",
+                f"little_runs = {json.dumps(list(e.little_runs))}",
+                f"speedup = {e.speedup:.4f}",
+            ]
+        return "\n".join(lines) + "\n"
+
+
+def _fail(path: Path, what: str) -> AmpkitError:
+    return AmpkitError(
+        f"{path}: {what}", "write profiles with 'ampkit profile' (format in ampkit/profile.py)"
+    )
+
+
+def _times(path: Path, i: int, spec: dict[str, Any], key: str) -> tuple[int, ...]:
+    value = spec.get(key)
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+    ):
+        raise _fail(path, f"program {i + 1}: '{key}' must be a non-empty list of positive ns")
+    return tuple(value)
+
+
+def load_profile(path: Path) -> Profile:
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as e:
+        raise AmpkitError(f"cannot read the speedup profile {path}: {e.strerror}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise _fail(path, f"not valid TOML: {e}") from e
+    if data.get("kind") != KIND or data.get("version") != VERSION:
+        raise _fail(path, f'not a speedup profile (kind = "{KIND}", version = {VERSION})')
+    entries = []
+    for i, spec in enumerate(data.get("program", [])):
+        program, threads, size = spec.get("program"), spec.get("threads"), spec.get("size")
+        if (
+            not isinstance(program, str)
+            or not isinstance(threads, int)
+            or not isinstance(size, int)
+        ):
+            raise _fail(path, f"program {i + 1}: needs 'program', 'threads' and 'size'")
+        args = spec.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise _fail(path, f"program {i + 1}: 'args' must be a list of strings")
+        entries.append(
+            Entry(
+                program=program,
+                threads=threads,
+                size=size,
+                args=tuple(args),
+                big_ns=_times(path, i, spec, "big_ns"),
+                little_ns=_times(path, i, spec, "little_ns"),
+                big_runs=tuple(spec.get("big_runs", [])),
+                little_runs=tuple(spec.get("little_runs", [])),
+            )
+        )
+    if not entries:
+        raise _fail(path, "has no [[program]] entries")
+    return Profile(
+        engine=str(data.get("engine", "")),
+        cpus=int(data.get("cpus", 0)),
+        entries=tuple(entries),
+        source=path,
+    )
+
+
+def _turnaround_ns(run_dir: Path) -> int:
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    if len(records) != 1:
+        raise AmpkitError(f"{run_dir}: expected one application record, found {len(records)}")
+    return int(records[0]["end_ns"]) - int(records[0]["start_ns"])
+
+
+def measure(
+    apps: list[App],
+    cpus: int,
+    repetitions: int,
+    runs_dir: Path,
+    *,
+    build: "KernelBuild",
+    image: Path,
+    engine: str = "qemu",
+) -> Profile:
+    """Runs each application alone on <cpus>B0L and 0B<cpus>L under the
+    baseline, ``repetitions`` times each, into ``runs_dir`` (sound runs
+    already there are kept), and returns the profile they give."""
+    # imported here: ampkit.run needs the engines, the profile format does not
+    from ampkit.platform import make_platform
+    from ampkit.policies import BASELINE
+    from ampkit.references import alone_mix, is_done
+    from ampkit.run import RunRequest, execute, read_status
+
+    holder = Mix(
+        name="profile",
+        description="speedup profile",
+        category="compute",
+        apps=tuple(apps),
+        source=Path("profile"),
+    )
+    platforms = {"big": make_platform(cpus, 0), "little": make_platform(0, cpus)}
+    entries = []
+    for app in apps:
+        times: dict[str, list[int]] = {"big": [], "little": []}
+        runs: dict[str, list[str]] = {"big": [], "little": []}
+        for kind, plat in platforms.items():
+            for rep in range(repetitions):
+                request = RunRequest(
+                    platform=plat,
+                    policy=BASELINE,
+                    mix=alone_mix(holder, app),
+                    repetition=rep,
+                    engine=engine,
+                    method="once",
+                )
+                run_dir = runs_dir / request.run_id
+                if not is_done(run_dir):
+                    execute(request, run_dir, build, image, force=True)
+                status = read_status(run_dir)
+                if status != "ok":
+                    raise AmpkitError(
+                        f"{run_dir}: {status}",
+                        "its console.log says why; a profile is made of sound runs only",
+                    )
+                times[kind].append(_turnaround_ns(run_dir))
+                runs[kind].append(run_dir.name)
+        entries.append(
+            Entry(
+                program=app.program,
+                threads=app.threads,
+                size=app.size,
+                args=app.args,
+                big_ns=tuple(times["big"]),
+                little_ns=tuple(times["little"]),
+                big_runs=tuple(runs["big"]),
+                little_runs=tuple(runs["little"]),
+            )
+        )
+    return Profile(engine=engine, cpus=cpus, entries=tuple(entries))

@@ -1,0 +1,80 @@
+"""Reference runs: each application of a mix alone, as the metrics need them.
+
+Slowdowns (H_ANTT, H_STP, fairness) divide an application's turnaround in
+the mix by its turnaround alone on the same platform under the baseline
+policy; ASP divides by its turnaround alone on the little CPUs only; the
+big-only run gives the application's speedup on this machine. The
+analysis matches a reference to the mixed runs by engine, platform and the
+application's key (program, threads and arguments), so the references of
+one mix serve every other mix that runs the same application.
+"""
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ampkit.errors import AmpkitError
+from ampkit.mix import App, Mix
+from ampkit.platform import Platform
+from ampkit.policies import BASELINE
+from ampkit.run import RunRequest, read_status
+
+#: Where each kind of reference runs, given the mix's platform.
+KINDS = ("alone", "little-only", "big-only")
+
+
+@dataclass(frozen=True)
+class Reference:
+    kind: str
+    request: RunRequest
+
+
+def alone_mix(mix: Mix, app: App) -> Mix:
+    """A mix of ``app`` alone, named after what makes it distinct."""
+    name = f"alone-{app.program}-t{app.threads}-n{app.size}"
+    if app.args:
+        name += "-" + hashlib.sha256(" ".join(app.args).encode()).hexdigest()[:8]
+    return Mix(
+        name=name,
+        description=f"{app.program} of the {mix.name} mix, alone",
+        category=mix.category,
+        apps=(app,),
+        source=mix.source,
+    )
+
+
+def _platform_for(kind: str, platform: Platform) -> Platform | None:
+    if kind == "alone":
+        return platform
+    if kind == "little-only":
+        return platform.little_only if platform.little else None
+    if kind == "big-only":
+        return platform.big_only if platform.big else None
+    raise AmpkitError(f"unknown reference kind '{kind}'", f"valid: {', '.join(KINDS)}")
+
+
+def references(request: RunRequest, kinds: Iterable[str] = KINDS) -> list[Reference]:
+    """The reference runs of the request's mix: one per distinct application
+    and kind, under the baseline policy, with the request's engine, kernel
+    and limits. A kind the platform cannot give (little-only on a platform
+    without little CPUs) is left out."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for kind in kinds:
+        platform = _platform_for(kind, request.platform)
+        if platform is None:
+            continue
+        for app in request.mix.apps:
+            mix = alone_mix(request.mix, app)
+            if (kind, mix.name) in seen:
+                continue
+            seen.add((kind, mix.name))
+            ref = replace(request, platform=platform, policy=BASELINE, mix=mix, method="once")
+            out.append(Reference(kind, ref))
+    return out
+
+
+def is_done(run_dir: Path) -> bool:
+    """A finished, sound run is there: a campaign or a second call skips it."""
+    return run_dir.is_dir() and read_status(run_dir) == "ok"

@@ -1,0 +1,126 @@
+"""The mix catalogue, the mix generator and speedup profiles."""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ampkit.errors import AmpkitError
+from ampkit.mix import (
+    CATALOGUE_SIZES,
+    CATEGORIES,
+    CATEGORY_PROGRAMS,
+    MIN_THREADS,
+    generate_mix,
+    load_mix,
+    mix_names,
+    render_mix,
+)
+from ampkit.profile import Entry, Profile, load_profile
+
+CATALOGUE = [n for n in mix_names() if n.split("-")[0].rstrip("24") in {"sync", "comm", "compute"}]
+
+
+def test_catalogue_has_26_mixes_of_2_and_4_in_three_categories() -> None:
+    assert len(CATALOGUE) >= 26
+    mixes = [load_mix(n) for n in CATALOGUE]
+    per_category = Counter(m.category for m in mixes)
+    assert set(per_category) == set(CATEGORIES)
+    assert min(per_category.values()) >= 8, per_category
+    assert {len(m.apps) for m in mixes} == {2, 4}
+    short = {"sync": "synchronisation", "comm": "communication", "compute": "compute"}
+    for m in mixes:
+        # the name says the category and the programs, in order
+        head, *programs = m.name.split("-")
+        assert short[head.rstrip("24")] == m.category, m.name
+        assert programs == [a.program for a in m.apps], m.name
+        # a synchronisation or communication mix has a program of its kind
+        assert any(a.program in CATEGORY_PROGRAMS[m.category] for a in m.apps), m.name
+        for a in m.apps:
+            assert a.size == CATALOGUE_SIZES[a.program], m.name
+            assert a.speedup is not None and a.threads >= MIN_THREADS.get(a.program, 1)
+
+
+def test_compute_mixes_have_no_waiting_programs() -> None:
+    for m in (load_mix(n) for n in CATALOGUE):
+        if m.category == "compute":
+            assert {a.program for a in m.apps} <= set(CATEGORY_PROGRAMS["compute"]), m.name
+
+
+@pytest.mark.parametrize("category", CATEGORIES)
+@pytest.mark.parametrize("napps", [2, 4])
+def test_generator_is_deterministic_and_round_trips(
+    category: str, napps: int, tmp_path: Path
+) -> None:
+    one, two = generate_mix(category, napps, 7), generate_mix(category, napps, 7)
+    assert one == two
+    assert len(one.apps) == napps and one.category == category
+    own = CATEGORY_PROGRAMS[category]
+    assert one.apps[0].program in own
+    if category == "compute":
+        assert all(a.program in own for a in one.apps)
+    path = tmp_path / f"{one.name}.toml"
+    path.write_text(render_mix(one))
+    back = load_mix(str(path))
+    assert back.apps == one.apps and back.category == category
+
+
+def test_generator_seeds_differ_and_take_profile_hints() -> None:
+    mixes = {tuple(a.program for a in generate_mix("synchronisation", 4, s).apps) for s in range(8)}
+    assert len(mixes) > 1
+    mix = generate_mix("compute", 2, 1, speedups={"compute": 3.0, "chase": 1.1, "stream": 1.2})
+    assert {a.speedup for a in mix.apps} <= {3.0, 1.1, 1.2}
+
+
+def test_generator_refuses_what_it_cannot_make() -> None:
+    with pytest.raises(AmpkitError, match="unknown category 'misc'"):
+        generate_mix("misc", 2, 0)
+    with pytest.raises(AmpkitError, match="1 to 16"):
+        generate_mix("compute", 0, 0)
+
+
+def entry(program: str, big: int, little: int, threads: int = 2) -> Entry:
+    return Entry(program, threads, CATALOGUE_SIZES[program], (), (big, big), (little, little))
+
+
+def test_profile_round_trips_and_gives_hints(tmp_path: Path) -> None:
+    prof = Profile(
+        engine="gem5",
+        cpus=2,
+        entries=(entry("compute", 100, 220), entry("compute", 100, 180, 4), entry("chase", 10, 9)),
+    )
+    path = tmp_path / "speedups.toml"
+    path.write_text(prof.render())
+    back = load_profile(path)
+    assert [e.speedup for e in back.entries] == pytest.approx([2.2, 1.8, 0.9])
+    # per program: the geometric mean of its entries
+    assert back.speedups()["compute"] == pytest.approx((2.2 * 1.8) ** 0.5)
+    mix = load_mix("compute2-compute-chase")  # compute with 3 threads, chase with 3
+    hinted = back.apply(mix)
+    assert [a.speedup for a in hinted.apps] == [round((2.2 * 1.8) ** 0.5, 3), 0.9]
+
+
+def test_profile_exact_application_wins() -> None:
+    prof = Profile("gem5", 2, (entry("compute", 100, 220, 3), entry("compute", 100, 100, 4)))
+    mix = load_mix("compute2-compute-compute")  # two compute apps of 3 threads
+    assert [a.speedup for a in prof.apply(mix).apps] == [2.2, 2.2]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('kind = "other"\nversion = 1\n', "not a speedup profile"),
+        ('kind = "ampkit-speedup-profile"\nversion = 1\n', "no \\[\\[program\\]\\] entries"),
+        (
+            'kind = "ampkit-speedup-profile"\nversion = 1\n[[program]]\nprogram = "compute"\n'
+            "threads = 2\nsize = 1\nbig_ns = []\nlittle_ns = [1]\n",
+            "program 1: 'big_ns' must be a non-empty list",
+        ),
+        ("kind = ", "not valid TOML"),
+    ],
+)
+def test_bad_profiles_are_refused(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(text)
+    with pytest.raises(AmpkitError, match=message):
+        load_profile(path)
