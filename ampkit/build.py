@@ -9,6 +9,7 @@ from ampkit.errors import AmpkitError
 from ampkit.paths import REPO_ROOT, build_dir
 
 INITRAMFS = "initramfs"
+SHELL_IMAGE = "shell-image"
 
 
 def scons(*targets: str, kernel_jobs: int | None = None) -> None:
@@ -27,3 +28,7 @@ def kernel_target(variant: str) -> str:
 
 def initramfs_image() -> Path:
     return build_dir() / "initramfs" / "ampkit.cpio.gz"
+
+
+def shell_image() -> Path:
+    return build_dir() / "disk" / "ampkit-shell.ext4"

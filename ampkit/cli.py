@@ -6,6 +6,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import FrameType
@@ -236,6 +237,38 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if all_ok else EXIT_FAILED_RUN
 
 
+def cmd_shell(args: argparse.Namespace) -> int:
+    if args.engine != "qemu":
+        raise AmpkitError(f"ampkit shell has no '{args.engine}' engine yet", "use --engine qemu")
+    policy = policies.check_policy(args.policy)
+    machine = qemu.QemuMachine(_platform_from(args))
+    variant = "debug" if args.debug_kernel else "default"
+    if not args.no_build:
+        build_mod.scons(build_mod.kernel_target(variant), build_mod.SHELL_IMAGE)
+    found = kernel.find_build(variant)
+    disk = build_mod.shell_image()
+    if found is None or not disk.is_file():
+        raise AmpkitError(
+            "the kernel or the shell image is not built",
+            "run 'ampkit build shell-image kernel', or drop --no-build",
+        )
+    with tempfile.TemporaryDirectory(prefix="ampkit-shell-") as tmp:
+        dtb = Path(tmp) / "platform.dtb"
+        dtb.write_bytes(qemu.asymmetric_dtb(machine))
+        cmdline = f"{qemu.SHELL_CMDLINE} amp_policy={policy} {args.append or ''}".strip()
+        cmd = qemu.shell_command(machine, image=found.image, dtb=dtb, disk=disk, cmdline=cmdline)
+        print(
+            f"ampkit shell: {machine.platform.name}, policy {policy}; Ctrl-A X quits QEMU",
+            file=sys.stderr,
+        )
+        # QEMU owns the terminal until it exits; Ctrl-C goes to the guest.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return subprocess.run(cmd, check=False).returncode
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
 def cmd_profile(args: argparse.Namespace) -> int:
     from ampkit.mix import CATALOGUE_SIZES, App
     from ampkit.profile import measure
@@ -414,6 +447,21 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--speedups", help="a speedup profile (ampkit profile) for the hints")
     s.add_argument("-o", "--out", help="file to write (default: stdout)")
     s.set_defaults(func=cmd_mix_generate)
+
+    s = sub.add_parser("shell", help="boot the shell image and give its console (interactive)")
+    s.add_argument("--engine", default="qemu", choices=ENGINES)
+    s.add_argument(
+        "--platform",
+        default="2B2L",
+        help=f"a preset ({', '.join(platform.preset_names())}) or <B>B<L>L",
+    )
+    s.add_argument("--big", type=int, help="number of big CPUs (with --little)")
+    s.add_argument("--little", type=int, help="number of little CPUs (with --big)")
+    s.add_argument("--policy", default=policies.BASELINE, help="the policy at boot")
+    s.add_argument("--debug-kernel", action="store_true", help="boot the debug kernel variant")
+    s.add_argument("--append", help="extra kernel command-line arguments")
+    s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
+    s.set_defaults(func=cmd_shell)
 
     s = sub.add_parser(
         "profile", help="measure speedups: each application alone on big-only and little-only"

@@ -16,13 +16,16 @@ PACKAGE_LIST = REPO_ROOT / "setup" / "debian-packages.txt"
 #: program -> Debian package
 PROGRAMS: dict[str, str] = {
     "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
+    "apt-get": "apt",
     "bc": "bc",
     "bison": "bison",
     "cpio": "cpio",
+    "dpkg-deb": "dpkg",
     "dtc": "device-tree-compiler",
     "flex": "flex",
     "gcc": "gcc",
     "make": "make",
+    "mkfs.ext4": "e2fsprogs",
     "patch": "patch",
     "perl": "perl",
     "qemu-system-aarch64": "qemu-system-arm",

@@ -105,6 +105,38 @@ class BootResult:
     console_truncated: bool
 
 
+#: The kernel command line of the shell image: the ext4 disk as root, its
+#: init script, and no rdinit (there is no initramfs).
+SHELL_CMDLINE = "console=ttyAMA0 root=/dev/vda rw rootwait init=/ampkit-shell panic=-1"
+
+
+def shell_command(
+    machine: QemuMachine, *, image: Path, dtb: Path, disk: Path, cmdline: str
+) -> list[str]:
+    """QEMU with the shell image as a virtio disk and the console on stdio.
+
+    ``snapshot=on`` keeps the image as built: writes go to a temporary
+    overlay. ``mon:stdio`` multiplexes QEMU's monitor (Ctrl-A C) and lets
+    Ctrl-A X quit.
+    """
+    return [
+        *DIE_WITH_PARENT,
+        *machine.args(),
+        "-kernel",
+        str(image),
+        "-dtb",
+        str(dtb),
+        "-append",
+        cmdline,
+        "-drive",
+        f"file={disk},if=none,format=raw,id=disk0,snapshot=on",
+        "-device",
+        "virtio-blk-pci,drive=disk0",
+        "-serial",
+        "mon:stdio",
+    ]
+
+
 def _kill(proc: "subprocess.Popen[bytes]") -> None:
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):

@@ -65,8 +65,10 @@ def test_four_applications_under_the_restart_method(
 def test_lock_workloads_show_futex_blocking_in_the_kernel_counters(
     program: str, tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
-    # the futex accounting runs while a policy that uses it is in force
-    mix = make_mix(App(program, threads=4, size=SMALL_SIZES[program]))
+    # the futex accounting runs while a policy that uses it is in force; ten
+    # times the small size, so that the threads overlap long enough to
+    # contend (an uncontended mutex never enters the kernel)
+    mix = make_mix(App(program, threads=4, size=10 * SMALL_SIZES[program]))
     outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix, policy="colab")
     assert outcome.ok, outcome.status
     tasks = outcome.report.apps[0]["tasks"]
