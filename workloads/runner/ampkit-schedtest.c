@@ -541,7 +541,8 @@ static int restricted_now(void)
 
 /*
  * A round: hold the lock for hold_ns (if any), spin outside_ns, sleep
- * sleep_ns; then note the first round in which the thread was restricted.
+ * sleep_ns; then note the first round, before the deadline, in which the
+ * thread was restricted.
  */
 static void *wash_worker(void *arg)
 {
@@ -561,7 +562,12 @@ static void *wash_worker(void *arg)
 			nap.tv_nsec = (long)w->sleep_ns;
 			nanosleep(&nap, NULL);
 		}
-		if (!w->bound_at_ns && restricted_now()) {
+		/*
+		 * Only while every thread still runs: past the deadline the
+		 * others exit, and WASH rightly binds what is left (Algorithm 1
+		 * lines 7-8), which says nothing about how it ranked them.
+		 */
+		if (!w->bound_at_ns && ampkit_now_ns() < w->deadline && restricted_now()) {
 			w->bound_at_ns = ampkit_now_ns() - scenario_start;
 			if (read_thread_stats(gettid_(), &w->at_bind))
 				die("reading /proc/self/task/<tid>/sched", ENOENT);
