@@ -98,22 +98,47 @@ void ampkit_thread_begin(struct ampkit_thread_clock *c)
 	c->cpu_start = ampkit_thread_cpu_ns();
 }
 
-/* The value of "name : value" in a /proc/<pid>/sched text, or -1. */
-static long long sched_field(const char *text, const char *name, char *word, size_t len)
+void ampkit_sleep_ns(uint64_t ns)
 {
-	const char *at = strstr(text, name);
+	struct timespec nap = { .tv_sec = (time_t)(ns / 1000000000ULL),
+				.tv_nsec = (long)(ns % 1000000000ULL) };
+
+	while (nanosleep(&nap, &nap) && errno == EINTR)
+		;
+}
+
+const char *ampkit_sched_field(const char *text, const char *name, char *out, size_t len)
+{
+	const char *p = text;
 	size_t n = strlen(name);
 
-	while (at && ((at != text && at[-1] != '\n') || (at[n] != ' ' && at[n] != ':')))
-		at = strstr(at + 1, name);
-	if (!at)
+	while ((p = strstr(p, name))) {
+		const char *colon;
+
+		if ((p == text || p[-1] == '\n') && (p[n] == ' ' || p[n] == ':')) {
+			colon = strchr(p, ':');
+			if (!colon)
+				return NULL;
+			colon++;
+			while (*colon == ' ')
+				colon++;
+			snprintf(out, len, "%.*s", (int)strcspn(colon, "\n"), colon);
+			return out;
+		}
+		p += n;
+	}
+	return NULL;
+}
+
+/* A counter of the text into *@out; 0, or -1 without it. */
+static int sched_counter(const char *text, const char *name, uint64_t *out)
+{
+	char value[32];
+
+	if (!ampkit_sched_field(text, name, value, sizeof(value)))
 		return -1;
-	at = strchr(at, ':');
-	if (!at)
-		return -1;
-	if (word)	/* a class name: "big", "little", "either" */
-		return len >= 12 && sscanf(at + 1, "%11s", word) == 1 ? 0 : -1;
-	return strtoll(at + 1, NULL, 10);
+	*out = strtoull(value, NULL, 10);
+	return 0;
 }
 
 static void read_kernel_counters(struct ampkit_thread_clock *c)
@@ -130,21 +155,12 @@ static void read_kernel_counters(struct ampkit_thread_clock *c)
 		n += got;
 	close(fd);
 	text[n > 0 ? n : 0] = '\0';
-	{
-		long long big = sched_field(text, "colab.big_ns", NULL, 0);
-		long long little = sched_field(text, "colab.little_ns", NULL, 0);
-		long long blocked = sched_field(text, "colab.futex_blocked_ns", NULL, 0);
-		long long caused = sched_field(text, "colab.futex_caused_ns", NULL, 0);
-
-		if (big < 0 || little < 0 || blocked < 0 || caused < 0 ||
-		    sched_field(text, "colab.class", c->sched_class, sizeof(c->sched_class)))
-			return;
-		c->big_ns = (uint64_t)big;
-		c->little_ns = (uint64_t)little;
-		c->futex_blocked_ns = (uint64_t)blocked;
-		c->futex_caused_ns = (uint64_t)caused;
-		c->has_kernel = 1;
-	}
+	c->has_kernel = !sched_counter(text, "colab.big_ns", &c->big_ns) &&
+			!sched_counter(text, "colab.little_ns", &c->little_ns) &&
+			!sched_counter(text, "colab.futex_blocked_ns", &c->futex_blocked_ns) &&
+			!sched_counter(text, "colab.futex_caused_ns", &c->futex_caused_ns) &&
+			ampkit_sched_field(text, "colab.class", c->sched_class,
+					   sizeof(c->sched_class));
 }
 
 void ampkit_thread_end(struct ampkit_thread_clock *c)

@@ -29,6 +29,13 @@ void ampkit_parse_args(int argc, char **argv, const char *summary,
 
 uint64_t ampkit_now_ns(void);		/* CLOCK_MONOTONIC */
 uint64_t ampkit_thread_cpu_ns(void);	/* CLOCK_THREAD_CPUTIME_ID */
+void ampkit_sleep_ns(uint64_t ns);	/* the whole of it, across signals */
+
+/*
+ * The value of a "name : value" line of a /proc/<pid>/sched text, copied
+ * into @out (at most @len bytes with the NUL); @out, or NULL without it.
+ */
+const char *ampkit_sched_field(const char *text, const char *name, char *out, size_t len);
 
 /* Per-thread timing: call begin at the thread's start, end at its finish. */
 struct ampkit_thread_clock {

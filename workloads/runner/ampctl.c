@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include "ampctl.h"
+#include "ampkit_workload.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,35 +19,13 @@ int amp_set_speedup(pid_t tid, unsigned int speedup_q10)
 	return 0;
 }
 
-/* The value of "name : value" in a sched file, as text. */
-static const char *field(const char *text, const char *name, char *out, size_t len)
-{
-	const char *p = text;
-	size_t n = strlen(name);
-
-	while ((p = strstr(p, name))) {
-		const char *colon;
-
-		if ((p == text || p[-1] == '\n') && (p[n] == ' ' || p[n] == ':')) {
-			colon = strchr(p, ':');
-			if (!colon)
-				return NULL;
-			colon++;
-			while (*colon == ' ')
-				colon++;
-			snprintf(out, len, "%.*s", (int)strcspn(colon, "\n"), colon);
-			return out;
-		}
-		p += n;
-	}
-	return NULL;
-}
-
 static int64_t field_int(const char *text, const char *name)
 {
 	char value[64];
 
-	return field(text, name, value, sizeof(value)) ? strtoll(value, NULL, 10) : -1;
+	if (!ampkit_sched_field(text, name, value, sizeof(value)))
+		return -1;
+	return strtoll(value, NULL, 10);
 }
 
 int read_thread_stats(pid_t tid, struct thread_stats *st)
@@ -61,7 +40,7 @@ int read_thread_stats(pid_t tid, struct thread_stats *st)
 	if (!text)
 		return -1;
 	st->speedup = field_int(text, "colab.speedup");
-	if (field(text, "colab.class", value, sizeof(value)))
+	if (ampkit_sched_field(text, "colab.class", value, sizeof(value)))
 		snprintf(st->class_name, sizeof(st->class_name), "%.15s", value);
 	st->big_ns = field_int(text, "colab.big_ns");
 	st->little_ns = field_int(text, "colab.little_ns");

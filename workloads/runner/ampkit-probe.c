@@ -13,13 +13,12 @@
  * be a member of a mix; it ignores them.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "ampkit_workload.h"
 #include "sbuf.h"
 #include "sysinfo.h"
 
@@ -64,14 +63,10 @@ int main(int argc, char **argv)
 		sb_printf(&sb, "]}\n");
 	} else if (argc == 2 && !strcmp(argv[0], "sleep")) {
 		double seconds = strtod(argv[1], NULL);
-		struct timespec nap;
 
 		if (!(seconds >= 0 && seconds < 1e9))
 			return usage(argv[-optind]);
-		nap.tv_sec = (time_t)seconds;
-		nap.tv_nsec = (long)((seconds - (double)nap.tv_sec) * 1e9);
-		while (nanosleep(&nap, &nap) && errno == EINTR)
-			;
+		ampkit_sleep_ns((uint64_t)(seconds * 1e9));
 		sb_printf(&sb, "{\"slept\":%s}\n", argv[1]);
 	} else {
 		return usage(argv[-optind]);

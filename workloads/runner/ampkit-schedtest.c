@@ -361,15 +361,6 @@ static int holder_flagged(void)
 	return !read_thread_stats(exit_join.holder_tid, &st) && st.bottleneck == 1;
 }
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec nap = { .tv_sec = (time_t)(ns / 1000000000ULL),
-				.tv_nsec = (long)(ns % 1000000000ULL) };
-
-	while (nanosleep(&nap, &nap) && errno == EINTR)
-		;
-}
-
 static void *exit_join_watcher(void *arg)
 {
 	int i, err;
@@ -380,7 +371,7 @@ static void *exit_join_watcher(void *arg)
 		die("pthread_join(main thread)", err);
 	for (i = 0; i < EXIT_JOIN_SAMPLES; i++) {
 		exit_join.flagged_after += holder_flagged();
-		sleep_ns(10 * MS);
+		ampkit_sleep_ns(10 * MS);
 	}
 	exit_join.leader_read = !read_thread_stats(exit_join.leader_tid,
 						   &exit_join.leader_stats);
@@ -430,10 +421,10 @@ static void exit_join_run(double seconds, struct sbuf *sb)
 	/* Sample the flag over the last stretch before the main thread leaves. */
 	now = ampkit_now_ns();
 	if (leave > now + EXIT_JOIN_SAMPLES * 10 * MS)
-		sleep_ns(leave - now - EXIT_JOIN_SAMPLES * 10 * MS);
+		ampkit_sleep_ns(leave - now - EXIT_JOIN_SAMPLES * 10 * MS);
 	for (i = 0; i < EXIT_JOIN_SAMPLES; i++) {
 		exit_join.flagged_before += holder_flagged();
-		sleep_ns(10 * MS);
+		ampkit_sleep_ns(10 * MS);
 	}
 	pthread_exit(NULL);
 }
@@ -547,7 +538,6 @@ static int restricted_now(void)
 static void *wash_worker(void *arg)
 {
 	struct worker *w = arg;
-	struct timespec nap;
 
 	worker_begin(w);
 	while (ampkit_now_ns() < w->deadline) {
@@ -557,11 +547,8 @@ static void *wash_worker(void *arg)
 			pthread_mutex_unlock(&lock);
 		}
 		spin(w->outside_ns);
-		if (w->sleep_ns) {
-			nap.tv_sec = 0;
-			nap.tv_nsec = (long)w->sleep_ns;
-			nanosleep(&nap, NULL);
-		}
+		if (w->sleep_ns)
+			ampkit_sleep_ns(w->sleep_ns);
 		/*
 		 * Only while every thread still runs: past the deadline the
 		 * others exit, and WASH rightly binds what is left (Algorithm 1
