@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
@@ -123,14 +124,26 @@ def _platform_from(args: argparse.Namespace) -> platform.Platform:
     return platform.get_platform(args.platform)
 
 
-def _artifacts(variant: str, no_build: bool) -> tuple[kernel.KernelBuild, Path]:
+#: What a guest boots beside the kernel: SCons target -> where it lands.
+GUEST_IMAGES = {
+    build_mod.INITRAMFS: build_mod.initramfs_image,
+    build_mod.SHELL_IMAGE: build_mod.shell_image,
+}
+
+
+def _artifacts(
+    variant: str, no_build: bool, image_target: str = build_mod.INITRAMFS
+) -> tuple[kernel.KernelBuild, Path]:
+    """The kernel and the guest image, brought up to date unless no_build."""
+    kernel_target = build_mod.kernel_target(variant)
     if not no_build:
-        build_mod.scons(build_mod.kernel_target(variant), build_mod.INITRAMFS)
+        build_mod.scons(kernel_target, image_target)
     found = kernel.find_build(variant)
-    image = build_mod.initramfs_image()
+    image = GUEST_IMAGES[image_target]()
     if found is None or not image.is_file():
         raise AmpkitError(
-            "the kernel or the initramfs is not built", "run 'ampkit build', or drop --no-build"
+            f"the kernel or the {image_target} is not built",
+            f"run 'ampkit build {kernel_target} {image_target}', or drop --no-build",
         )
     return found, image
 
@@ -243,15 +256,7 @@ def cmd_shell(args: argparse.Namespace) -> int:
     policy = policies.check_policy(args.policy)
     machine = qemu.QemuMachine(_platform_from(args))
     variant = "debug" if args.debug_kernel else "default"
-    if not args.no_build:
-        build_mod.scons(build_mod.kernel_target(variant), build_mod.SHELL_IMAGE)
-    found = kernel.find_build(variant)
-    disk = build_mod.shell_image()
-    if found is None or not disk.is_file():
-        raise AmpkitError(
-            "the kernel or the shell image is not built",
-            "run 'ampkit build shell-image kernel', or drop --no-build",
-        )
+    found, disk = _artifacts(variant, args.no_build, build_mod.SHELL_IMAGE)
     with tempfile.TemporaryDirectory(prefix="ampkit-shell-") as tmp:
         dtb = Path(tmp) / "platform.dtb"
         dtb.write_bytes(qemu.asymmetric_dtb(machine))
@@ -276,7 +281,12 @@ def cmd_profile(args: argparse.Namespace) -> int:
     if args.cpus < 1 or args.repetitions < 1:
         raise AmpkitError("--cpus and --repetitions must be at least 1")
     if args.mix:
-        apps = list(dict.fromkeys(a for name in args.mix for a in load_mix(name).apps))
+        # one entry per application, whatever hint each mix gives it
+        apps = list(
+            dict.fromkeys(
+                replace(a, speedup=None) for name in args.mix for a in load_mix(name).apps
+            )
+        )
     else:
         apps = [
             App(program=p, threads=max(args.cpus, MIN_THREADS.get(p, 1)), size=size)
@@ -289,9 +299,26 @@ def cmd_profile(args: argparse.Namespace) -> int:
     )
     Path(args.out).write_text(prof.render())
     for e in prof.entries:
-        print(f"{e.program:10} t{e.threads} n{e.size}: speedup {e.speedup:.3f}")
+        print(f"{e.app.program:10} t{e.app.threads} n{e.app.size}: speedup {e.speedup:.3f}")
     print(f"{args.out}: {len(prof.entries)} applications; runs in {runs}")
     return 0
+
+
+def _add_machine_args(s: argparse.ArgumentParser) -> None:
+    """The engine and the platform, for the commands that boot a guest."""
+    s.add_argument("--engine", default="qemu", choices=ENGINES)
+    s.add_argument(
+        "--platform",
+        default="2B2L",
+        help=f"a preset ({', '.join(platform.preset_names())}) or <B>B<L>L",
+    )
+    s.add_argument("--big", type=int, help="number of big CPUs (with --little)")
+    s.add_argument("--little", type=int, help="number of little CPUs (with --big)")
+
+
+def _add_boot_args(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--debug-kernel", action="store_true", help="boot the debug kernel variant")
+    s.add_argument("--append", help="extra kernel command-line arguments")
 
 
 def cmd_mix_list(args: argparse.Namespace) -> int:
@@ -449,17 +476,9 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_mix_generate)
 
     s = sub.add_parser("shell", help="boot the shell image and give its console (interactive)")
-    s.add_argument("--engine", default="qemu", choices=ENGINES)
-    s.add_argument(
-        "--platform",
-        default="2B2L",
-        help=f"a preset ({', '.join(platform.preset_names())}) or <B>B<L>L",
-    )
-    s.add_argument("--big", type=int, help="number of big CPUs (with --little)")
-    s.add_argument("--little", type=int, help="number of little CPUs (with --big)")
+    _add_machine_args(s)
     s.add_argument("--policy", default=policies.BASELINE, help="the policy at boot")
-    s.add_argument("--debug-kernel", action="store_true", help="boot the debug kernel variant")
-    s.add_argument("--append", help="extra kernel command-line arguments")
+    _add_boot_args(s)
     s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
     s.set_defaults(func=cmd_shell)
 
@@ -481,14 +500,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_profile)
 
     s = sub.add_parser("run", help="run one mix under one policy")
-    s.add_argument("--engine", default="qemu", choices=ENGINES)
-    s.add_argument(
-        "--platform",
-        default="2B2L",
-        help=f"a preset ({', '.join(platform.preset_names())}) or <B>B<L>L",
-    )
-    s.add_argument("--big", type=int, help="number of big CPUs (with --little)")
-    s.add_argument("--little", type=int, help="number of little CPUs (with --big)")
+    _add_machine_args(s)
     s.add_argument(
         "--policy", default=policies.BASELINE, help=f"one of: {', '.join(policies.POLICIES)}"
     )
@@ -520,8 +532,7 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--out", help="run directory (default: runs/<time>-<run id>)")
     s.add_argument("--force", action="store_true", help="replace an existing run directory")
-    s.add_argument("--debug-kernel", action="store_true", help="boot the debug kernel variant")
-    s.add_argument("--append", help="extra kernel command-line arguments")
+    _add_boot_args(s)
     s.add_argument(
         "--no-build",
         action="store_true",

@@ -46,10 +46,7 @@ VERSION = 1
 
 @dataclass(frozen=True)
 class Entry:
-    program: str
-    threads: int
-    size: int
-    args: tuple[str, ...]
+    app: App  # what ran: program, threads, size, arguments (no hint)
     big_ns: tuple[int, ...]
     little_ns: tuple[int, ...]
     big_runs: tuple[str, ...] = ()
@@ -60,12 +57,7 @@ class Entry:
         return (sum(self.little_ns) / len(self.little_ns)) / (sum(self.big_ns) / len(self.big_ns))
 
     def matches(self, app: App) -> bool:
-        return (self.program, self.threads, self.size, self.args) == (
-            app.program,
-            app.threads,
-            app.size,
-            app.args,
-        )
+        return self.app == replace(app, speedup=None)
 
 
 @dataclass(frozen=True)
@@ -79,7 +71,7 @@ class Profile:
         """Per program: the geometric mean over its entries."""
         by_program: dict[str, list[float]] = {}
         for e in self.entries:
-            by_program.setdefault(e.program, []).append(e.speedup)
+            by_program.setdefault(e.app.program, []).append(e.speedup)
         return {p: math.exp(sum(math.log(v) for v in vs) / len(vs)) for p, vs in by_program.items()}
 
     def hint_for(self, app: App) -> float | None:
@@ -112,10 +104,10 @@ class Profile:
             lines += [
                 "",
                 "[[program]]",
-                f"program = {json.dumps(e.program)}",
-                f"threads = {e.threads}",
-                f"size = {e.size}",
-                f"args = {json.dumps(list(e.args))}",
+                f"program = {json.dumps(e.app.program)}",
+                f"threads = {e.app.threads}",
+                f"size = {e.app.size}",
+                f"args = {json.dumps(list(e.app.args))}",
                 f"big_ns = {json.dumps(list(e.big_ns))}",
                 f"little_ns = {json.dumps(list(e.little_ns))}",
                 f"big_runs = {json.dumps(list(e.big_runs))}",
@@ -165,10 +157,7 @@ def load_profile(path: Path) -> Profile:
             raise _fail(path, f"program {i + 1}: 'args' must be a list of strings")
         entries.append(
             Entry(
-                program=program,
-                threads=threads,
-                size=size,
-                args=tuple(args),
+                app=App(program=program, threads=threads, size=size, args=tuple(args)),
                 big_ns=_times(path, i, spec, "big_ns"),
                 little_ns=_times(path, i, spec, "little_ns"),
                 big_runs=tuple(spec.get("big_runs", [])),
@@ -246,10 +235,7 @@ def measure(
                 runs[kind].append(run_dir.name)
         entries.append(
             Entry(
-                program=app.program,
-                threads=app.threads,
-                size=app.size,
-                args=app.args,
+                app=replace(app, speedup=None),
                 big_ns=tuple(times["big"]),
                 little_ns=tuple(times["little"]),
                 big_runs=tuple(runs["big"]),

@@ -75,6 +75,13 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
+def _how_it_ended(ended: dict[str, Any]) -> str:
+    """A record's (or its restart failure's) exit status or signal, in words."""
+    if ended.get("exit_status") is not None:
+        return f"exit status {ended['exit_status']}"
+    return f"signal {ended.get('signal')}"
+
+
 def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
     """'ok', or 'failed: ' and the reasons, the one that explains the others first."""
     reasons = []
@@ -84,22 +91,13 @@ def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
         reasons.append("console output over the size limit was dropped")
     reasons += report.problems()
     for app in report.apps:
+        name = f"{app['app']}#{app['instance']}"
         if app.get("status") != "ok":
-            how = (
-                f"exit status {app['exit_status']}"
-                if app.get("exit_status") is not None
-                else f"signal {app.get('signal')}"
-            )
-            reasons.append(f"{app['app']}#{app['instance']} {app['status']} ({how})")
-        restart = app.get("restart_failure")
-        if restart:
-            how = (
-                f"exit status {restart['exit_status']}"
-                if restart.get("exit_status") is not None
-                else f"signal {restart.get('signal')}"
-            )
+            reasons.append(f"{name} {app['status']} ({_how_it_ended(app)})")
+        if app.get("restart_failure"):
             # the others no longer met the same load: their times are not comparable
-            reasons.append(f"{app['app']}#{app['instance']} failed when restarted ({how})")
+            how = _how_it_ended(app["restart_failure"])
+            reasons.append(f"{name} failed when restarted ({how})")
     if not reasons and boot.exit_code != 0:
         reasons.append(f"QEMU exited with status {boot.exit_code}")
     return "ok" if not reasons else "failed: " + "; ".join(reasons[:4])

@@ -28,13 +28,13 @@ A new metric is a function of one run's rows plus its entry in
 """
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from ampkit.errors import AmpkitError
+from ampkit.platform import get_platform
 
 REFERENCE_POLICY = "cfs"
 GROUP = ["engine", "platform", "policy", "mix"]
@@ -158,19 +158,18 @@ def with_slow_references(
     return out.drop(columns=["slow_platform"])
 
 
-_MIXED = re.compile(r"^(\d+)B(\d+)L$")
-
-
 def infer_little_only(platforms: set[str]) -> dict[str, str]:
-    """Each mixed platform named <B>B<L>L whose little-only platform 0B<L>L
-    has runs too (``ampkit run --references`` makes them)."""
+    """Each mixed platform whose little-only platform (0B<L>L, as
+    ``Platform.little_only`` names it) has runs too (``ampkit run
+    --references`` makes them). Names the kit cannot read are skipped."""
     out = {}
     for name in platforms:
-        m = _MIXED.match(name)
-        if m and int(m.group(1)) > 0 and int(m.group(2)) > 0:
-            slow = f"0B{m.group(2)}L"
-            if slow in platforms:
-                out[name] = slow
+        try:
+            mixed = get_platform(name)
+        except AmpkitError:
+            continue
+        if mixed.big and mixed.little and mixed.little_only.name in platforms:
+            out[name] = mixed.little_only.name
     return out
 
 

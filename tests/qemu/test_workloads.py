@@ -9,6 +9,7 @@ from ampkit import references
 from ampkit.kernel import KernelBuild
 from ampkit.mix import SMALL_SIZES, App, known_programs
 from ampkit.platform import get_platform
+from ampkit.profile import load_profile, measure
 from ampkit.run import RunRequest, execute
 
 from .helpers import make_mix, run_mix
@@ -113,3 +114,23 @@ def test_reference_runs_of_a_mix(
             assert {c["cluster_id"] for c in guest["cpus"]} == {0}, guest
     # the analysis finds them: slowdowns and ASP need exactly these
     assert references.is_done(tmp_path / refs[2].request.run_id)
+
+
+def test_a_speedup_profile_is_measured_from_real_runs(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    app = App("compute", threads=1, size=SMALL_SIZES["compute"], speedup=2.0)
+    prof = measure([app], 1, 1, tmp_path / "runs", build=kernel_build, image=initramfs)
+    (entry,) = prof.entries
+    assert entry.app == App("compute", threads=1, size=SMALL_SIZES["compute"])  # no hint
+    alone = f"cfs-alone-compute-t1-n{SMALL_SIZES['compute']}-r0"
+    assert (entry.big_runs, entry.little_runs) == ((f"1B0L-{alone}",), (f"0B1L-{alone}",))
+    assert entry.big_ns[0] > 0 and entry.little_ns[0] > 0
+    # QEMU runs both core types at one speed: right in shape, not in number
+    assert 0.2 < entry.speedup < 5
+    path = tmp_path / "speedups.toml"
+    path.write_text(prof.render())
+    assert load_profile(path).entries == prof.entries
+    # sound runs already there are reused, not run again
+    again = measure([app], 1, 1, tmp_path / "runs", build=kernel_build, image=initramfs)
+    assert again.entries == prof.entries

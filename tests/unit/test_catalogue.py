@@ -11,6 +11,7 @@ from ampkit.mix import (
     CATEGORIES,
     CATEGORY_PROGRAMS,
     MIN_THREADS,
+    App,
     generate_mix,
     load_mix,
     mix_names,
@@ -80,7 +81,8 @@ def test_generator_refuses_what_it_cannot_make() -> None:
 
 
 def entry(program: str, big: int, little: int, threads: int = 2) -> Entry:
-    return Entry(program, threads, CATALOGUE_SIZES[program], (), (big, big), (little, little))
+    app = App(program, threads, CATALOGUE_SIZES[program])
+    return Entry(app, (big, big), (little, little))
 
 
 def test_profile_round_trips_and_gives_hints(tmp_path: Path) -> None:

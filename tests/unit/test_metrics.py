@@ -169,3 +169,9 @@ def test_repetitions_give_a_mean_and_interval(tmp_path: Path) -> None:
     assert row["ci95"] == pytest.approx(4.303 * 0.1 / math.sqrt(3))
     assert row["n"] == 3
     assert len(row["runs"]) == 3
+
+
+def test_little_only_platforms_are_found_by_the_platform_model() -> None:
+    found = metrics.infer_little_only({"2B2L", "0B2L", "4B4L", "2B0L", "not-a-platform"})
+    # 4B4L has no 0B4L runs; single-type and unreadable names map to nothing
+    assert found == {"2B2L": "0B2L"}

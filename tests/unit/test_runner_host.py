@@ -4,6 +4,8 @@ import subprocess
 from pathlib import Path
 
 from ampkit.console import parse_console
+from ampkit.engines.qemu import BootResult
+from ampkit.run import judge
 
 
 def run_runner(host_bin: Path, tmp_path: Path, desc: str) -> subprocess.CompletedProcess[str]:
@@ -135,6 +137,9 @@ def test_a_failed_restart_is_recorded_and_not_repeated(host_bin: Path, tmp_path:
     assert flaky["restarts"] == 1 and flaky["restarts_completed"] == 0
     assert flaky["restart_failure"]["exit_status"] == 3
     assert "second run refused" in flaky["restart_failure"]["output"]
+    # the host fails the run: the others no longer met the same load
+    boot = BootResult(exit_code=0, timed_out=False, wall_s=1.0, console_truncated=False)
+    assert judge(boot, report, 60) == "failed: flaky#0 failed when restarted (exit status 3)"
 
 
 def test_bad_method_names_the_line(host_bin: Path, tmp_path: Path) -> None:
