@@ -289,12 +289,13 @@ def generate_mix(
             )
         )
     short = {"synchronisation": "sync", "communication": "comm", "compute": "compute"}
+    name = f"gen-{short[category]}{napps}-s{seed}"
     return Mix(
-        name=f"gen-{short[category]}{napps}-s{seed}",
+        name=name,
         description=f"generated: {category}, {napps} applications, seed {seed}",
         category=category,
         apps=tuple(apps),
-        source=Path(f"gen-{short[category]}{napps}-s{seed}.toml"),
+        source=Path(f"{name}.toml"),
     )
 
 

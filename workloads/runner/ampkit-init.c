@@ -118,6 +118,7 @@ static void say(const char *fmt, const char *arg)
 	sb_free(&sb);
 }
 
+/* 'm5ops 1' in a run as init: only then do gem5's instructions run (m5ops.h). */
 static int use_m5ops;
 
 static __attribute__((noreturn)) void finish(int code)
@@ -434,7 +435,7 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 			app->wstatus = st;
 			app->done = 1;
 			remaining--;
-			if (run->m5ops)
+			if (use_m5ops)
 				m5_work_end((uint64_t)i, 0);
 		} else if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 			app->restarts_completed++;
@@ -481,7 +482,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 		fork_instance(&run->apps[i], i, 1, gate, &orig);
 	}
 	close(gate[0]);
-	if (run->m5ops)
+	if (use_m5ops)
 		for (i = 0; i < run->napps; i++)
 			m5_work_begin((uint64_t)i, 0);
 	start = ampkit_now_ns();
