@@ -11,8 +11,10 @@ from ampkit.mix import (
     CATEGORIES,
     CATEGORY_PROGRAMS,
     MIN_THREADS,
+    PRIOR_SPEEDUPS,
     App,
     generate_mix,
+    known_programs,
     load_mix,
     mix_names,
     render_mix,
@@ -40,6 +42,14 @@ def test_catalogue_has_26_mixes_of_2_and_4_in_three_categories() -> None:
         for a in m.apps:
             assert a.size == CATALOGUE_SIZES[a.program], m.name
             assert a.speedup is not None and a.threads >= MIN_THREADS.get(a.program, 1)
+
+
+def test_every_workload_has_a_catalogue_size_and_a_prior() -> None:
+    workloads = [p for p in known_programs() if not p.startswith("ampkit-")]
+    assert sorted(CATALOGUE_SIZES) == workloads, "give every workload a CATALOGUE_SIZES entry"
+    assert sorted(PRIOR_SPEEDUPS) == workloads, "give every workload a PRIOR_SPEEDUPS entry"
+    for programs in CATEGORY_PROGRAMS.values():
+        assert set(programs) <= set(workloads)
 
 
 def test_compute_mixes_have_no_waiting_programs() -> None:
