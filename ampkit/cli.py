@@ -13,7 +13,7 @@ from pathlib import Path
 from types import FrameType
 
 from ampkit import build as build_mod
-from ampkit import hostdeps, kernel, platform, policies, references
+from ampkit import hostdeps, kernel, parsec, platform, policies, references
 from ampkit.engines import qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
@@ -159,6 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         kernel_variant="debug" if args.debug_kernel else "default",
         extra_cmdline=args.append or "",
         method=args.method,
+        suite_manifest=Path(args.parsec) if args.parsec else None,
     )
     kinds = _reference_kinds(args.references)
     build, image = _artifacts(request.kernel_variant, args.no_build)
@@ -248,6 +249,38 @@ def cmd_demo(args: argparse.Namespace) -> int:
     report = write_report(out, out / "report")
     print(f"run directories and summary.txt are in {out}; the report is {report.directory}/")
     return 0 if all_ok else EXIT_FAILED_RUN
+
+
+def _names(spec: str) -> list[str]:
+    return [w for w in (x.strip() for x in spec.split(",")) if w]
+
+
+def cmd_parsec_build(args: argparse.Namespace) -> int:
+    manifest_file = parsec.build_suite(
+        args.sources,
+        benchmarks=_names(args.benchmarks) if args.benchmarks else parsec.DEFAULT_BENCHMARKS,
+        inputs=_names(args.inputs),
+        out_dir=Path(args.out) if args.out else None,
+    )
+    return _print_suite(manifest_file)
+
+
+def _print_suite(manifest_file: Path) -> int:
+    suite = parsec.load_image(manifest_file)
+    print(f"{suite.image} (sha256 {suite.sha256[:16]}), manifest {manifest_file}")
+    for program, bench in sorted(suite.manifest["benchmarks"].items()):
+        print(f"  {program:26} {bench['package']:32} inputs: {', '.join(sorted(bench['inputs']))}")
+    return 0
+
+
+def cmd_parsec_list(args: argparse.Namespace) -> int:
+    manifest_file = Path(args.manifest) if args.manifest else parsec.manifest_path()
+    if not manifest_file.is_file():
+        print("no PARSEC image built; 'ampkit parsec build SOURCES' builds by default:")
+        for program in parsec.DEFAULT_BENCHMARKS:
+            print(f"  {program}")
+        return 0
+    return _print_suite(manifest_file)
 
 
 def cmd_shell(args: argparse.Namespace) -> int:
@@ -475,6 +508,32 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--out", help="file to write (default: stdout)")
     s.set_defaults(func=cmd_mix_generate)
 
+    ps = sub.add_parser(
+        "parsec", help="PARSEC 3.0 / SPLASH-2x from your archives into a disk image"
+    ).add_subparsers(dest="parsec_command", required=True, metavar="ACTION")
+    s = ps.add_parser("build", help="cross-build benchmarks and pack them with their inputs")
+    s.add_argument(
+        "sources",
+        nargs="+",
+        help="PARSEC 3.0 archives (core, input-sim) as paths or URLs, or an unpacked tree",
+    )
+    s.add_argument(
+        "--benchmarks",
+        help="comma-separated parsec.<name> / splash2x.<name> (default: every one the "
+        "recipe builds; 'ampkit parsec list')",
+    )
+    s.add_argument(
+        "--inputs",
+        default=",".join(parsec.DEFAULT_INPUTS),
+        help=f"input sets (default {','.join(parsec.DEFAULT_INPUTS)}; any of "
+        f"{', '.join(parsec.INPUT_SETS)})",
+    )
+    s.add_argument("--out", help="where the image and its manifest go (default build/parsec)")
+    s.set_defaults(func=cmd_parsec_build)
+    s = ps.add_parser("list", help="what the built image holds (or what build would build)")
+    s.add_argument("--manifest", help="an image's parsec.json (default build/parsec)")
+    s.set_defaults(func=cmd_parsec_list)
+
     s = sub.add_parser("shell", help="boot the shell image and give its console (interactive)")
     _add_machine_args(s)
     s.add_argument("--policy", default=policies.BASELINE, help="the policy at boot")
@@ -515,6 +574,11 @@ def parser() -> argparse.ArgumentParser:
         help="seconds the mix may take in the guest (the engine allows boot time on top)",
     )
     s.add_argument("--speedups", help="take the speedup hints from this profile (ampkit profile)")
+    s.add_argument(
+        "--parsec",
+        metavar="MANIFEST",
+        help="the PARSEC image for parsec.* / splash2x.* programs (default build/parsec)",
+    )
     s.add_argument(
         "--method",
         default="restart",

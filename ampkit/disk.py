@@ -95,7 +95,6 @@ def busybox() -> Path:
 
 def build_shell_image(bin_dir: Path, programs: list[str], out: Path) -> Path:
     """The ext4 image: ``programs`` from ``bin_dir`` in /bin, busybox, the init."""
-    mkfs = hostdeps.require_program("mkfs.ext4")
     box = busybox()
     with tempfile.TemporaryDirectory(prefix="ampkit-shell-") as tmp:
         root = Path(tmp)
@@ -109,16 +108,36 @@ def build_shell_image(bin_dir: Path, programs: list[str], out: Path) -> Path:
         (root / "bin" / "sh").symlink_to("busybox")
         shutil.copy2(SHELL_INIT, root / "ampkit-shell")
         (root / "ampkit-shell").chmod(0o755)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        partial = out.with_name(out.name + ".partial")
+        make_ext4(root, out, label="ampkit-shell", size_mb=IMAGE_MB)
+    return out
+
+
+def _tree_bytes(root: Path) -> int:
+    return sum(p.lstat().st_size for p in root.rglob("*"))
+
+
+def make_ext4(root: Path, out: Path, *, label: str, size_mb: int | None = None) -> Path:
+    """An ext4 image of the directory ``root``, built without root (``mkfs.ext4 -d``).
+
+    Sized to the tree with room for the file system's own structures when
+    ``size_mb`` is not given. Written beside ``out`` and renamed, so an
+    interrupted build never leaves a half image under the real name.
+    """
+    mkfs = hostdeps.require_program("mkfs.ext4")
+    if size_mb is None:
+        size_mb = 16 + _tree_bytes(root) * 5 // 4 // (1 << 20)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    partial.unlink(missing_ok=True)
+    result = subprocess.run(
+        [mkfs, "-q", "-F", "-L", label, "-E", "root_owner=0:0", "-d", str(root), str(partial),
+         f"{size_mb}M"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    if result.returncode != 0:
         partial.unlink(missing_ok=True)
-        result = subprocess.run(
-            [mkfs, "-q", "-F", "-L", "ampkit-shell", "-d", str(root), str(partial), f"{IMAGE_MB}M"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if result.returncode != 0:
-            raise AmpkitError(f"mkfs.ext4 failed: {result.stderr.strip()}")
-        partial.rename(out)
+        raise AmpkitError(f"mkfs.ext4 failed: {result.stderr.strip()}")
+    partial.rename(out)
     return out

@@ -11,6 +11,11 @@ A mix is a TOML file in workloads/mixes/ (format in workloads/README.md):
     size = 20000                      # its -n
     speedup = 1.8                     # optional predicted big-over-little speedup
 
+    [[app]]
+    program = "parsec.blackscholes"   # PARSEC / SPLASH-2x: parsec.<name>, splash2x.<name>
+    threads = 2                       # (built by 'ampkit parsec build', ampkit/parsec.py)
+    input = "simsmall"                # an input set instead of a size
+
 Errors name the file, the line and the key.
 """
 
@@ -28,7 +33,10 @@ from ampkit.paths import MIXES, WORKLOADS
 CATEGORIES = ("synchronisation", "communication", "compute")
 MAX_THREADS = 1024
 _MIX_KEYS = {"description", "category", "app"}
-_APP_KEYS = {"program", "threads", "size", "args", "speedup"}
+_APP_KEYS = {"program", "threads", "size", "args", "speedup", "input"}
+#: PARSEC's input sets (ampkit/parsec.py keeps the same list).
+INPUT_SETS = ("test", "simdev", "simsmall", "simmedium", "simlarge", "native")
+_SUITES = ("parsec", "splash2x")
 _TOKEN = re.compile(r"^[A-Za-z0-9._,:=+/-]+$")
 
 
@@ -39,10 +47,23 @@ class App:
     size: int
     args: tuple[str, ...] = ()
     speedup: float | None = None
+    input: str | None = None  # PARSEC / SPLASH-2x programs: the input set (size unused)
+
+    @property
+    def from_suite(self) -> bool:
+        """A PARSEC or SPLASH-2x program, run from the benchmark disk."""
+        return self.input is not None
 
     @property
     def argv(self) -> tuple[str, ...]:
+        if self.from_suite:
+            raise AmpkitError(f"{self.program}: its command line comes from the PARSEC image")
         return (f"/bin/{self.program}", "-t", str(self.threads), "-n", str(self.size), *self.args)
+
+    @property
+    def workload_size(self) -> str:
+        """The size or input set, as the names of reference runs carry it."""
+        return self.input if self.input is not None else f"n{self.size}"
 
 
 @dataclass(frozen=True)
@@ -65,6 +86,7 @@ class Mix:
                     "size": a.size,
                     "args": list(a.args),
                     "speedup": a.speedup,
+                    **({"input": a.input} if a.input is not None else {}),
                 }
                 for a in self.apps
             ],
@@ -215,15 +237,34 @@ def load_mix(name_or_path: str) -> Mix:
                     key, "is not an app key", i, hint=f"valid keys: {', '.join(sorted(_APP_KEYS))}"
                 )
         program = spec.get("program")
-        if program not in programs:
+        suite = isinstance(program, str) and program.partition(".")[0] in _SUITES
+        if suite and not str(program).partition(".")[2]:
+            err.fail("program", f"names no benchmark: {program!r}", i)
+        if not suite and program not in programs:
             err.fail(
                 "program",
                 f"names no workload: {program!r}",
                 i,
-                hint=f"workloads: {', '.join(programs)}",
+                hint=f"workloads: {', '.join(programs)}; PARSEC: parsec.<name>, splash2x.<name>",
             )
         threads = _positive_int(err, spec, "threads", i, MAX_THREADS)
-        size = _positive_int(err, spec, "size", i, 1 << 40)
+        input_set = spec.get("input")
+        if suite:
+            if input_set not in INPUT_SETS:
+                err.fail(
+                    "input" if "input" in spec else "program",
+                    f"a PARSEC program needs an input set, not {input_set!r}",
+                    i,
+                    hint=f"input = one of {', '.join(INPUT_SETS)}",
+                )
+            for key in ("size", "args"):
+                if key in spec:
+                    err.fail(key, "a PARSEC program takes its input set, not a size or args", i)
+            size = 0
+        else:
+            if input_set is not None:
+                err.fail("input", "only PARSEC and SPLASH-2x programs take an input set", i)
+            size = _positive_int(err, spec, "size", i, 1 << 40)
         args = spec.get("args", [])
         if not isinstance(args, list) or not all(
             isinstance(a, str) and _TOKEN.match(a) for a in args
@@ -247,6 +288,7 @@ def load_mix(name_or_path: str) -> Mix:
                 size=size,
                 args=tuple(args),
                 speedup=None if speedup is None else float(speedup),
+                input=None if input_set is None else str(input_set),
             )
         )
     return Mix(
@@ -304,7 +346,10 @@ def render_mix(mix: Mix) -> str:
     lines = [f"description = {json.dumps(mix.description)}", f'category = "{mix.category}"']
     for app in mix.apps:
         lines += ["", "[[app]]", f'program = "{app.program}"', f"threads = {app.threads}"]
-        lines.append(f"size = {app.size}")
+        if app.input is not None:
+            lines.append(f'input = "{app.input}"')
+        else:
+            lines.append(f"size = {app.size}")
         if app.args:
             lines.append(f"args = {json.dumps(list(app.args))}")
         if app.speedup is not None:

@@ -32,7 +32,7 @@ class Reference:
 
 def alone_mix(mix: Mix, app: App) -> Mix:
     """A mix of ``app`` alone, named after what makes it distinct."""
-    name = f"alone-{app.program}-t{app.threads}-n{app.size}"
+    name = f"alone-{app.program}-t{app.threads}-{app.workload_size}"
     if app.args:
         name += "-" + hashlib.sha256(" ".join(app.args).encode()).hexdigest()[:8]
     return Mix(

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ampkit import kernel as kernel_mod
+from ampkit import parsec
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import qemu
 from ampkit.errors import AmpkitError
@@ -54,6 +55,8 @@ class RunRequest:
     extra_cmdline: str = ""
     wall_limit_s: float | None = None  # the engine's limit; default timeout_s + allowance
     method: str = "restart"  # see rundesc.METHODS
+    #: The PARSEC image's manifest (ampkit parsec build); default build/parsec/parsec.json.
+    suite_manifest: Path | None = None
 
     @property
     def run_id(self) -> str:
@@ -126,6 +129,9 @@ def execute(
 
     if request.method not in METHODS:
         raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
+    suite = None
+    if any(app.from_suite for app in request.mix.apps):
+        suite = parsec.load_image(request.suite_manifest)
     desc = RunDescription.for_mix(
         request.run_id,
         request.policy,
@@ -133,6 +139,7 @@ def execute(
         request.timeout_s,
         request.mix,
         method=request.method,
+        suite=suite,
     ).render()
     (work / "run.desc").write_text(desc)
     machine = qemu.QemuMachine(request.platform)
@@ -178,6 +185,11 @@ def execute(
             "dtb_sha256": sha256_bytes(dtb),
             "initramfs_sha256": sha256_bytes(image),
             "run_desc_sha256": sha256_bytes(desc.encode()),
+            **(
+                {"suite_image": str(suite.image), "suite_image_sha256": suite.sha256}
+                if suite
+                else {}
+            ),
         },
         "started": _now(),
         "status": "running",
@@ -193,6 +205,7 @@ def execute(
             cmdline=cmdline,
             console=work / "console.log",
             timeout_s=limit_s,
+            disk=suite.image if suite else None,
         )
     finally:
         initrd.unlink(missing_ok=True)  # the shared image plus run.desc: both kept already

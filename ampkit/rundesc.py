@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from ampkit.errors import AmpkitError
 from ampkit.mix import Mix
+from ampkit.parsec import SuiteImage
 
 VERSION = 1
 #: once: every application runs once. restart: an application that finishes
@@ -21,6 +22,12 @@ class AppRun:
     threads: int
     speedup_q10: int  # predicted big-over-little speedup, 1024 = 1.0; 0 = none given
     argv: tuple[str, ...]
+    inputs: str | None = None  # a directory of inputs each instance runs beside
+
+
+#: The device the benchmark disk is on: the first virtio block device, on
+#: both engines (QEMU's virtio-blk-pci, gem5's PCI virtio block device).
+SUITE_DISK_DEVICE = "/dev/vda"
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,8 @@ class RunDescription:
     apps: tuple[AppRun, ...]
     method: str = "restart"
     m5ops: bool = False  # gem5 only: work items per application, m5 exit at the end
+    disk: tuple[str, str] | None = None  # (device, mountpoint) of the PARSEC disk
+    env: tuple[str, ...] = ()  # NAME=value for every application
 
     @classmethod
     def for_mix(
@@ -44,27 +53,55 @@ class RunDescription:
         *,
         method: str = "restart",
         m5ops: bool = False,
+        suite: SuiteImage | None = None,
     ) -> "RunDescription":
+        """The description of ``mix``; ``suite`` is the PARSEC image its suite programs need."""
         seen: dict[str, int] = {}
         apps = []
         for app in mix.apps:
             instance = seen.get(app.program, 0)
             seen[app.program] = instance + 1
+            inputs = None
+            if not app.from_suite:
+                argv = app.argv
+            elif suite is None:
+                raise AmpkitError(f"{app.program} needs the PARSEC image, and none was given")
+            else:
+                suite_argv, inputs = suite.app_argv(app.program, str(app.input), app.threads)
+                argv = tuple(suite_argv)
             apps.append(
                 AppRun(
                     name=app.program,
                     instance=instance,
                     threads=app.threads,
                     speedup_q10=0 if app.speedup is None else round(app.speedup * 1024),
-                    argv=app.argv,
+                    argv=argv,
+                    inputs=inputs,
                 )
             )
-        return cls(run_id, policy, repetition, timeout_s, tuple(apps), method=method, m5ops=m5ops)
+        disk: tuple[str, str] | None = None
+        env: tuple[str, ...] = ()
+        if any(a.inputs is not None for a in apps) and suite is not None:
+            disk = (SUITE_DISK_DEVICE, suite.mount)
+            env = tuple(f"{k}={v}" for k, v in sorted(suite.env.items()))
+        return cls(
+            run_id,
+            policy,
+            repetition,
+            timeout_s,
+            tuple(apps),
+            method=method,
+            m5ops=m5ops,
+            disk=disk,
+            env=env,
+        )
 
     def render(self) -> str:
         if self.method not in METHODS:
             raise AmpkitError(f"unknown run method '{self.method}'", f"valid: {', '.join(METHODS)}")
-        for word in (self.run_id, self.policy, *(w for a in self.apps for w in (a.name, *a.argv))):
+        words = [w for a in self.apps for w in (a.name, *a.argv, *([a.inputs] if a.inputs else []))]
+        words += [*self.env, *(self.disk or ())]
+        for word in (self.run_id, self.policy, *words):
             if not _WORD.match(word):
                 raise AmpkitError(
                     f"run description: '{word}' is empty or has spaces or non-ASCII characters"
@@ -78,8 +115,12 @@ class RunDescription:
             f"method {self.method}",
             f"m5ops {int(self.m5ops)}",
         ]
-        lines += [
-            f"app {a.name} {a.instance} {a.threads} {a.speedup_q10} {' '.join(a.argv)}"
-            for a in self.apps
-        ]
+        if self.disk:
+            lines.append(f"disk {self.disk[0]} {self.disk[1]}")
+        lines += [f"env {e}" for e in self.env]
+        for a in self.apps:
+            head = f"app {a.name} {a.instance} {a.threads} {a.speedup_q10}"
+            lines.append(f"{head} {' '.join(a.argv)}")
+            if a.inputs:
+                lines.append(f"inputs {a.inputs}")
         return "\n".join(lines) + "\n"

@@ -110,6 +110,16 @@ class BootResult:
 SHELL_CMDLINE = "console=ttyAMA0 root=/dev/vda rw rootwait init=/ampkit-shell panic=-1"
 
 
+def virtio_disk_args(disk: Path) -> list[str]:
+    """A raw image as the first virtio block device; writes go to a throwaway overlay."""
+    return [
+        "-drive",
+        f"file={disk},if=none,format=raw,id=disk0,snapshot=on",
+        "-device",
+        "virtio-blk-pci,drive=disk0",
+    ]
+
+
 def shell_command(
     machine: QemuMachine, *, image: Path, dtb: Path, disk: Path, cmdline: str
 ) -> list[str]:
@@ -128,10 +138,7 @@ def shell_command(
         str(dtb),
         "-append",
         cmdline,
-        "-drive",
-        f"file={disk},if=none,format=raw,id=disk0,snapshot=on",
-        "-device",
-        "virtio-blk-pci,drive=disk0",
+        *virtio_disk_args(disk),
         "-serial",
         "mon:stdio",
     ]
@@ -153,8 +160,14 @@ def boot(
     cmdline: str,
     console: Path,
     timeout_s: float,
+    disk: Path | None = None,
 ) -> BootResult:
-    """Boot until the guest powers off or the limit passes; the console goes to a file."""
+    """Boot until the guest powers off or the limit passes; the console goes to a file.
+
+    ``disk`` (the PARSEC image) is attached as the first virtio block device,
+    /dev/vda in the guest, with ``snapshot=on``: nothing the guest does
+    reaches the file.
+    """
     cmd = [
         *machine.args(),
         "-kernel",
@@ -167,6 +180,7 @@ def boot(
         cmdline,
         "-serial",
         "stdio",
+        *(virtio_disk_args(disk) if disk else []),
     ]
     hostdeps.require(QEMU, DIE_WITH_PARENT[0])
     started = time.monotonic()

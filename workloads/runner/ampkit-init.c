@@ -27,11 +27,16 @@
  *                               with work_begin/work_end, id = its index,
  *                               and end with m5 exit; default 0)
  *   app <name> <instance> <threads> <speedup_q10> <argv0> [args...]
+ *   inputs <dir>               (the app above runs in a directory of its
+ *                               own that links every entry of <dir>)
+ *   env <NAME>=<value>         (in every application's environment)
+ *   disk <device> <mountpoint> (an ext4 disk, mounted read-only first)
  *
  * Run as an ordinary process (not PID 1) it mounts nothing and does not
  * power off, which is how the host-side tests exercise it.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -60,6 +65,7 @@
 
 #define MAX_APPS 64
 #define MAX_ARGS 32
+#define MAX_ENV 16
 #define MAX_THREADS 1024
 #define OUTPUT_TAIL 16384	/* bytes of each application's output kept */
 
@@ -69,6 +75,7 @@ struct app {
 	int threads;
 	int speedup_q10;
 	char *argv[MAX_ARGS + 1];
+	char *inputs;	/* a directory whose entries each instance sees in its own */
 	/*
 	 * errno of applying the speedup hint, 0 if applied or none. A kernel
 	 * without the kit's patches (the host, in tests) cannot take it; the
@@ -94,6 +101,9 @@ struct run {
 	int timeout_s;
 	int restart;	/* the restart method */
 	int m5ops;	/* on gem5: work items and m5 exit */
+	char *disk_dev, *disk_mnt;	/* the benchmark disk (PARSEC images) */
+	char *env[MAX_ENV];
+	int nenv;
 	int napps;
 	struct app apps[MAX_APPS];
 };
@@ -189,6 +199,26 @@ static void mount_all(void)
 	mount_fs("tmpfs", "/tmp", "tmpfs");
 }
 
+/*
+ * The benchmark disk, read-only: the image file stays as built (and on
+ * gem5 the same image serves every run restored from one checkpoint). Run
+ * as an ordinary process the mountpoint is taken to be a directory already.
+ */
+static void mount_disk(const struct run *run)
+{
+	struct stat st;
+
+	if (!run->disk_dev)
+		return;
+	if (is_init) {
+		mkdir(run->disk_mnt, 0755);
+		if (mount(run->disk_dev, run->disk_mnt, "ext4", MS_RDONLY, NULL))
+			fail("cannot mount the benchmark disk", strerror(errno));
+	} else if (stat(run->disk_mnt, &st) || !S_ISDIR(st.st_mode)) {
+		fail("the benchmark disk's mountpoint is not a directory", run->disk_mnt);
+	}
+}
+
 /* --- the run description ---------------------------------------------- */
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -264,6 +294,12 @@ static void parse_desc(char *text, struct run *run)
 			seen_header = 1;
 		} else if (!strcmp(w[0], "app")) {
 			parse_app(run, w, n, lineno);
+		} else if (!strcmp(w[0], "disk")) {
+			if (n != 3 || w[2][0] != '/')
+				fail("run description: disk needs a device and an absolute mountpoint",
+				     where);
+			run->disk_dev = w[1];
+			run->disk_mnt = w[2];
 		} else if (n != 2) {
 			fail("run description: expected 'key value'", where);
 		} else if (!strcmp(w[0], "run_id")) {
@@ -283,6 +319,15 @@ static void parse_desc(char *text, struct run *run)
 		} else if (!strcmp(w[0], "m5ops")) {
 			if (parse_int(w[1], 0, 1, &run->m5ops))
 				fail("run description: m5ops must be 0 or 1", where);
+		} else if (!strcmp(w[0], "inputs")) {
+			if (!run->napps || w[1][0] != '/')
+				fail("run description: inputs needs an app line before it and an absolute directory",
+				     where);
+			run->apps[run->napps - 1].inputs = w[1];
+		} else if (!strcmp(w[0], "env")) {
+			if (!strchr(w[1], '=') || w[1][0] == '=' || run->nenv == MAX_ENV)
+				fail("run description: env needs NAME=value (at most 16)", where);
+			run->env[run->nenv++] = w[1];
 		} else {
 			fail("run description: unknown key", w[0]);
 		}
@@ -342,6 +387,43 @@ static void set_policy(const struct run *run)
 		fail("the policy did not take effect; in force", in_force);
 }
 
+/* What every application gets beside its own: set once the description is read. */
+static const struct run *the_run;
+static const char *work_root;
+
+/*
+ * A fresh directory for this instance in which every entry of the app's
+ * input directory appears as a link: programs read their inputs and write
+ * their outputs where they stand (PARSEC's do), instances never share
+ * outputs, and the inputs (on a read-only disk) are never copied.
+ */
+static int enter_inputs(const struct app *app, int index)
+{
+	char dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (snprintf(dir, sizeof(dir), "%s/app%d.%d.d", work_root, index, (int)getpid()) >=
+	    (int)sizeof(dir) || mkdir(dir, 0755))
+		return -1;
+	d = opendir(app->inputs);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(from, sizeof(from), "%s/%s", app->inputs, e->d_name) >=
+		    (int)sizeof(from) ||
+		    snprintf(to, sizeof(to), "%s/%s", dir, e->d_name) >= (int)sizeof(to) ||
+		    symlink(from, to)) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return chdir(dir);
+}
+
 static void start_child(struct app *app, int index, const char *out_path,
 			const char *report_path, int gate, const sigset_t *mask)
 {
@@ -371,6 +453,13 @@ static void start_child(struct app *app, int index, const char *out_path,
 	setenv("AMPKIT_APP_ID", id, 1);
 	if (use_m5ops)
 		setenv("AMPKIT_M5OPS", "1", 1);
+	for (int i = 0; i < the_run->nenv; i++)
+		putenv(the_run->env[i]);
+	if (app->inputs && enter_inputs(app, index)) {
+		fprintf(stderr, "ampkit-init: cannot prepare the inputs of %s from %s: %s\n",
+			app->argv[0], app->inputs, strerror(errno));
+		_exit(126);
+	}
 	execv(app->argv[0], app->argv);
 	fprintf(stderr, "ampkit-init: cannot execute %s: %s\n", app->argv[0], strerror(errno));
 	_exit(127);
@@ -533,14 +622,25 @@ struct thread_report {
 
 static struct thread_report thread_reports[MAX_THREADS];
 
-static void thread_times_json(struct sbuf *sb, const char *report_path)
+/*
+ * The per-thread lines of a workload, and the region of interest a
+ * program marked through the kit's PARSEC hooks (workloads/parsec), as
+ * "roi_ns":[begin,end] (end null if the program never left it).
+ */
+static void report_json(struct sbuf *sb, const char *report_path)
 {
 	char line[256];
 	int i, n = 0, idx, fields, kernel = 1;
+	unsigned long long roi_begin = 0, roi_end = 0;
 	FILE *f = fopen(report_path, "r");
 
 	while (f && fgets(line, sizeof(line), f)) {
 		struct thread_report t;
+
+		if (!roi_begin && sscanf(line, "roi_begin %llu", &roi_begin) == 1)
+			continue;
+		if (!roi_end && sscanf(line, "roi_end %llu", &roi_end) == 1)
+			continue;
 
 		memset(&t, 0, sizeof(t));
 		fields = sscanf(line, "thread %d %llu %llu %llu %llu %llu %llu %15s", &idx,
@@ -554,6 +654,10 @@ static void thread_times_json(struct sbuf *sb, const char *report_path)
 	}
 	if (f)
 		fclose(f);
+	if (roi_begin) {
+		sb_printf(sb, ",\"roi_ns\":[%llu,", roi_begin);
+		sb_printf(sb, roi_end ? "%llu]" : "null]", roi_end);
+	}
 	sb_printf(sb, ",\"thread_times_ns\":");
 	if (!n) {
 		sb_printf(sb, "null,\"thread_cpu_ns\":null");
@@ -651,7 +755,7 @@ static void app_record(const struct run *run, const struct app *app)
 		output_tail_json(&sb, app->restart_out_path, 2048);
 		sb_printf(&sb, "}");
 	}
-	thread_times_json(&sb, app->report_path);
+	report_json(&sb, app->report_path);
 	sb_printf(&sb, ",\"output\":");
 	output_tail_json(&sb, app->out_path, OUTPUT_TAIL);
 	sb_printf(&sb, "}");
@@ -702,6 +806,9 @@ int main(int argc, char **argv)
 	say("reading %s", desc_path);
 	parse_desc(read_file(desc_path), &run);
 	use_m5ops = run.m5ops && is_init;
+	the_run = &run;
+	work_root = tmpdir;
+	mount_disk(&run);
 	guest_record(&run);
 	set_policy(&run);
 	say("starting run %s", run.run_id);
