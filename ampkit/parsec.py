@@ -57,27 +57,28 @@ SUITES = {
 #: The input sets PARSEC defines, smallest first (the mix files check the same list).
 INPUT_SETS = mix.INPUT_SETS
 DEFAULT_INPUTS = ("simsmall", "simmedium")
-#: Every in-place pthreads build of the suite that needs no library beyond
-#: hooks and parmacs. The others (bodytrack, dedup, facesim, ferret,
-#: freqmine, raytrace, vips, x264) use configure or external libraries, and
-#: canneal's atomics have no aarch64 port.
+#: The in-place pthreads builds of the suite that need no library beyond
+#: hooks and parmacs, each built and run on QEMU from a PARSEC 3.0 tree
+#: (README, "PARSEC and SPLASH-2x"). Not here: bodytrack, dedup, facesim,
+#: ferret, freqmine, raytrace, vips and x264 use configure or external
+#: libraries; canneal's atomics have no aarch64 port; SPLASH-2x volrend
+#: links libtiff; SPLASH-2x ocean_ncp builds but died of SIGSEGV at the test
+#: input on QEMU, even with one thread; SPLASH-2x cholesky and raytrace
+#: should build like their siblings but have not been tried (ask for any of
+#: them with --benchmarks).
 DEFAULT_BENCHMARKS = (
     "parsec.blackscholes",
     "parsec.fluidanimate",
     "parsec.streamcluster",
     "parsec.swaptions",
     "splash2x.barnes",
-    "splash2x.cholesky",
     "splash2x.fft",
     "splash2x.fmm",
     "splash2x.lu_cb",
     "splash2x.lu_ncb",
     "splash2x.ocean_cp",
-    "splash2x.ocean_ncp",
     "splash2x.radiosity",
     "splash2x.radix",
-    "splash2x.raytrace",
-    "splash2x.volrend",
     "splash2x.water_nsquared",
     "splash2x.water_spatial",
 )
@@ -581,6 +582,10 @@ def _pack_root(
         "benchmarks": benchmarks,
         "env": {"PARSECDIR": MOUNT, "PARSECPLAT": PLATFORM, "PATH": f"{MOUNT}/bin:/bin"},
     }
+    if any(b.package.startswith("ext/splash2x/") for b in built):
+        # run.sh of lu_cb and lu_ncb in PARSEC 3.0 looks for its program
+        # under ext/splash2/, the suite's old name
+        (root / "ext" / "splash2").symlink_to("splash2x")
     (root / "ampkit-parsec.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
 

@@ -146,3 +146,78 @@ def test_bad_method_names_the_line(host_bin: Path, tmp_path: Path) -> None:
     result = run_runner(host_bin, tmp_path, header() + "method twice\napp t 0 1 0 /bin/true\n")
     report = parse_console(result.stdout)
     assert report.runner_errors == ["run description: method must be once or restart: line 6"]
+
+
+def test_inputs_env_and_roi_of_suite_programs(host_bin: Path, tmp_path: Path) -> None:
+    """What PARSEC programs get: a directory of their own linking the inputs, the
+    suite's environment, the disk's mountpoint; their ROI marks reach the record."""
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    (inputs / "data.txt").write_text("the input\n")
+    prog = tmp_path / "prog.sh"
+    # reads its input where it stands, writes an output there (twice: two
+    # instances must not share it), marks a ROI the way the kit's hooks do
+    prog.write_text(
+        "#!/bin/sh\n"
+        'echo "roi_begin 5" >&"$AMPKIT_REPORT_FD"\n'
+        "test ! -e out.txt || exit 9\n"
+        "cat data.txt > out.txt && cat out.txt\n"
+        'echo "PARSECPLAT=$PARSECPLAT pwd=$(pwd)"\n'
+        'echo "roi_end 9" >&"$AMPKIT_REPORT_FD"\n'
+    )
+    prog.chmod(0o755)
+    desc = header() + (
+        f"disk /dev/null {tmp_path}\n"
+        "env PARSECPLAT=aarch64-linux.ampkit\n"
+        f"app a 0 1 0 {prog}\ninputs {inputs}\n"
+        f"app a 1 1 0 {prog}\ninputs {inputs}\n"
+        f"app b 0 1 0 {host_bin}/ampkit-probe sleep 0.2\n"
+    )
+    result = run_runner(host_bin, tmp_path, desc)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = parse_console(result.stdout)
+    a0, a1, b = report.apps
+    for a in (a0, a1):
+        assert a["status"] == "ok", a["output"]
+        assert "the input" in a["output"]
+        assert "PARSECPLAT=aarch64-linux.ampkit" in a["output"]
+        assert a["roi_ns"] == [5, 9]
+    # each in a directory of its own, under the runner's work directory
+    dirs = {
+        line.split("pwd=")[1]
+        for a in (a0, a1)
+        for line in a["output"].splitlines()
+        if "pwd=" in line
+    }
+    assert len(dirs) == 2 and all(d.startswith(str(tmp_path / "work")) for d in dirs)
+    assert "roi_ns" not in b
+    assert (inputs / "out.txt").exists() is False  # the inputs stay as they were
+
+
+def test_a_roi_never_left_and_bad_suite_lines(host_bin: Path, tmp_path: Path) -> None:
+    prog = tmp_path / "prog.sh"
+    prog.write_text('#!/bin/sh\necho "roi_begin 7" >&"$AMPKIT_REPORT_FD"\nexit 3\n')
+    prog.chmod(0o755)
+    result = run_runner(host_bin, tmp_path, header() + f"app a 0 1 0 {prog}\n")
+    (a,) = parse_console(result.stdout).apps
+    assert a["status"] == "failed" and a["roi_ns"] == [7, None]
+
+    missing = tmp_path / "no-inputs"
+    second = tmp_path / "second"
+    second.mkdir()
+    result = run_runner(host_bin, second, header() + f"app a 0 1 0 {prog}\ninputs {missing}\n")
+    (a,) = parse_console(result.stdout).apps
+    assert a["status"] == "failed" and a["exit_status"] == 126
+    assert f"cannot prepare the inputs of {prog} from {missing}" in a["output"]
+
+    for bad, says in [
+        (f"inputs {missing}\napp a 0 1 0 {prog}\n", "inputs needs an app line before it"),
+        ("env NOEQUALS\n" + f"app a 0 1 0 {prog}\n", "env needs NAME=value"),
+        (f"disk /dev/vda relative\napp a 0 1 0 {prog}\n", "disk needs a device and an absolute"),
+        (f"disk /dev/vda {tmp_path}/none\napp a 0 1 0 {prog}\n", "mountpoint is not a directory"),
+    ]:
+        sub = tmp_path / f"case-{says.split()[0]}-{len(bad)}"
+        sub.mkdir()
+        result = run_runner(host_bin, sub, header() + bad)
+        assert result.returncode != 0
+        assert says in result.stdout + result.stderr, result.stdout + result.stderr
