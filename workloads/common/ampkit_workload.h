@@ -107,4 +107,12 @@ static inline uint64_t ampkit_mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* @x through ampkit_mix64 @n times: the workloads' unit of busy work. */
+static inline uint64_t ampkit_mix64_rounds(uint64_t x, long n)
+{
+	while (n-- > 0)
+		x = ampkit_mix64(x);
+	return x;
+}
+
 #endif

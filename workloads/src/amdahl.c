@@ -35,22 +35,12 @@ struct worker {
 /* The serial chain: as long as SERIAL_SHARE percent of the round. */
 static uint64_t serial_section(uint64_t x)
 {
-	long steps = items * ITEM_ROUNDS * SERIAL_SHARE / (100 - SERIAL_SHARE);
-	long s;
-
-	for (s = 0; s < steps; s++)
-		x = ampkit_mix64(x);
-	return x;
+	return ampkit_mix64_rounds(x, items * ITEM_ROUNDS * SERIAL_SHARE / (100 - SERIAL_SHARE));
 }
 
 static uint64_t item(uint64_t seed, long i)
 {
-	uint64_t v = seed ^ (uint64_t)i;
-	int r;
-
-	for (r = 0; r < ITEM_ROUNDS; r++)
-		v = ampkit_mix64(v);
-	return v;
+	return ampkit_mix64_rounds(seed ^ (uint64_t)i, ITEM_ROUNDS);
 }
 
 static void *work(void *arg)

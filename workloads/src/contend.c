@@ -28,13 +28,6 @@ struct worker {
 	struct ampkit_thread_clock clock;
 };
 
-static uint64_t spin(uint64_t x, int rounds)
-{
-	while (rounds--)
-		x = ampkit_mix64(x);
-	return x;
-}
-
 static void *update(void *arg)
 {
 	struct worker *w = arg;
@@ -42,12 +35,12 @@ static void *update(void *arg)
 
 	ampkit_thread_begin(&w->clock);
 	for (k = 0; k < w->updates; k++) {
-		uint64_t v = spin((uint64_t)w->index << 32 | (uint64_t)k, WORK_OUTSIDE);
+		uint64_t v = ampkit_mix64_rounds((uint64_t)w->index << 32 | (uint64_t)k, WORK_OUTSIDE);
 		int cell = (int)(v % CELLS);
 
 		pthread_mutex_lock(&lock);
 		cells[cell] += (uint64_t)w->index + 1;
-		noise[cell] = spin(noise[cell] ^ v, WORK_INSIDE);
+		noise[cell] = ampkit_mix64_rounds(noise[cell] ^ v, WORK_INSIDE);
 		pthread_mutex_unlock(&lock);
 		w->sink ^= v;
 	}

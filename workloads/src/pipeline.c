@@ -26,11 +26,7 @@ struct worker {
 
 static uint64_t work(uint64_t x)
 {
-	int i;
-
-	for (i = 0; i < WORK_PER_ITEM; i++)
-		x = ampkit_mix64(x);
-	return x;
+	return ampkit_mix64_rounds(x, WORK_PER_ITEM);
 }
 
 static void *consume(void *arg)

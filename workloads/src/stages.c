@@ -36,23 +36,16 @@ struct worker {
 	struct ampkit_thread_clock clock;
 };
 
-static uint64_t rounds(uint64_t x, int n)
-{
-	while (n--)
-		x = ampkit_mix64(x);
-	return x;
-}
-
 static uint64_t first_stage(long i)
 {
-	return rounds((uint64_t)i, FIRST_WORK);
+	return ampkit_mix64_rounds((uint64_t)i, FIRST_WORK);
 }
 
 static uint64_t middle_stage(uint64_t v)
 {
 	pthread_mutex_lock(&table_lock);
 	table[v % TABLE]++;
-	v = rounds(v, LOCKED_WORK);
+	v = ampkit_mix64_rounds(v, LOCKED_WORK);
 	pthread_mutex_unlock(&table_lock);
 	return v;
 }
@@ -104,7 +97,7 @@ int main(int argc, char **argv)
 	for (t = 0; t < args.threads; t++)
 		sum += w[t].sum;
 	for (i = 0; i < nitems; i++)
-		expected += rounds(first_stage(i), LOCKED_WORK);
+		expected += ampkit_mix64_rounds(first_stage(i), LOCKED_WORK);
 	for (i = 0; i < TABLE; i++)
 		counted += table[i];
 	if (sum != expected || counted != (uint64_t)nitems)
