@@ -36,8 +36,17 @@ _MIX_KEYS = {"description", "category", "app"}
 _APP_KEYS = {"program", "threads", "size", "args", "speedup", "input"}
 #: PARSEC's input sets (ampkit/parsec.py keeps the same list).
 INPUT_SETS = ("test", "simdev", "simsmall", "simmedium", "simlarge", "native")
-_SUITES = ("parsec", "splash2x")
+#: The benchmark suites a program name may start with (``parsec.<name>``).
+SUITES = ("parsec", "splash2x")
 _TOKEN = re.compile(r"^[A-Za-z0-9._,:=+/-]+$")
+
+
+def suite_program(program: str) -> tuple[str, str] | None:
+    """``("parsec", "blackscholes")`` for ``parsec.blackscholes``; None if not a suite program."""
+    suite, dot, name = program.partition(".")
+    if dot and suite in SUITES and name:
+        return suite, name
+    return None
 
 
 @dataclass(frozen=True)
@@ -237,7 +246,7 @@ def load_mix(name_or_path: str) -> Mix:
                     key, "is not an app key", i, hint=f"valid keys: {', '.join(sorted(_APP_KEYS))}"
                 )
         program = spec.get("program")
-        suite = isinstance(program, str) and program.partition(".")[0] in _SUITES
+        suite = isinstance(program, str) and program.partition(".")[0] in SUITES
         if suite and not str(program).partition(".")[2]:
             err.fail("program", f"names no benchmark: {program!r}", i)
         if not suite and program not in programs:

@@ -49,8 +49,8 @@ from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file, sha256_json, write_json
 from ampkit.paths import WORKLOADS, build_dir, cache_dir
 
-#: Where each suite keeps its packages, inside a PARSEC 3.0 tree.
-SUITES = {
+#: Where each suite (mix.SUITES) keeps its packages, inside a PARSEC 3.0 tree.
+PACKAGE_DIRS = {
     "parsec": ("pkgs/apps", "pkgs/kernels"),
     "splash2x": ("ext/splash2x/apps", "ext/splash2x/kernels"),
 }
@@ -102,14 +102,6 @@ SHELL_APPLETS = (
 )  # fmt: skip
 #: The libraries the recipe provides to packages that depend on them.
 KNOWN_DEPS = ("hooks", "parmacs")
-
-
-def split_program(program: str) -> tuple[str, str] | None:
-    """``("parsec", "blackscholes")`` for ``parsec.blackscholes``; None if not a suite program."""
-    suite, dot, name = program.partition(".")
-    if dot and suite in SUITES and name:
-        return suite, name
-    return None
 
 
 # --- sources -------------------------------------------------------------
@@ -217,13 +209,13 @@ def _unpack(source: Source, patterns: Iterable[str]) -> Path | None:
 
 def package_path(suite: str, name: str, roots: Sequence[Path]) -> str:
     """Where ``suite.name`` lives in a PARSEC tree (relative), found in any root."""
-    for base in SUITES[suite]:
+    for base in PACKAGE_DIRS[suite]:
         rel = f"{base}/{name}"
         if any((r / rel).is_dir() for r in roots):
             return rel
     raise AmpkitError(
         f"{suite}.{name} is in none of the PARSEC sources given",
-        f"it is looked for in {' and '.join(f'{b}/{name}' for b in SUITES[suite])}",
+        f"it is looked for in {' and '.join(f'{b}/{name}' for b in PACKAGE_DIRS[suite])}",
     )
 
 
@@ -232,13 +224,13 @@ def _stage(sources: Sequence[Source], benchmarks: Sequence[str], staging: Path) 
     patterns = ["*/pkgs/libs/hooks/*", "*/pkgs/libs/parmacs/*", "*/version"]
     parsed = []
     for b in benchmarks:
-        split = split_program(b)
+        split = mix.suite_program(b)
         if split is None:
             raise AmpkitError(
                 f"'{b}' is not a suite program", "name them parsec.<name> or splash2x.<name>"
             )
         parsed.append(split)
-        patterns += [f"*/{base}/{split[1]}/*" for base in SUITES[split[0]]]
+        patterns += [f"*/{base}/{split[1]}/*" for base in PACKAGE_DIRS[split[0]]]
     roots: list[Path] = []
     for s in sources:
         if s.is_tree:
@@ -376,7 +368,7 @@ def _install_parmacs(staging: Path, env: dict[str, str], log: Path) -> None:
 
 def check_static_aarch64(path: Path) -> str | None:
     """None if ``path`` is a static aarch64 ELF executable; else what it is instead."""
-    data = path.read_bytes()[:4096]
+    data = path.read_bytes()
     if data[:4] != b"\x7fELF":
         return "not an ELF file"
     if data[4] != 2 or data[5] != 1:
@@ -386,9 +378,8 @@ def check_static_aarch64(path: Path) -> str | None:
         return f"built for ELF machine {machine}, not aarch64 (183)"
     (phoff,) = struct.unpack_from("<Q", data, 32)
     phentsize, phnum = struct.unpack_from("<HH", data, 54)
-    full = path.read_bytes() if phoff + phentsize * phnum > len(data) else data
     for i in range(phnum):
-        (p_type,) = struct.unpack_from("<I", full, phoff + i * phentsize)
+        (p_type,) = struct.unpack_from("<I", data, phoff + i * phentsize)
         if p_type == 3:  # PT_INTERP: needs a dynamic loader the guest does not have
             return "dynamically linked"
     return None

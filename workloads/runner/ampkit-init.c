@@ -428,7 +428,7 @@ static void start_child(struct app *app, int index, const char *out_path,
 			const char *report_path, int gate, const sigset_t *mask)
 {
 	char c, id[16];
-	int fd;
+	int fd, i;
 
 	setpgid(0, 0);
 	sigprocmask(SIG_SETMASK, mask, NULL);
@@ -453,7 +453,7 @@ static void start_child(struct app *app, int index, const char *out_path,
 	setenv("AMPKIT_APP_ID", id, 1);
 	if (use_m5ops)
 		setenv("AMPKIT_M5OPS", "1", 1);
-	for (int i = 0; i < the_run->nenv; i++)
+	for (i = 0; i < the_run->nenv; i++)
 		putenv(the_run->env[i]);
 	if (app->inputs && enter_inputs(app, index)) {
 		fprintf(stderr, "ampkit-init: cannot prepare the inputs of %s from %s: %s\n",
@@ -656,7 +656,10 @@ static void report_json(struct sbuf *sb, const char *report_path)
 		fclose(f);
 	if (roi_begin) {
 		sb_printf(sb, ",\"roi_ns\":[%llu,", roi_begin);
-		sb_printf(sb, roi_end ? "%llu]" : "null]", roi_end);
+		if (roi_end)
+			sb_printf(sb, "%llu]", roi_end);
+		else
+			sb_printf(sb, "null]");
 	}
 	sb_printf(sb, ",\"thread_times_ns\":");
 	if (!n) {
