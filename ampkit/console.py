@@ -12,6 +12,15 @@ The console is shared with the kernel's own messages, and a guest can die
 at any moment, so the parser assumes nothing: a record that does not parse
 is reported as garbled, a missing end marker or a count that does not match
 as truncated, and every line in which the kernel reports a bug is kept.
+
+The kernel writes its messages straight to the UART, so one can land in the
+middle of a runner line: ``@ampkit {"a":1,[    1.25] msg`` followed by
+``"b":2}`` on the next line. Such a line is untangled before it is read:
+the kernel's part (from its time stamp to the end of the line) becomes a
+line of its own and the runner's line continues with the next one. Only
+runner lines that are not already well formed are untangled, and an
+untangled record must still parse and carry every field, so a wrong guess
+is reported as garbled, never counted.
 """
 
 import json
@@ -22,6 +31,11 @@ from typing import Any
 RESULTS_BEGIN = "==== AMPKIT RESULTS BEGIN v1 ===="
 RESULTS_END = re.compile(r"==== AMPKIT RESULTS END count=(\d+) ====")
 RECORD_PREFIX = "@ampkit "
+
+#: The time stamp that opens every kernel console line (printk.time=1).
+KERNEL_STAMP = re.compile(r"\[\s*\d+\.\d+\] ")
+#: How many kernel messages one runner line may be untangled from.
+MAX_UNTANGLE = 8
 
 #: Lines by which the kernel reports that something is wrong with it.
 KERNEL_PROBLEM = re.compile(
@@ -86,11 +100,47 @@ def _clean(line: str) -> str:
     return line.replace("\0", "").rstrip("\r")
 
 
+def _well_formed(line: str) -> bool:
+    if line.strip() == RESULTS_BEGIN or RESULTS_END.fullmatch(line.strip()):
+        return True
+    if not line.startswith(RECORD_PREFIX):
+        return False
+    try:
+        json.loads(line[len(RECORD_PREFIX) :])
+    except ValueError:
+        return False
+    return True
+
+
+def _runner_text(head: str) -> bool:
+    """``head`` is how a runner line ("@ampkit ..." or "==== AMPKIT ...") begins."""
+    return any(head.startswith(p) or p.startswith(head) for p in (RECORD_PREFIX, "==== AMPKIT"))
+
+
+def untangle(lines: list[str]) -> list[str]:
+    """Separate kernel messages that were printed into the middle of runner lines."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = _clean(lines[i])
+        i += 1
+        for _ in range(MAX_UNTANGLE):
+            m = KERNEL_STAMP.search(line, 1)
+            if not m or _well_formed(line) or not _runner_text(line[: m.start()]):
+                break
+            out.append(line[m.start() :])
+            line = line[: m.start()]
+            if i < len(lines):
+                line += _clean(lines[i])
+                i += 1
+        out.append(line)
+    return out
+
+
 def parse_console(text: str) -> ConsoleReport:
     report = ConsoleReport()
     in_block = False
-    for raw in text.splitlines():
-        line = _clean(raw)
+    for line in untangle(text.splitlines()):
         if KERNEL_PROBLEM.search(line) and RECORD_PREFIX not in line:
             report.kernel_problems.append(line.strip())
         if line.strip() == RESULTS_BEGIN:

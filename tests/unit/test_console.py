@@ -59,13 +59,53 @@ def test_guest_that_never_reached_the_results() -> None:
     assert r.problems() == ["no results: the guest never reached the end of its run"]
 
 
-def test_kernel_message_inside_a_record_is_garbled_not_misread() -> None:
+def test_kernel_message_inside_a_record_is_untangled() -> None:
     record = app()
     spliced = record[:30] + "[    1.2] random: crng init done\n" + record[30:]
     text = console(RESULTS_BEGIN, spliced, "==== AMPKIT RESULTS END count=1 ====")
     r = parse_console(text)
-    assert not r.complete
-    assert r.apps == [] and len(r.garbled) == 1
+    assert r.complete and r.problems() == []
+    assert r.apps == [json.loads(record[len("@ampkit ") :])]
+
+
+def test_kernel_message_after_a_whole_record() -> None:
+    # Seen in CI: the record was complete, the kernel's line came before its newline.
+    warning = "[    1.254973] hrtimer: interrupt took 12146080 ns"
+    end = "==== AMPKIT RESULTS END count=1 ===="
+    text = console(GUEST + warning, "", RESULTS_BEGIN, app(), end)
+    r = parse_console(text)
+    assert r.complete and r.guest == {"cpus": [{"cpu": 0, "capacity": 1024}]}
+
+
+def test_kernel_messages_in_the_prefix_and_twice_in_one_record() -> None:
+    record = app()
+    spliced = (
+        record[:4]
+        + "[    1.1] one\n"
+        + record[4:50]
+        + "[    1.2] WARNING: CPU: 1 PID: 9 at kernel/sched/core.c:1 x\n"
+        + "[    1.3] three\n"
+        + record[50:]
+    )
+    end = "==== AMPK" + "[    1.4] four\n" + "IT RESULTS END count=1 ===="
+    r = parse_console(console(RESULTS_BEGIN, spliced, end))
+    assert len(r.apps) == 1 and r.end_count == 1 and not r.garbled
+    assert r.kernel_problems == ["[    1.2] WARNING: CPU: 1 PID: 9 at kernel/sched/core.c:1 x"]
+
+
+def test_a_stamp_inside_a_well_formed_record_is_left_alone() -> None:
+    record = app(note="[    1.2] looks like the kernel")
+    r = parse_console(console(RESULTS_BEGIN, record, "==== AMPKIT RESULTS END count=1 ===="))
+    assert r.complete and r.apps[0]["note"] == "[    1.2] looks like the kernel"
+
+
+def test_a_record_cut_short_is_garbled_not_misread() -> None:
+    record = app()
+    cut = record[:30] + "[    1.2] random: crng init done"
+    text = console(RESULTS_BEGIN, cut, app("contend"), "==== AMPKIT RESULTS END count=2 ====")
+    r = parse_console(text)
+    assert not r.complete and len(r.garbled) == 1
+    assert [a["app"] for a in r.apps] == []  # the next record was swallowed, never invented
 
 
 def test_count_mismatch_is_reported() -> None:
