@@ -22,6 +22,12 @@ def scons(*targets: str, kernel_jobs: int | None = None) -> None:
         raise AmpkitError(f"building {' '.join(targets)} failed (see the messages above)")
 
 
+def up_to_date(*targets: str) -> bool:
+    """Whether building targets would do nothing (SCons's question mode, -q)."""
+    cmd = [sys.executable, "-m", "SCons", "-C", str(REPO_ROOT), "-Q", "-q", *targets]
+    return subprocess.run(cmd, capture_output=True).returncode == 0
+
+
 def kernel_target(variant: str) -> str:
     return "kernel" if variant == "default" else f"kernel-{variant}"
 

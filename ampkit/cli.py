@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from ampkit import build as build_mod
 from ampkit import hostdeps, kernel, parsec, platform, policies, references
@@ -21,6 +22,9 @@ from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, RunRequest, execute
 from ampkit.rundesc import METHODS
 from ampkit.summary import summarize
+
+if TYPE_CHECKING:
+    from ampkit.campaign.spec import Spec
 
 EXIT_FAILED_RUN = 1
 EXIT_USAGE = 2
@@ -404,11 +408,16 @@ def _runs_dir(arg: str) -> Path:
     return root
 
 
+def _finished_runs(root: Path) -> Path:
+    """A campaign's finished runs are in its runs/ (attempts/ holds what was set aside)."""
+    return root / "runs" if (root / "campaign.json").is_file() else root
+
+
 def cmd_collect(args: argparse.Namespace) -> int:
     from ampkit.analysis.collect import collect
 
     root = _runs_dir(args.dir)
-    col = collect(root)
+    col = collect(_finished_runs(root))
     out = Path(args.out) if args.out else root / "collected"
     col.save(out)
     print(
@@ -426,7 +435,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     root = _runs_dir(args.dir)
     out = Path(args.out) if args.out else root / "report"
     report = write_report(
-        root,
+        _finished_runs(root),
         out,
         reference=policies.check_policy(args.reference),
         little_only=_little_only(args.little_only),
@@ -435,6 +444,85 @@ def cmd_report(args: argparse.Namespace) -> int:
     excluded = report.collection.excluded
     print(f"{out / 'report.md'}, {out / 'report.html'}; {len(excluded)} runs excluded")
     return 0
+
+
+def _spec_and_dir(args: argparse.Namespace) -> tuple["Spec", Path]:
+    from ampkit.campaign.runner import default_dir
+    from ampkit.campaign.spec import load_spec
+
+    spec = load_spec(Path(args.spec))
+    if args.executor:
+        spec = replace(spec, executor=replace(spec.executor, kind=args.executor))
+    return spec, Path(args.dir) if args.dir else default_dir(spec)
+
+
+def cmd_campaign_plan(args: argparse.Namespace) -> int:
+    from ampkit.campaign.runner import plan_lines
+
+    spec, root = _spec_and_dir(args)
+    lines = plan_lines(spec, root)
+    print("\n".join(lines if args.runs else [line for line in lines if not line.startswith("  ")]))
+    if not args.runs:
+        print("(--runs lists every run and its state)")
+    return 0
+
+
+def cmd_campaign_run(args: argparse.Namespace) -> int:
+    from ampkit.campaign.runner import run_campaign
+
+    spec, root = _spec_and_dir(args)
+    ok = run_campaign(
+        spec, root, jobs=args.jobs, force=args.force, no_build=args.no_build, wait=not args.no_wait
+    )
+    return _campaign_end(root, ok)
+
+
+def _campaign_end(root: Path, ok: bool) -> int:
+    from ampkit.campaign.runner import status_lines
+
+    lines, _ = status_lines(root)
+    print("\n".join(lines))
+    print(f"report: ampkit report {root}")
+    return 0 if ok else EXIT_FAILED_RUN
+
+
+def cmd_campaign_rerun(args: argparse.Namespace) -> int:
+    from ampkit.campaign.runner import dir_spec, run_campaign
+    from ampkit.campaign.store import CampaignDir
+
+    if not args.failed:
+        raise AmpkitError("say what to run again", "--failed: the runs that failed")
+    root = Path(args.dir)
+    spec = dir_spec(CampaignDir.existing(root))
+    if args.executor:
+        spec = replace(spec, executor=replace(spec.executor, kind=args.executor))
+    ok = run_campaign(
+        spec, root, jobs=args.jobs, failed=True, no_build=args.no_build, wait=not args.no_wait
+    )
+    return _campaign_end(root, ok)
+
+
+def cmd_campaign_status(args: argparse.Namespace) -> int:
+    from ampkit.campaign.runner import status_lines
+
+    lines, _ = status_lines(Path(args.dir))
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_campaign_exec(args: argparse.Namespace) -> int:
+    from ampkit.campaign.runner import exec_run
+    from ampkit.campaign.slurm import task_run
+    from ampkit.campaign.store import CampaignDir
+
+    cdir = CampaignDir.existing(Path(args.dir))
+    if args.submission is not None and args.task is not None:
+        run_id = task_run(cdir, args.submission, args.task)
+    elif args.run_id and args.submission is None and args.task is None:
+        run_id = args.run_id
+    else:
+        raise AmpkitError("give a RUN_ID, or --submission and --task (as a SLURM task does)")
+    return exec_run(cdir, run_id)
 
 
 # --- parser ------------------------------------------------------------------
@@ -604,6 +692,8 @@ def parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_run)
 
+    _add_campaign(sub)
+
     s = sub.add_parser("collect", help="run directories into tidy tables (Parquet and CSV)")
     s.add_argument("dir", help="a directory holding run directories (searched recursively)")
     s.add_argument("--out", help="where the tables go (default: DIR/collected)")
@@ -637,6 +727,53 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="runs/demo", help="where the runs go (replaced)")
     s.set_defaults(func=cmd_demo)
     return p
+
+
+def _add_campaign(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    c = sub.add_parser(
+        "campaign", help="platform x policy x mix matrices, locally or on SLURM"
+    ).add_subparsers(dest="campaign_command", required=True, metavar="ACTION")
+
+    def spec_args(s: argparse.ArgumentParser) -> None:
+        s.add_argument("spec", help="the campaign spec (.toml)")
+        s.add_argument("--dir", help="the campaign directory (default: campaigns/<name>)")
+        s.add_argument("--executor", choices=("local", "slurm"), help="override [executor] kind")
+
+    def run_args(s: argparse.ArgumentParser) -> None:
+        s.add_argument("--jobs", type=int, help="local executor: runs at once")
+        s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
+        s.add_argument(
+            "--no-wait", action="store_true", help="slurm: submit and return (status follows)"
+        )
+
+    s = c.add_parser("plan", help="the runs, which are done, and what must be built")
+    spec_args(s)
+    s.add_argument("--runs", action="store_true", help="list every run and its state")
+    s.set_defaults(func=cmd_campaign_plan)
+
+    s = c.add_parser("run", help="build once, then run every run that is not done")
+    spec_args(s)
+    run_args(s)
+    s.add_argument("--force", action="store_true", help="run again even runs that are done")
+    s.set_defaults(func=cmd_campaign_run)
+
+    s = c.add_parser("status", help="what a campaign directory holds (follows SLURM arrays)")
+    s.add_argument("dir")
+    s.set_defaults(func=cmd_campaign_status)
+
+    s = c.add_parser("rerun", help="run failed runs again (earlier attempts are kept)")
+    s.add_argument("dir")
+    s.add_argument("--failed", action="store_true", help="the runs that failed")
+    s.add_argument("--executor", choices=("local", "slurm"), help="override [executor] kind")
+    run_args(s)
+    s.set_defaults(func=cmd_campaign_rerun)
+
+    s = c.add_parser("exec", help="run one run of a campaign (what the executors start)")
+    s.add_argument("dir")
+    s.add_argument("run_id", nargs="?")
+    s.add_argument("--submission", help="a SLURM submission of the campaign")
+    s.add_argument("--task", type=int, help="its array task")
+    s.set_defaults(func=cmd_campaign_exec)
 
 
 def main(argv: list[str] | None = None) -> int:

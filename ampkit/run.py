@@ -23,14 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ampkit import hostdeps, parsec
 from ampkit import kernel as kernel_mod
-from ampkit import parsec
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import qemu
 from ampkit.errors import AmpkitError
-from ampkit.hashing import atomic_write_text, sha256_bytes, write_json
+from ampkit.hashing import (
+    atomic_write_text,
+    sha256_bytes,
+    sha256_file_memo,
+    sha256_json,
+    write_json,
+)
 from ampkit.initramfs import with_run_description
 from ampkit.mix import Mix
+from ampkit.paths import cache_dir
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import METHODS, RunDescription
@@ -106,31 +113,63 @@ def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
     return "ok" if not reasons else "failed: " + "; ".join(reasons[:4])
 
 
-def execute(
-    request: RunRequest,
-    out_dir: Path,
-    build: kernel_mod.KernelBuild,
-    initramfs: Path,
-    force: bool = False,
-) -> RunOutcome:
-    """Run the request; its directory is left at out_dir whatever the outcome."""
-    if request.engine not in ENGINES:
-        raise AmpkitError(f"unknown engine '{request.engine}'", f"valid: {', '.join(ENGINES)}")
-    check_policy(request.policy)
-    if out_dir.exists():
-        if not force:
-            raise AmpkitError(
-                f"{out_dir} already exists", "choose another --out, or pass --force to replace it"
-            )
-        shutil.rmtree(out_dir)
-    work = out_dir.with_name(out_dir.name + ".partial")
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+@dataclass(frozen=True)
+class EngineIdentity:
+    """The engine a run boots on, pinned by the hash of its binary."""
 
+    name: str
+    version: str
+    binary_sha256: str
+
+    @classmethod
+    def current(cls, engine: str = "qemu") -> "EngineIdentity":
+        if engine not in ENGINES:
+            raise AmpkitError(f"unknown engine '{engine}'", f"valid: {', '.join(ENGINES)}")
+        binary = hostdeps.require_program(qemu.QEMU)
+        digest = sha256_file_memo(Path(binary), cache_dir() / "digests")
+        return cls(name=engine, version=qemu.version(), binary_sha256=digest)
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A request made concrete: every input the engine gets, and their hashes.
+
+    ``key`` names the run by what it ran, not by where: two runs with the
+    same key booted the same engine binary, kernel, device tree, initramfs,
+    PARSEC image and run description with the same command line and limit,
+    on any machine. A campaign runs each key once.
+    """
+
+    request: RunRequest
+    machine: qemu.QemuMachine
+    desc: str
+    dtb: bytes
+    cmdline: str
+    limit_s: float
+    suite: parsec.SuiteImage | None
+    inputs: dict[str, str]
+    key: str
+
+
+def prepare(
+    request: RunRequest,
+    engine: EngineIdentity,
+    kernel_digest: str,
+    initramfs_sha256: str,
+    *,
+    dtb_cache: dict[str, bytes] | None = None,
+    suite: "parsec.SuiteImage | None" = None,
+) -> PreparedRun:
+    """Everything but the boot. ``dtb_cache`` (by platform name) and ``suite``
+    let a campaign prepare thousands of runs without repeating work."""
+    if request.engine != engine.name:
+        raise AmpkitError(f"request for engine '{request.engine}' prepared for '{engine.name}'")
+    check_policy(request.policy)
     if request.method not in METHODS:
         raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
-    suite = None
-    if any(app.from_suite for app in request.mix.apps):
+    if not any(app.from_suite for app in request.mix.apps):
+        suite = None  # the image is neither attached nor part of the key
+    elif suite is None:
         suite = parsec.load_image(request.suite_manifest)
     desc = RunDescription.for_mix(
         request.run_id,
@@ -141,24 +180,82 @@ def execute(
         method=request.method,
         suite=suite,
     ).render()
-    (work / "run.desc").write_text(desc)
     machine = qemu.QemuMachine(request.platform)
-    dtb = qemu.asymmetric_dtb(machine)
-    (work / "platform.dtb").write_bytes(dtb)
-    image = initramfs.read_bytes()
-    initrd = work / "initrd.img"
-    initrd.write_bytes(with_run_description(image, desc))
+    cache = dtb_cache if dtb_cache is not None else {}
+    dtb = cache.get(request.platform.name)
+    if dtb is None:
+        dtb = cache[request.platform.name] = qemu.asymmetric_dtb(machine)
     cmdline = f"{qemu.BASE_CMDLINE} amp_policy={request.policy} {request.extra_cmdline}".strip()
     limit_s = request.wall_limit_s or request.timeout_s + BOOT_ALLOWANCE_S
+    inputs = {
+        "cmdline": cmdline,
+        "dtb_sha256": sha256_bytes(dtb),
+        "initramfs_sha256": initramfs_sha256,
+        "run_desc_sha256": sha256_bytes(desc.encode()),
+        **({"suite_image_sha256": suite.sha256} if suite else {}),
+    }
+    key = sha256_json(
+        {
+            "engine": {
+                "name": engine.name,
+                "binary_sha256": engine.binary_sha256,
+                "command": machine.args(),
+                "wall_clock_limit_s": limit_s,
+            },
+            "kernel_digest": kernel_digest,
+            "inputs": inputs,
+        }
+    )
+    return PreparedRun(request, machine, desc, dtb, cmdline, limit_s, suite, inputs, key)
 
+
+def execute(
+    request: RunRequest,
+    out_dir: Path,
+    build: kernel_mod.KernelBuild,
+    initramfs: Path,
+    force: bool = False,
+    *,
+    engine: EngineIdentity | None = None,
+) -> RunOutcome:
+    """Run the request; its directory is left at out_dir whatever the outcome."""
+    if request.engine not in ENGINES:
+        raise AmpkitError(f"unknown engine '{request.engine}'", f"valid: {', '.join(ENGINES)}")
+    image = initramfs.read_bytes()
     kmanifest = build.manifest
+    engine = engine or EngineIdentity.current(request.engine)
+    prepared = prepare(
+        request,
+        engine,
+        kmanifest["digest"],
+        sha256_bytes(image),
+    )
+    if out_dir.exists():
+        if not force:
+            raise AmpkitError(
+                f"{out_dir} already exists", "choose another --out, or pass --force to replace it"
+            )
+        shutil.rmtree(out_dir)
+    work = out_dir.with_name(out_dir.name + ".partial")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+
+    desc, dtb, machine, suite = prepared.desc, prepared.dtb, prepared.machine, prepared.suite
+    cmdline, limit_s = prepared.cmdline, prepared.limit_s
+    (work / "run.desc").write_text(desc)
+    (work / "platform.dtb").write_bytes(dtb)
+    initrd = work / "initrd.img"
+    initrd.write_bytes(with_run_description(image, desc))
+
     manifest: dict[str, Any] = {
         "kind": "ampkit-run",
         "version": 1,
         "run_id": request.run_id,
+        "key": prepared.key,
         "engine": {
             "name": request.engine,
-            "version": qemu.version(),
+            "version": engine.version,
+            "binary_sha256": engine.binary_sha256,
             "command": machine.args(),
             "memory_mb": machine.memory_mb,
             "wall_clock_limit_s": limit_s,
@@ -181,15 +278,8 @@ def execute(
             "vmlinux_sha256": kmanifest["artifacts"]["vmlinux"]["sha256"],
         },
         "inputs": {
-            "cmdline": cmdline,
-            "dtb_sha256": sha256_bytes(dtb),
-            "initramfs_sha256": sha256_bytes(image),
-            "run_desc_sha256": sha256_bytes(desc.encode()),
-            **(
-                {"suite_image": str(suite.image), "suite_image_sha256": suite.sha256}
-                if suite
-                else {}
-            ),
+            **prepared.inputs,
+            **({"suite_image": str(suite.image)} if suite else {}),
         },
         "started": _now(),
         "status": "running",

@@ -1,4 +1,4 @@
-"""Test tiers (unit, kernel, qemu, gem5) follow the directory a test lives in."""
+"""Test tiers (unit, kernel, qemu, slurm, gem5) follow the directory a test lives in."""
 
 from pathlib import Path
 
@@ -7,7 +7,7 @@ import pytest
 from ampkit import build, kernel
 from ampkit.paths import build_dir
 
-TIERS = ("unit", "kernel", "qemu", "gem5")
+TIERS = ("unit", "kernel", "qemu", "slurm", "gem5")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,6 +13,7 @@ leaves a QEMU process behind.
 """
 
 import contextlib
+import hashlib
 import os
 import signal
 import subprocess
@@ -94,6 +95,17 @@ def base_dtb(machine: QemuMachine) -> bytes:
 def asymmetric_dtb(machine: QemuMachine) -> bytes:
     """QEMU's tree with the platform's big and little clusters and capacities."""
     tree = DeviceTree.from_bytes(base_dtb(machine))
+    # QEMU puts fresh random bytes in /chosen (rng-seed, kaslr-seed) on every
+    # dumpdtb. Fixed bytes of the same length keep the guest's early entropy
+    # and make the tree a function of the platform alone: a run's inputs, and
+    # so its key (run.PreparedRun), are the same every time.
+    chosen = tree.root.child("chosen")
+    if chosen is not None:
+        for prop in ("rng-seed", "kaslr-seed"):
+            if prop in chosen.props:
+                n = len(chosen.props[prop])
+                seed = hashlib.sha256(f"ampkit {prop} {machine.platform.name}".encode()).digest()
+                chosen.props[prop] = (seed * (n // len(seed) + 1))[:n]
     return make_asymmetric(tree, machine.platform).to_bytes()
 
 

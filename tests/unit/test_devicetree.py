@@ -89,3 +89,13 @@ def test_cpus_without_phandles_get_fresh_ones() -> None:
     make_asymmetric(tree, get_platform("2B2L"))
     handles = [n.u32("phandle") for n in tree.root.walk() if "phandle" in n.props]
     assert len(handles) == len(set(handles))
+
+
+def test_the_tree_is_the_same_every_time() -> None:
+    """QEMU's dumpdtb puts random seeds in /chosen; the kit's tree (a run's
+    input, hashed into its key) must not change from one call to the next."""
+    machine = QemuMachine(get_platform("2B2L"))
+    first, second = asymmetric_dtb(machine), asymmetric_dtb(machine)
+    assert first == second
+    chosen = DeviceTree.from_bytes(first).root.child("chosen")
+    assert chosen is not None and len(chosen.props.get("rng-seed", b"")) == 32

@@ -1,0 +1,103 @@
+"""A spec expanded into runs, each named by the hash of what it runs.
+
+The matrix is platforms x policies x mixes x repetitions; for every
+(platform, mix, repetition) the reference runs the metrics need are added
+(each application alone under the baseline, on the platform and on its
+little CPUs), once each however many mixes share an application.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ampkit import parsec, policies, references
+from ampkit.campaign.spec import Spec
+from ampkit.errors import AmpkitError
+from ampkit.hashing import sha256_file
+from ampkit.profile import load_profile
+from ampkit.run import EngineIdentity, RunRequest, prepare
+
+#: The role of a run that is part of the matrix (references carry their kind).
+MATRIX = "matrix"
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    request: RunRequest
+    role: str  # MATRIX, or the reference kind
+
+    @property
+    def run_id(self) -> str:
+        return self.request.run_id
+
+
+def expand(spec: Spec) -> list[PlannedRun]:
+    """Every run of the campaign, in the order they are started: repetition
+    by repetition, so that an unfinished campaign already holds whole ones."""
+    profile = load_profile(spec.speedups) if spec.speedups else None
+    out: dict[str, PlannedRun] = {}
+
+    def add(run: PlannedRun) -> None:
+        out.setdefault(run.run_id, run)
+
+    for repetition in range(spec.repetitions):
+        for platform in spec.platforms:
+            for listed in spec.mixes:
+                mix = profile.apply(listed) if profile is not None else listed
+                base = RunRequest(
+                    platform=platform,
+                    policy=policies.BASELINE,
+                    mix=mix,
+                    repetition=repetition,
+                    engine=spec.engine,
+                    timeout_s=spec.limits.mix_s,
+                    kernel_variant=spec.kernel,
+                    extra_cmdline=spec.append,
+                    wall_limit_s=spec.limits.run_s,
+                    method=spec.method,
+                    suite_manifest=spec.parsec,
+                )
+                for policy in spec.policies:
+                    add(PlannedRun(replace(base, policy=policy), MATRIX))
+                for ref in references.references(base, spec.references):
+                    add(PlannedRun(ref.request, ref.kind))
+    return list(out.values())
+
+
+@dataclass(frozen=True)
+class Pins:
+    """What every run of a campaign shares, by hash."""
+
+    engine: EngineIdentity
+    kernel_digest: str
+    initramfs_sha256: str
+    suite: parsec.SuiteImage | None
+
+
+def pins_for(spec: Spec, runs: list[PlannedRun], kernel_digest: str, initramfs: Path) -> Pins:
+    suite = None
+    if any(app.from_suite for run in runs for app in run.request.mix.apps):
+        suite = parsec.load_image(spec.parsec)
+    if not initramfs.is_file():
+        raise AmpkitError(f"no initramfs at {initramfs}", "run 'ampkit images build'")
+    return Pins(
+        engine=EngineIdentity.current(spec.engine),
+        kernel_digest=kernel_digest,
+        initramfs_sha256=sha256_file(initramfs),
+        suite=suite,
+    )
+
+
+def keys(runs: list[PlannedRun], pins: Pins) -> Iterator[tuple[PlannedRun, str]]:
+    """Each run with its key (run.PreparedRun.key)."""
+    dtbs: dict[str, bytes] = {}
+    for run in runs:
+        prepared = prepare(
+            run.request,
+            pins.engine,
+            pins.kernel_digest,
+            pins.initramfs_sha256,
+            dtb_cache=dtbs,
+            suite=pins.suite,
+        )
+        yield run, prepared.key

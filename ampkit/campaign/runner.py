@@ -1,0 +1,423 @@
+"""Running a campaign: build once, pin the inputs, run only what is missing.
+
+The process that runs a campaign never boots a guest itself: every run is
+one ``ampkit campaign exec DIR RUN_ID`` process (a child of the local
+executor, or a SLURM array task), which takes the run's own lock, sets
+aside what an earlier attempt left, and writes the run directory under a
+temporary name that is renamed when it is complete. Whatever is killed,
+and however, the next ``campaign run`` finds each run either finished or
+not, and runs only the missing ones.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ampkit import build as build_mod
+from ampkit import kernel as kernel_mod
+from ampkit.campaign.plan import MATRIX, PlannedRun, expand, keys, pins_for
+from ampkit.campaign.progress import Progress
+from ampkit.campaign.spec import Spec, load_spec
+from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir, RunState
+from ampkit.engines.qemu import DIE_WITH_PARENT
+from ampkit.errors import AmpkitError
+from ampkit.hashing import sha256_file
+from ampkit.paths import cache_dir
+from ampkit.run import EngineIdentity, execute
+
+#: exec's exit statuses: the run finished ok / finished failed / never ran.
+EXEC_OK, EXEC_RUN_FAILED, EXEC_ERROR = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Entry:
+    run: PlannedRun
+    key: str | None
+    state: RunState
+
+
+def default_dir(spec: Spec) -> Path:
+    return Path("campaigns") / spec.name
+
+
+def entries(
+    spec: Spec, cdir: CampaignDir, kernel_digest: str, initramfs: Path | None
+) -> list[Entry]:
+    """Every planned run with its key and what the directory says about it;
+    keys are None while the initramfs is not built."""
+    runs = expand(spec)
+    if initramfs is None or not initramfs.is_file():
+        return [Entry(r, None, cdir.state(r.run_id, None)) for r in runs]
+    pins = pins_for(spec, runs, kernel_digest, initramfs)
+    return [Entry(r, key, cdir.state(r.run_id, key)) for r, key in keys(runs, pins)]
+
+
+# --- plan ---------------------------------------------------------------------
+
+
+def _last_kernel_build_s() -> float | None:
+    times = []
+    for manifest in (cache_dir() / "kernels").glob("*/manifest.json"):
+        try:
+            times.append(float(json.loads(manifest.read_text())["build"]["seconds"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return max(times) if times else None
+
+
+def build_needs(spec: Spec) -> list[str]:
+    """What 'campaign run' would build first, and what each costs."""
+    needs = []
+    inputs = kernel_mod.KernelInputs.discover(spec.kernel)
+    if kernel_mod.find_build(spec.kernel) is None:
+        last = _last_kernel_build_s()
+        cost = f"; the last kernel build here took {last / 60:.0f} min" if last else ""
+        needs.append(f"kernel {spec.kernel} {inputs.digest[:16]}: to build{cost}")
+    else:
+        needs.append(f"kernel {spec.kernel} {inputs.digest[:16]}: built (cached)")
+    if build_mod.up_to_date(build_mod.INITRAMFS):
+        needs.append("initramfs: up to date")
+    else:
+        needs.append("initramfs: to build (about a minute: workloads and runner, cross-compiled)")
+    if spec.parsec or any(a.from_suite for m in spec.mixes for a in m.apps):
+        where = spec.parsec or "build/parsec/parsec.json"
+        have = Path(where).is_file()
+        needs.append(
+            f"PARSEC image {where}: "
+            + ("present" if have else "missing: build it with 'ampkit parsec build'")
+        )
+    return needs
+
+
+def plan_lines(spec: Spec, root: Path) -> list[str]:
+    cdir = CampaignDir(root)
+    inputs = kernel_mod.KernelInputs.discover(spec.kernel)
+    image = build_mod.initramfs_image()
+    final = build_mod.up_to_date(build_mod.INITRAMFS)
+    rows = entries(spec, cdir, inputs.digest, image if final else None)
+    out = [f"campaign {spec.name} ({spec.path}) -> {root}", "builds:"]
+    out += [f"  {line}" for line in build_needs(spec)]
+    if not final:
+        out.append(
+            "  (run keys are known once the initramfs is built: states below are provisional)"
+        )
+    counts = {s: sum(1 for e in rows if e.state.state == s) for s in (OK, FAILED, STALE, TODO)}
+    matrix = sum(1 for e in rows if e.run.role == MATRIX)
+    out.append(
+        f"runs: {len(rows)} ({matrix} in the matrix, {len(rows) - matrix} references); "
+        f"{counts[OK]} done (cached), {counts[FAILED]} failed, {counts[STALE]} stale, "
+        f"{counts[TODO]} to run"
+    )
+    wall = spec.limits.wall_s
+    todo = counts[TODO] + counts[STALE]
+    out.append(
+        f"cost: each run at most {wall} s of wall clock on {spec.limits.cpus} CPU(s); "
+        f"{todo} to run: at most {todo * wall / 3600:.1f} CPU-slot hours"
+    )
+    for e in rows:
+        state = e.state.state + (f" ({e.state.detail})" if e.state.detail else "")
+        out.append(f"  {e.run.run_id:60s} {e.run.role:12s} {state}")
+    return out
+
+
+# --- run -----------------------------------------------------------------------
+
+
+def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, list[Entry]]:
+    """Build what is needed once, pin it in the campaign directory, and read
+    every run's state. Called with the campaign lock held."""
+    target = build_mod.kernel_target(spec.kernel)
+    if not no_build:
+        build_mod.scons(target, build_mod.INITRAMFS)
+    found = kernel_mod.find_build(spec.kernel)
+    image = build_mod.initramfs_image()
+    if found is None or not image.is_file():
+        raise AmpkitError(
+            "the kernel or the initramfs is not built",
+            f"run 'ampkit build {target} {build_mod.INITRAMFS}', or drop --no-build",
+        )
+    cdir = CampaignDir(root)
+    cdir.create()
+    if not cdir.initramfs.is_file() or sha256_file(cdir.initramfs) != sha256_file(image):
+        tmp = cdir.initramfs.with_name(".initramfs.tmp")
+        shutil.copyfile(image, tmp)
+        tmp.replace(cdir.initramfs)
+    (root / "spec.toml").write_text(spec.text)
+    engine = EngineIdentity.current(spec.engine)
+    meta: dict[str, Any] = {
+        "kind": "ampkit-campaign",
+        "version": 1,
+        "name": spec.name,
+        "spec_source": str(spec.path.resolve()),
+        "spec_base": str(spec.path.resolve().parent),
+        "kernel": {
+            "variant": spec.kernel,
+            "digest": found.manifest["digest"],
+            "directory": str(found.directory),
+        },
+        "initramfs_sha256": sha256_file(cdir.initramfs),
+        "engine": {
+            "name": engine.name,
+            "version": engine.version,
+            "binary_sha256": engine.binary_sha256,
+        },
+        "executor": spec.executor.kind,
+        "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    cdir.write_meta(meta)
+    return cdir, entries(spec, cdir, meta["kernel"]["digest"], cdir.initramfs)
+
+
+def dir_spec(cdir: CampaignDir) -> Spec:
+    """The spec a campaign directory was last run with."""
+    meta = cdir.meta()
+    return load_spec(cdir.root / "spec.toml", base=Path(meta["spec_base"]))
+
+
+def exec_run(cdir: CampaignDir, run_id: str) -> int:
+    """Run one planned run into runs/<run_id> (what a child or a SLURM task does)."""
+    meta = cdir.meta()
+    spec = dir_spec(cdir)
+    planned = {r.run_id: r for r in expand(spec)}
+    if run_id not in planned:
+        raise AmpkitError(f"{run_id} is not a run of campaign {spec.name}")
+    run = planned[run_id]
+    request = run.request
+    build = kernel_mod.KernelBuild(Path(meta["kernel"]["directory"]))
+    if not build.is_complete():
+        raise AmpkitError(
+            f"the campaign's kernel {build.directory} is gone",
+            "run 'ampkit campaign run' again: it rebuilds what is missing",
+        )
+    with cdir.run_locked(run_id):
+        pins = pins_for(spec, [run], build.manifest["digest"], cdir.initramfs)
+        ((_, key),) = keys([run], pins)
+        state = cdir.state(run_id, key)
+        if state.state == OK:
+            print(f"{run_id}: ok (already done with the same inputs)")
+            return EXEC_OK
+        if state.state != TODO or state.detail:
+            moved = cdir.set_aside(run_id, state.state if state.state != TODO else "interrupted")
+            if moved:
+                print(f"{run_id}: the earlier attempt is kept in {moved}")
+        outcome = execute(
+            request, cdir.run_dir(run_id), build, cdir.initramfs, force=True, engine=pins.engine
+        )
+        print(f"{run_id}: {outcome.status}")
+        return EXEC_OK if outcome.ok else EXEC_RUN_FAILED
+
+
+def settle(cdir: CampaignDir, run_id: str, reason: str, log: Path | None, **extra: Any) -> RunState:
+    """After an executor ended a run: what it left, recording a failure if
+    the run never finished."""
+    state = cdir.state(run_id, None)
+    if state.state == TODO:
+        cdir.record_failure(run_id, reason, log, **extra)
+        state = cdir.state(run_id, None)
+    return state
+
+
+# --- the local executor ----------------------------------------------------------
+
+
+def default_jobs(spec: Spec) -> int:
+    """As many runs at once as the machine's CPUs and memory allow."""
+    cpus = len(os.sched_getaffinity(0))
+    try:
+        pages, size = os.sysconf("SC_AVPHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        memory_mb = pages * size // (1 << 20)
+    except (ValueError, OSError):
+        memory_mb = spec.limits.memory_mb
+    return max(1, min(cpus // spec.limits.cpus, memory_mb // spec.limits.memory_mb))
+
+
+def _spawn(cdir: CampaignDir, run_id: str) -> "subprocess.Popen[bytes]":
+    cdir.logs.mkdir(parents=True, exist_ok=True)
+    with cdir.log(run_id).open("ab") as log:
+        log.write(f"=== {time.strftime('%Y-%m-%d %H:%M:%S')} local executor\n".encode())
+        log.flush()
+        return subprocess.Popen(
+            [
+                *DIE_WITH_PARENT,
+                sys.executable,
+                "-m",
+                "ampkit",
+                "campaign",
+                "exec",
+                str(cdir.root),
+                run_id,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C reaches the runner only; it stops the runs
+        )
+
+
+def _stop(procs: dict[str, "subprocess.Popen[bytes]"]) -> None:
+    """SIGTERM first (the run unwinds: QEMU killed, logs kept), then SIGKILL."""
+    for proc in procs.values():
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    for proc in procs.values():
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def run_local(cdir: CampaignDir, todo: list[str], jobs: int, progress: Progress) -> None:
+    """Run ``todo`` with at most ``jobs`` at once. On Ctrl-C (or SIGTERM) the
+    runs in flight are stopped and stay not-done; the interrupt propagates."""
+    queue = list(todo)
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        while queue or procs:
+            while queue and len(procs) < jobs:
+                run_id = queue.pop(0)
+                procs[run_id] = _spawn(cdir, run_id)
+            time.sleep(0.2)
+            for run_id, proc in list(procs.items()):
+                if proc.poll() is None:
+                    continue
+                del procs[run_id]
+                state = settle(
+                    cdir,
+                    run_id,
+                    f"its process exited with status {proc.returncode} before the run finished",
+                    cdir.log(run_id),
+                )
+                progress.finished(run_id, state.state == OK, state.detail)
+            progress.update(len(procs))
+    finally:
+        _stop(procs)
+        progress.close()
+
+
+# --- the campaign commands -----------------------------------------------------------
+
+_SET_ASIDE_AS = {OK: "forced", FAILED: "failed", STALE: "stale"}
+
+
+def run_campaign(
+    spec: Spec,
+    root: Path,
+    *,
+    jobs: int | None = None,
+    force: bool = False,
+    failed: bool = False,
+    no_build: bool = False,
+    wait: bool = True,
+) -> bool:
+    """Run every run of the spec that is not done; True if all are ok."""
+    from ampkit.campaign import slurm
+
+    cdir = CampaignDir(root)
+    with cdir.locked(f"ampkit campaign run {spec.name}"):
+        cdir, rows = prepare_dir(spec, root, no_build)
+        live = slurm.reconcile(cdir) if slurm.submissions(cdir) else {}
+        if live or slurm.submissions(cdir):  # reconcile may have recorded failures
+            rows = [Entry(e.run, e.key, cdir.state(e.run.run_id, e.key)) for e in rows]
+        todo: list[str] = []
+        cached = kept_failed = 0
+        for e in rows:
+            run_id, state = e.run.run_id, e.state.state
+            if run_id in live:
+                continue
+            if state == OK and not force:
+                cached += 1
+                continue
+            if state == FAILED and not (failed or force):
+                kept_failed += 1
+                continue
+            if state in _SET_ASIDE_AS:
+                cdir.set_aside(run_id, _SET_ASIDE_AS[state])
+            todo.append(run_id)
+        print(
+            f"campaign {spec.name}: {len(rows)} runs; {cached} done (cached), "
+            f"{len(live)} already in SLURM, {kept_failed} failed (kept), {len(todo)} to run",
+            file=sys.stderr,
+        )
+        if kept_failed:
+            print(
+                "  failed runs are run again only on request: "
+                f"ampkit campaign rerun {root} --failed",
+                file=sys.stderr,
+            )
+        kind = spec.executor.kind
+        if kind == "local":
+            if todo:
+                n = jobs or spec.executor.jobs or default_jobs(spec)
+                print(f"  local executor: {n} run(s) at once", file=sys.stderr)
+                run_local(cdir, todo, n, Progress(len(todo), n))
+        else:
+            subs = slurm.submit(cdir, spec, todo) if todo else []
+            for sub in subs:
+                print(
+                    f"  submitted job array {sub.job_id} ({len(sub.run_ids)} runs): "
+                    f"{sub.directory}",
+                    file=sys.stderr,
+                )
+            following = [*live, *todo]
+            if wait and following:
+                try:
+                    slurm.follow(cdir, following, Progress(len(following), 1))
+                except KeyboardInterrupt:
+                    print(
+                        "ampkit: no longer following; the job arrays keep running "
+                        f"('ampkit campaign status {root}' follows them, scancel stops them)",
+                        file=sys.stderr,
+                    )
+                    raise
+            elif following:
+                print(
+                    f"  not waiting: 'ampkit campaign status {root}' follows them", file=sys.stderr
+                )
+        # Without waiting, runs still in SLURM count as neither ok nor failed.
+        pending = slurm.reconcile(cdir) if kind == "slurm" and not wait else {}
+        return all(
+            e.run.run_id in pending or cdir.state(e.run.run_id, e.key).state == OK for e in rows
+        )
+
+
+def status_lines(root: Path) -> tuple[list[str], bool]:
+    """What a campaign directory holds, run by run where it matters; and
+    whether every planned run is done and ok."""
+    from ampkit.campaign import slurm
+
+    cdir = CampaignDir.existing(root)
+    spec = dir_spec(cdir)
+    meta = cdir.meta()
+    live = slurm.reconcile(cdir) if slurm.submissions(cdir) else {}
+    rows = entries(spec, cdir, meta["kernel"]["digest"], cdir.initramfs)
+    holder = cdir.holder()
+    out = [f"campaign {spec.name} in {root}" + (f"; being run by {holder}" if holder else "")]
+    counts: dict[str, int] = {}
+    for e in rows:
+        state = live.get(e.run.run_id, "").lower() or e.state.state
+        if state == TODO and e.state.detail == "interrupted" and holder:
+            state = "running"
+        counts[state] = counts.get(state, 0) + 1
+    order = [OK, "running", "pending", FAILED, STALE, TODO]
+    names = sorted(counts, key=lambda s: order.index(s) if s in order else len(order))
+    out.append(f"{len(rows)} runs: " + ", ".join(f"{counts[s]} {s}" for s in names))
+    for e in rows:
+        if e.run.run_id in live:
+            continue
+        if e.state.state == FAILED:
+            out.append(f"  failed {e.run.run_id}: {e.state.detail}")
+            out.append(f"         log: {e.state.log}")
+        elif e.state.state == STALE:
+            out.append(f"  stale  {e.run.run_id}: {e.state.detail}")
+    if counts.get(FAILED):
+        out.append(f"run them again: ampkit campaign rerun {root} --failed")
+    return out, counts.get(OK, 0) == len(rows)

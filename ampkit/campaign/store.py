@@ -1,0 +1,208 @@
+"""A campaign directory, and what it says about each run.
+
+    campaign.json       what the campaign was last run with: the spec, the
+                        kernel, the initramfs and the engine, by hash
+    spec.toml           the spec as last run (relative paths in it are
+                        relative to spec_base in campaign.json)
+    artifacts/          the initramfs every run boots, copied once, so that
+                        a rebuild in the middle of a campaign changes nothing
+    runs/<run_id>/      finished runs, ok or failed (ampkit/run.py); only
+                        these are read by 'ampkit report'
+    runs/<run_id>.partial  a run in progress, or one that was interrupted
+    attempts/<run_id>/<n>-<why>/  earlier attempts, set aside (never deleted)
+                        when a failed run is run again or its inputs changed
+    failures/<run_id>.json  a run that never finished because its executor
+                        failed it (a SLURM task cancelled, out of time, ...)
+    logs/<run_id>.log   what each attempt at the run printed
+    slurm/<n>/          one job array submission: job.sh, tasks.json, outputs
+    lock                held by the one process running the campaign
+
+A run's state comes from these files alone, so a campaign runner killed at
+any moment (even by SIGKILL) leaves nothing that the next one misreads.
+"""
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ampkit.errors import AmpkitError
+from ampkit.hashing import write_json
+from ampkit.run import read_status
+
+META = "campaign.json"
+
+#: Run states, in the order status lists them.
+OK = "ok"  # finished, sound, with the planned inputs
+FAILED = "failed"  # finished and failed, or failed by its executor
+STALE = "stale"  # finished, but with other inputs than the plan's (run again)
+TODO = "todo"  # not finished (never started, or interrupted)
+STATES = (OK, FAILED, STALE, TODO)
+
+
+@dataclass(frozen=True)
+class RunState:
+    state: str
+    detail: str = ""
+    log: Path | None = None
+
+
+class CampaignDir:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.runs = root / "runs"
+        self.attempts = root / "attempts"
+        self.failures = root / "failures"
+        self.logs = root / "logs"
+        self.slurm = root / "slurm"
+        self.artifacts = root / "artifacts"
+
+    @classmethod
+    def existing(cls, root: Path) -> "CampaignDir":
+        if not (root / META).is_file():
+            raise AmpkitError(
+                f"{root} is not a campaign directory (no {META})",
+                "give the directory 'ampkit campaign run' wrote (default campaigns/<name>)",
+            )
+        return cls(root)
+
+    def create(self) -> None:
+        for d in (self.runs, self.attempts, self.failures, self.logs, self.artifacts):
+            d.mkdir(parents=True, exist_ok=True)
+
+    # --- metadata ---------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.root / META).read_text())
+        return data
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        write_json(self.root / META, meta)
+
+    @property
+    def initramfs(self) -> Path:
+        return self.artifacts / "initramfs.cpio.gz"
+
+    # --- one runner at a time ---------------------------------------------
+
+    @contextlib.contextmanager
+    def locked(self, what: str) -> Iterator[None]:
+        """Hold the campaign's lock, or refuse with who holds it."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / "lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = path.read_text().strip() or "another process"
+                raise AmpkitError(
+                    f"{self.root} is already in use: {holder}",
+                    "wait for it to finish or stop it; 'ampkit campaign status' "
+                    "reads a campaign while it runs",
+                ) from None
+            os.ftruncate(fd, 0)
+            started = time.strftime("%Y-%m-%d %H:%M:%S")
+            holder = f"{what} (pid {os.getpid()} on {socket.gethostname()}, since {started})"
+            os.write(fd, (holder + "\n").encode())
+            yield
+        finally:
+            os.close(fd)  # releases the lock; a killed holder releases it too
+
+    def holder(self) -> str | None:
+        """Who holds the campaign's lock now, or None."""
+        path = self.root / "lock"
+        if not path.exists():
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return path.read_text().strip() or "another process"
+        finally:
+            os.close(fd)
+        return None
+
+    @contextlib.contextmanager
+    def run_locked(self, run_id: str) -> Iterator[None]:
+        """One process at a time on a run, whichever executor started it."""
+        self.runs.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.runs / f".{run_id}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    # --- runs -------------------------------------------------------------
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.runs / run_id
+
+    def log(self, run_id: str) -> Path:
+        return self.logs / f"{run_id}.log"
+
+    def failure(self, run_id: str) -> dict[str, Any] | None:
+        try:
+            data: dict[str, Any] = json.loads((self.failures / f"{run_id}.json").read_text())
+        except (OSError, ValueError):
+            return None
+        return data
+
+    def record_failure(self, run_id: str, reason: str, log: Path | None, **extra: Any) -> None:
+        """The executor lost the run before it finished: say why, point at the log."""
+        self.failures.mkdir(parents=True, exist_ok=True)
+        record = {"run_id": run_id, "reason": reason, "log": str(log) if log else None, **extra}
+        record["recorded"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        write_json(self.failures / f"{run_id}.json", record)
+
+    def state(self, run_id: str, key: str | None) -> RunState:
+        """What the directory says about a run planned with ``key``."""
+        run_dir = self.run_dir(run_id)
+        if (run_dir / "status").is_file():
+            status = read_status(run_dir)
+            try:
+                recorded = json.loads((run_dir / "manifest.json").read_text()).get("key")
+            except (OSError, ValueError):
+                recorded = None
+            if key is not None and recorded != key:
+                return RunState(STALE, "finished with other inputs than planned", run_dir)
+            if status == "ok":
+                return RunState(OK, "", run_dir)
+            return RunState(FAILED, status.removeprefix("failed: "), run_dir / "console.log")
+        if failure := self.failure(run_id):
+            log = Path(failure["log"]) if failure.get("log") else None
+            return RunState(FAILED, str(failure.get("reason")), log)
+        partial = run_dir.with_name(run_id + ".partial")
+        return RunState(TODO, "interrupted" if partial.exists() else "", None)
+
+    def set_aside(self, run_id: str, why: str) -> Path | None:
+        """Move what an earlier attempt left (finished run, failure record,
+        interrupted run) under attempts/<run_id>/<n>-<why>/; nothing is deleted."""
+        run_dir = self.run_dir(run_id)
+        leftovers = {
+            "run": run_dir,
+            "failure.json": self.failures / f"{run_id}.json",
+            "interrupted": run_dir.with_name(run_id + ".partial"),
+        }
+        present = {name: path for name, path in leftovers.items() if path.exists()}
+        if not present:
+            return None
+        base = self.attempts / run_id
+        base.mkdir(parents=True, exist_ok=True)
+        n = 1 + sum(1 for _ in base.iterdir())
+        moved = base / f"{n}-{why}"
+        moved.mkdir()
+        for name, path in present.items():
+            path.rename(moved / name)
+        return moved
+
+    def attempt_count(self, run_id: str) -> int:
+        base = self.attempts / run_id
+        return sum(1 for _ in base.iterdir()) if base.is_dir() else 0

@@ -1,0 +1,136 @@
+"""A local campaign end to end on QEMU: killed with SIGKILL, resumed, reported."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ampkit.campaign.plan import expand
+from ampkit.campaign.spec import load_spec
+from ampkit.kernel import KernelBuild
+from tests.conftest import qemu_processes
+
+DATA = Path(__file__).parents[1] / "data" / "campaign"
+
+
+def ampkit(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "ampkit", *args], capture_output=True, text=True, timeout=1200
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"ampkit {' '.join(args)}: {result.returncode}\n{result.stderr}")
+    return result
+
+
+def finished(root: Path) -> dict[str, str]:
+    runs = root / "runs"
+    if not runs.is_dir():
+        return {}
+    return {
+        d.name: (d / "status").read_text().strip()
+        for d in runs.iterdir()
+        if d.is_dir() and (d / "status").is_file()
+    }
+
+
+def test_local_campaign_survives_sigkill_and_resumes(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    spec_path = tmp_path / "campaign.toml"
+    spec_path.write_text(
+        f"""
+name = "local-test"
+platforms = ["2B2L"]
+policies = ["cfs", "colab"]
+mixes = ["{DATA / "pair.toml"}"]
+
+[limits]
+mix_s = 60
+
+[executor]
+jobs = 1
+"""
+    )
+    root = tmp_path / "camp"
+    planned = {r.run_id for r in expand(load_spec(spec_path))}
+    assert len(planned) == 6  # two policies, and each application alone and little-only
+
+    plan = ampkit("campaign", "plan", str(spec_path), "--dir", str(root), "--runs")
+    assert "6 to run" in plan.stdout, plan.stdout
+
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "ampkit", "campaign", "run", str(spec_path), "--dir", str(root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 600
+    while len(finished(root)) < 2:
+        assert runner.poll() is None, runner.stdout.read().decode() if runner.stdout else ""
+        assert time.monotonic() < deadline, "two runs did not finish in 600 s"
+        time.sleep(0.5)
+    # Killed outright, in the middle of the third run.
+    time.sleep(2)
+    runner.send_signal(signal.SIGKILL)
+    runner.wait()
+    before = {
+        run_id: json.loads((root / "runs" / run_id / "manifest.json").read_text())["started"]
+        for run_id in finished(root)
+    }
+    time.sleep(1)
+    assert qemu_processes(str(root)) == [], "a QEMU process outlived the killed campaign"
+
+    resumed = ampkit("campaign", "run", str(spec_path), "--dir", str(root))
+    assert f"{len(before)} done (cached)" in resumed.stderr, resumed.stderr
+    runs = finished(root)
+    assert set(runs) == planned
+    assert set(runs.values()) == {"ok"}, runs
+    assert not list((root / "runs").glob("*.partial"))
+    for run_id, started in before.items():  # finished runs were neither redone nor lost
+        manifest = json.loads((root / "runs" / run_id / "manifest.json").read_text())
+        assert manifest["started"] == started
+    # The run that was killed half-way is kept aside, not deleted.
+    interrupted = list((root / "attempts").glob("*/*-interrupted/interrupted"))
+    assert len(interrupted) <= 1
+
+    again = ampkit("campaign", "run", str(spec_path), "--dir", str(root))
+    assert "6 done (cached)" in again.stderr and "0 to run" in again.stderr
+
+    status = ampkit("campaign", "status", str(root))
+    assert "6 runs: 6 ok" in status.stdout, status.stdout
+
+    report = ampkit("report", str(root))
+    assert (root / "report" / "report.md").is_file(), report.stdout
+    text = (root / "report" / "report.md").read_text()
+    assert "6 runs collected" in text and "| pair | colab |" in text and "h_antt" in text
+
+
+def test_a_second_runner_is_refused(tmp_path: Path) -> None:
+    spec_path = tmp_path / "c.toml"
+    spec_path.write_text('name = "x"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n')
+    root = tmp_path / "camp"
+    root.mkdir()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from pathlib import Path\n"
+            "from ampkit.campaign.store import CampaignDir\n"
+            "with CampaignDir(Path(sys.argv[1])).locked('test holder'):\n"
+            "    print('held', flush=True); time.sleep(60)\n",
+            str(root),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        refused = ampkit("campaign", "run", str(spec_path), "--dir", str(root), check=False)
+        assert refused.returncode == 2
+        assert "is already in use: test holder (pid" in refused.stderr
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()

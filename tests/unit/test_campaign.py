@@ -1,0 +1,240 @@
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ampkit.campaign.plan import MATRIX, Pins, PlannedRun, expand
+from ampkit.campaign.slurm import _expand_ids
+from ampkit.campaign.spec import Limits, load_spec, slurm_minutes
+from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir
+from ampkit.errors import AmpkitError
+from ampkit.mix import load_mix, mix_names
+from ampkit.run import EngineIdentity, prepare
+
+ENGINE = EngineIdentity(name="qemu", version="QEMU emulator version 7.2.0", binary_sha256="e" * 64)
+
+
+def write_spec(tmp_path: Path, body: str, name: str = "c.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body).lstrip())
+    return path
+
+
+BASIC = """
+    name = "t"
+    platforms = ["2B2L", "1B3L"]
+    policies = ["cfs", "colab", "wash"]
+    mixes = ["sync2-contend-compute", "compute2-compute-chase"]
+    repetitions = 2
+"""
+
+
+def pins(kernel: str = "k" * 64, initramfs: str = "i" * 64) -> Pins:
+    return Pins(engine=ENGINE, kernel_digest=kernel, initramfs_sha256=initramfs, suite=None)
+
+
+def fixed_keys(runs: list[PlannedRun], p: Pins) -> dict[str, str]:
+    # A fixed device tree per platform: the key's other inputs without QEMU.
+    dtbs = {name: name.encode() for name in ("2B2L", "1B3L", "0B2L", "0B3L")}
+    return {
+        r.run_id: prepare(
+            r.request, p.engine, p.kernel_digest, p.initramfs_sha256, dtb_cache=dtbs
+        ).key
+        for r in runs
+    }
+
+
+def test_matrix_and_references(tmp_path: Path) -> None:
+    spec = load_spec(write_spec(tmp_path, BASIC))
+    runs = expand(spec)
+    matrix = [r for r in runs if r.role == MATRIX]
+    assert len(matrix) == 2 * 3 * 2 * 2
+    assert len({r.run_id for r in runs}) == len(runs)
+    # Every application of every mix has its alone and little-only reference
+    # under the baseline, per platform and repetition, once however many mixes share it.
+    refs = [r for r in runs if r.role != MATRIX]
+    assert {r.request.policy for r in refs} == {"cfs"}
+    apps = {(a.program, a.threads, a.size) for m in spec.mixes for a in m.apps}
+    assert len(refs) == len(apps) * 2 * 2 * 2
+    assert {r.request.platform.name for r in refs if r.role == "little-only"} == {"0B2L", "0B3L"}
+    assert all(r.request.timeout_s == spec.limits.mix_s for r in runs)
+
+
+def test_categories_and_duplicates(tmp_path: Path) -> None:
+    spec = load_spec(
+        write_spec(
+            tmp_path,
+            """
+            name = "t"
+            platforms = ["2B2L"]
+            policies = ["cfs", "cfs"]
+            mixes = ["category:compute", "compute2-compute-chase"]
+            references = []
+            """,
+        )
+    )
+    compute = [n for n in mix_names() if load_mix(n).category == "compute"]
+    assert sorted(m.name for m in spec.mixes) == sorted(compute)
+    assert spec.policies == ("cfs",)
+    assert len(expand(spec)) == len(compute)
+
+
+@pytest.mark.parametrize(
+    ("body", "where", "says"),
+    [
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\nrepeat = 2\n',
+         ":5:", "'repeat' is not a campaign key"),
+        ('name = "t"\nplatforms = ["9Q"]\npolicies = ["cfs"]\nmixes = ["demo"]\n',
+         ":2:", "unknown platform '9Q'"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["eas"]\nmixes = ["demo"]\n',
+         ":3:", "unknown policy 'eas'"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["nosuch"]\n',
+         ":4:", "unknown mix 'nosuch'"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["category:io"]\n',
+         ":4:", "unknown category 'io'"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+         "[limits]\nmix_s = 100\nrun_s = 50\n", ":7:", "'limits.run_s' (50 s) must leave time"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+         '[executor]\nkind = "pbs"\n', ":6:", "'executor.kind' must be one of local, slurm"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+         "[executor]\njobs = 0\n", ":6:", "'executor.jobs' must be an integer from 1"),
+        ('platforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n', "c.toml:",
+         "'name' is required"),
+        ('name = "a b"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n',
+         ":1:", "'name' must be letters"),
+    ],
+)  # fmt: skip
+def test_spec_errors_name_file_line_and_key(
+    tmp_path: Path, body: str, where: str, says: str
+) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(body)
+    with pytest.raises(AmpkitError) as e:
+        load_spec(path)
+    assert f"{path}{where}" in str(e.value) or where == "c.toml:"
+    assert says in str(e.value)
+
+
+def test_relative_paths_follow_the_spec(tmp_path: Path) -> None:
+    (tmp_path / "mixes").mkdir()
+    (tmp_path / "mixes" / "mine.toml").write_text(
+        (Path(__file__).parents[2] / "workloads/mixes/demo.toml").read_text()
+    )
+    spec_path = write_spec(
+        tmp_path,
+        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["mixes/mine.toml"]\n',
+    )
+    assert [m.name for m in load_spec(spec_path).mixes] == ["mine"]
+    copy = tmp_path / "elsewhere" / "spec.toml"
+    copy.parent.mkdir()
+    copy.write_text(spec_path.read_text())
+    with pytest.raises(AmpkitError, match=r"mixes/mine\.toml"):
+        load_spec(copy)
+    assert [m.name for m in load_spec(copy, base=tmp_path).mixes] == ["mine"]
+
+
+def test_keys_follow_inputs(tmp_path: Path) -> None:
+    runs = expand(load_spec(write_spec(tmp_path, BASIC)))
+    base = fixed_keys(runs, pins())
+    assert len(set(base.values())) == len(runs)  # every run is distinct
+    assert fixed_keys(runs, pins()) == base
+    assert all(k != base[r] for r, k in fixed_keys(runs, pins(kernel="x" * 64)).items())
+    assert all(k != base[r] for r, k in fixed_keys(runs, pins(initramfs="y" * 64)).items())
+
+
+KEY_SCRIPT = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from tests.unit.test_campaign import fixed_keys, pins
+from ampkit.campaign.plan import expand
+from ampkit.campaign.spec import load_spec
+print(json.dumps(fixed_keys(expand(load_spec(Path(sys.argv[1]))), pins())))
+"""
+
+
+def test_keys_are_the_same_on_another_machine(tmp_path: Path) -> None:
+    """Keys hold no path, host, user or time: another checkout, home, cache
+    and working directory give the same keys."""
+    spec = write_spec(tmp_path, BASIC)
+    here = fixed_keys(expand(load_spec(spec)), pins())
+    repo = Path(__file__).parents[2]
+    other = tmp_path / "other-home"
+    other.mkdir()
+    env = {
+        **os.environ,
+        "HOME": str(other),
+        "XDG_CACHE_HOME": str(other / "cache"),
+        "AMPKIT_CACHE": str(other / "ampkit"),
+        "TZ": "Asia/Kolkata",
+    }
+    moved = tmp_path / "moved-spec.toml"
+    moved.write_text(spec.read_text())
+    out = subprocess.run(
+        [sys.executable, "-c", KEY_SCRIPT, str(moved), str(repo)],
+        capture_output=True, text=True, cwd=other, env=env, check=True,
+    )  # fmt: skip
+    assert json.loads(out.stdout) == here
+
+
+def _finished(cdir: CampaignDir, run_id: str, key: str, status: str) -> None:
+    d = cdir.run_dir(run_id)
+    d.mkdir(parents=True)
+    (d / "manifest.json").write_text(json.dumps({"key": key}))
+    (d / "status").write_text(status + "\n")
+
+
+def test_states_from_the_directory(tmp_path: Path) -> None:
+    cdir = CampaignDir(tmp_path / "camp")
+    cdir.create()
+    _finished(cdir, "a", "k1", "ok")
+    _finished(cdir, "b", "k1", "failed: app#0 crashed")
+    _finished(cdir, "c", "old", "ok")
+    (cdir.runs / "d.partial").mkdir()
+    cdir.record_failure("e", "SLURM task 7_3 ended CANCELLED", tmp_path / "task-3.out")
+    assert cdir.state("a", "k1").state == OK
+    assert cdir.state("b", "k1").state == FAILED
+    assert cdir.state("b", "k1").detail == "app#0 crashed"
+    assert cdir.state("c", "k1").state == STALE
+    assert cdir.state("d", "k1").state == TODO and cdir.state("d", "k1").detail == "interrupted"
+    assert cdir.state("e", "k1").state == FAILED
+    assert cdir.state("e", "k1").log == tmp_path / "task-3.out"
+    assert cdir.state("f", "k1").state == TODO
+
+
+def test_set_aside_keeps_every_attempt(tmp_path: Path) -> None:
+    cdir = CampaignDir(tmp_path / "camp")
+    cdir.create()
+    _finished(cdir, "a", "k", "failed: x")
+    first = cdir.set_aside("a", "failed")
+    assert first is not None and (first / "run" / "status").read_text() == "failed: x\n"
+    cdir.record_failure("a", "cancelled", None)
+    (cdir.runs / "a.partial").mkdir()
+    second = cdir.set_aside("a", "failed")
+    assert second is not None and second.name == "2-failed"
+    assert (second / "failure.json").is_file() and (second / "interrupted").is_dir()
+    assert cdir.state("a", "k").state == TODO and cdir.attempt_count("a") == 2
+    assert cdir.set_aside("a", "failed") is None
+
+
+def test_one_runner_per_campaign(tmp_path: Path) -> None:
+    cdir = CampaignDir(tmp_path / "camp")
+    with cdir.locked("first runner"):
+        assert cdir.holder() is not None and "first runner" in str(cdir.holder())
+        with pytest.raises(AmpkitError, match="already in use: first runner"), cdir.locked("2nd"):
+            pass
+    assert cdir.holder() is None
+    with cdir.locked("again"):
+        pass
+
+
+def test_slurm_task_ids_and_time() -> None:
+    assert _expand_ids("3") == [3]
+    assert _expand_ids("[0-4%2]") == [0, 1, 2, 3, 4]
+    assert _expand_ids("1,5-6") == [1, 5, 6]
+    assert _expand_ids("0-6:3") == [0, 3, 6]
+    assert slurm_minutes(Limits(mix_s=120)) == 5  # 120 s + 60 s boot + 120 s margin
