@@ -9,7 +9,7 @@ from ampkit.campaign.plan import expand
 from ampkit.campaign.spec import load_spec
 from ampkit.kernel import KernelBuild
 from tests.qemu.test_campaign import DATA, ampkit, finished
-from tests.slurm.conftest import Cluster
+from tests.slurm.cluster import Cluster
 
 
 def write_spec(path: Path, name: str, mixes: list[str], policies: str, extra: str = "") -> Path:
