@@ -29,6 +29,11 @@ PROGRAMS: dict[str, str] = {
     "patch": "patch",
     "perl": "perl",
     "qemu-system-aarch64": "qemu-system-arm",
+    # the SLURM executor (a cluster's own SLURM serves as well)
+    "sacct": "slurm-client",
+    "sbatch": "slurm-client",
+    "scontrol": "slurm-client",
+    "squeue": "slurm-client",
     "setpriv": "util-linux",
     "xz": "xz-utils",
 }

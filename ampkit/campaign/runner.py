@@ -28,7 +28,7 @@ from ampkit.campaign.spec import Spec, load_spec
 from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir, RunState
 from ampkit.engines.qemu import DIE_WITH_PARENT
 from ampkit.errors import AmpkitError
-from ampkit.hashing import sha256_file
+from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import cache_dir
 from ampkit.run import EngineIdentity, execute
 
@@ -149,7 +149,7 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
         tmp = cdir.initramfs.with_name(".initramfs.tmp")
         shutil.copyfile(image, tmp)
         tmp.replace(cdir.initramfs)
-    (root / "spec.toml").write_text(spec.text)
+    atomic_write_text(root / "spec.toml", spec.text)  # SLURM tasks may be reading it
     engine = EngineIdentity.current(spec.engine)
     meta: dict[str, Any] = {
         "kind": "ampkit-campaign",

