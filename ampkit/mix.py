@@ -22,13 +22,13 @@ Errors name the file, the line and the key.
 import json
 import random
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 from ampkit.errors import AmpkitError
 from ampkit.paths import MIXES, WORKLOADS
+from ampkit.tomlfile import read_toml
 
 CATEGORIES = ("synchronisation", "communication", "compute")
 MAX_THREADS = 1024
@@ -219,11 +219,7 @@ def load_mix(name_or_path: str) -> Mix:
             f"no mix '{name_or_path}'",
             f"valid names: {', '.join(mix_names())}, or a path to a .toml file",
         )
-    text = path.read_text()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise AmpkitError(f"{path}: not valid TOML: {e}") from e
+    text, data = read_toml(path)
     err = _Errors(path, text)
     for key in data:
         if key not in _MIX_KEYS:

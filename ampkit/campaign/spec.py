@@ -28,7 +28,6 @@ spec's directory. Every error names the file, the line and the key.
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -39,6 +38,7 @@ from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import BOOT_ALLOWANCE_S, DEFAULT_TIMEOUT_S, ENGINES
 from ampkit.rundesc import METHODS
+from ampkit.tomlfile import read_toml
 
 EXECUTORS = ("local", "slurm")
 KERNEL_VARIANTS = ("default", "debug")
@@ -211,11 +211,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     (default: the spec's directory)."""
     if not path.is_file():
         raise AmpkitError(f"no campaign spec at {path}", "give the path of a .toml campaign spec")
-    text = path.read_text()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise AmpkitError(f"{path}: not valid TOML: {e}") from e
+    text, data = read_toml(path)
     err = _Errors(path, text)
     base = base or path.resolve().parent
     _unknown(err, data, set(_TOP_KEYS), None)
