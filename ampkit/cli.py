@@ -450,10 +450,13 @@ def _spec_and_dir(args: argparse.Namespace) -> tuple["Spec", Path]:
     from ampkit.campaign.runner import default_dir
     from ampkit.campaign.spec import load_spec
 
-    spec = load_spec(Path(args.spec))
-    if args.executor:
-        spec = replace(spec, executor=replace(spec.executor, kind=args.executor))
+    spec = _with_executor(load_spec(Path(args.spec)), args.executor)
     return spec, Path(args.dir) if args.dir else default_dir(spec)
+
+
+def _with_executor(spec: "Spec", kind: str | None) -> "Spec":
+    """The spec with --executor, when given, in place of its [executor] kind."""
+    return replace(spec, executor=replace(spec.executor, kind=kind)) if kind else spec
 
 
 def cmd_campaign_plan(args: argparse.Namespace) -> int:
@@ -493,9 +496,7 @@ def cmd_campaign_rerun(args: argparse.Namespace) -> int:
     if not args.failed:
         raise AmpkitError("say what to run again", "--failed: the runs that failed")
     root = Path(args.dir)
-    spec = dir_spec(CampaignDir.existing(root))
-    if args.executor:
-        spec = replace(spec, executor=replace(spec.executor, kind=args.executor))
+    spec = _with_executor(dir_spec(CampaignDir.existing(root)), args.executor)
     ok = run_campaign(
         spec, root, jobs=args.jobs, failed=True, no_build=args.no_build, wait=not args.no_wait
     )

@@ -141,6 +141,7 @@ class PreparedRun:
     """
 
     request: RunRequest
+    engine: EngineIdentity
     machine: qemu.QemuMachine
     desc: str
     dtb: bytes
@@ -206,7 +207,7 @@ def prepare(
             "inputs": inputs,
         }
     )
-    return PreparedRun(request, machine, desc, dtb, cmdline, limit_s, suite, inputs, key)
+    return PreparedRun(request, engine, machine, desc, dtb, cmdline, limit_s, suite, inputs, key)
 
 
 def execute(
@@ -216,20 +217,22 @@ def execute(
     initramfs: Path,
     force: bool = False,
     *,
-    engine: EngineIdentity | None = None,
+    prepared: PreparedRun | None = None,
 ) -> RunOutcome:
-    """Run the request; its directory is left at out_dir whatever the outcome."""
+    """Run the request; its directory is left at out_dir whatever the outcome.
+
+    ``prepared``: the request already prepared against this kernel and
+    initramfs (a campaign keys a run before it decides to run it)."""
     if request.engine not in ENGINES:
         raise AmpkitError(f"unknown engine '{request.engine}'", f"valid: {', '.join(ENGINES)}")
     image = initramfs.read_bytes()
     kmanifest = build.manifest
-    engine = engine or EngineIdentity.current(request.engine)
-    prepared = prepare(
-        request,
-        engine,
-        kmanifest["digest"],
-        sha256_bytes(image),
-    )
+    if prepared is None:
+        engine = EngineIdentity.current(request.engine)
+        prepared = prepare(request, engine, kmanifest["digest"], sha256_bytes(image))
+    elif prepared.request != request:
+        raise AmpkitError(f"{request.run_id}: prepared for another request")
+    engine = prepared.engine
     if out_dir.exists():
         if not force:
             raise AmpkitError(

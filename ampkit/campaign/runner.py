@@ -22,6 +22,7 @@ from typing import Any
 
 from ampkit import build as build_mod
 from ampkit import kernel as kernel_mod
+from ampkit import parsec
 from ampkit.campaign.plan import MATRIX, PlannedRun, expand, keys, pins_for
 from ampkit.campaign.progress import Progress
 from ampkit.campaign.spec import Spec, load_spec
@@ -30,7 +31,7 @@ from ampkit.engines.qemu import DIE_WITH_PARENT
 from ampkit.errors import AmpkitError
 from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import cache_dir
-from ampkit.run import EngineIdentity, execute
+from ampkit.run import EngineIdentity, execute, prepare
 
 #: exec's exit statuses: the run finished ok / finished failed / never ran.
 EXEC_OK, EXEC_RUN_FAILED, EXEC_ERROR = 0, 1, 2
@@ -72,26 +73,24 @@ def _last_kernel_build_s() -> float | None:
     return max(times) if times else None
 
 
-def build_needs(spec: Spec) -> list[str]:
+def build_needs(spec: Spec, inputs: kernel_mod.KernelInputs, initramfs_final: bool) -> list[str]:
     """What 'campaign run' would build first, and what each costs."""
     needs = []
-    inputs = kernel_mod.KernelInputs.discover(spec.kernel)
     if kernel_mod.find_build(spec.kernel) is None:
         last = _last_kernel_build_s()
         cost = f"; the last kernel build here took {last / 60:.0f} min" if last else ""
         needs.append(f"kernel {spec.kernel} {inputs.digest[:16]}: to build{cost}")
     else:
         needs.append(f"kernel {spec.kernel} {inputs.digest[:16]}: built (cached)")
-    if build_mod.up_to_date(build_mod.INITRAMFS):
+    if initramfs_final:
         needs.append("initramfs: up to date")
     else:
         needs.append("initramfs: to build (about a minute: workloads and runner, cross-compiled)")
     if spec.parsec or any(a.from_suite for m in spec.mixes for a in m.apps):
-        where = spec.parsec or "build/parsec/parsec.json"
-        have = Path(where).is_file()
+        where = spec.parsec or parsec.manifest_path()
         needs.append(
             f"PARSEC image {where}: "
-            + ("present" if have else "missing: build it with 'ampkit parsec build'")
+            + ("present" if where.is_file() else "missing: build it with 'ampkit parsec build'")
         )
     return needs
 
@@ -103,7 +102,7 @@ def plan_lines(spec: Spec, root: Path) -> list[str]:
     final = build_mod.up_to_date(build_mod.INITRAMFS)
     rows = entries(spec, cdir, inputs.digest, image if final else None)
     out = [f"campaign {spec.name} ({spec.path}) -> {root}", "builds:"]
-    out += [f"  {line}" for line in build_needs(spec)]
+    out += [f"  {line}" for line in build_needs(spec, inputs, final)]
     if not final:
         out.append(
             "  (run keys are known once the initramfs is built: states below are provisional)"
@@ -145,7 +144,8 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
         )
     cdir = CampaignDir(root)
     cdir.create()
-    if not cdir.initramfs.is_file() or sha256_file(cdir.initramfs) != sha256_file(image):
+    initramfs_sha256 = sha256_file(image)
+    if not cdir.initramfs.is_file() or sha256_file(cdir.initramfs) != initramfs_sha256:
         tmp = cdir.initramfs.with_name(".initramfs.tmp")
         shutil.copyfile(image, tmp)
         tmp.replace(cdir.initramfs)
@@ -162,7 +162,7 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
             "digest": found.manifest["digest"],
             "directory": str(found.directory),
         },
-        "initramfs_sha256": sha256_file(cdir.initramfs),
+        "initramfs_sha256": initramfs_sha256,
         "engine": {
             "name": engine.name,
             "version": engine.version,
@@ -198,8 +198,10 @@ def exec_run(cdir: CampaignDir, run_id: str) -> int:
         )
     with cdir.run_locked(run_id):
         pins = pins_for(spec, [run], build.manifest["digest"], cdir.initramfs)
-        ((_, key),) = keys([run], pins)
-        state = cdir.state(run_id, key)
+        prepared = prepare(
+            request, pins.engine, pins.kernel_digest, pins.initramfs_sha256, suite=pins.suite
+        )
+        state = cdir.state(run_id, prepared.key)
         if state.state == OK:
             print(f"{run_id}: ok (already done with the same inputs)")
             return EXEC_OK
@@ -208,7 +210,7 @@ def exec_run(cdir: CampaignDir, run_id: str) -> int:
             if moved:
                 print(f"{run_id}: the earlier attempt is kept in {moved}")
         outcome = execute(
-            request, cdir.run_dir(run_id), build, cdir.initramfs, force=True, engine=pins.engine
+            request, cdir.run_dir(run_id), build, cdir.initramfs, force=True, prepared=prepared
         )
         print(f"{run_id}: {outcome.status}")
         return EXEC_OK if outcome.ok else EXEC_RUN_FAILED
@@ -324,8 +326,10 @@ def run_campaign(
     cdir = CampaignDir(root)
     with cdir.locked(f"ampkit campaign run {spec.name}"):
         cdir, rows = prepare_dir(spec, root, no_build)
-        live = slurm.reconcile(cdir) if slurm.submissions(cdir) else {}
-        if live or slurm.submissions(cdir):  # reconcile may have recorded failures
+        live: dict[str, str] = {}
+        if slurm.submissions(cdir):
+            live = slurm.reconcile(cdir)
+            # reconcile may have recorded failures: read the states again
             rows = [Entry(e.run, e.key, cdir.state(e.run.run_id, e.key)) for e in rows]
         todo: list[str] = []
         cached = kept_failed = 0

@@ -195,16 +195,19 @@ def task_states(job_id: str) -> dict[int, tuple[str, str]]:
 def reconcile(cdir: CampaignDir) -> dict[str, str]:
     """Record the failures of ended tasks; return the live runs and their states."""
     live: dict[str, str] = {}
-    for sub in submissions(cdir):
+    subs = submissions(cdir)
+    for index, sub in enumerate(subs):
         if (sub.directory / "settled").exists():
             continue
+        # a run submitted again later: this task's end no longer matters
+        resubmitted = {run_id for later in subs[index + 1 :] for run_id in later.run_ids}
         states = task_states(sub.job_id)
         for task, run_id in enumerate(sub.run_ids):
             state, exit_code = states.get(task, ("", ""))
             if state in LIVE:
                 live[run_id] = state
                 continue
-            if cdir.state(run_id, None).state != TODO or _resubmitted(cdir, sub, run_id):
+            if cdir.state(run_id, None).state != TODO or run_id in resubmitted:
                 continue
             where = f"SLURM task {sub.job_id}_{task}"
             if not state:
@@ -222,12 +225,6 @@ def reconcile(cdir: CampaignDir) -> dict[str, str]:
         if not any(run_id in live for run_id in sub.run_ids):
             (sub.directory / "settled").write_text(time.strftime("%Y-%m-%dT%H:%M:%S%z") + "\n")
     return live
-
-
-def _resubmitted(cdir: CampaignDir, sub: Submission, run_id: str) -> bool:
-    """A later submission holds the run: this task's end no longer matters."""
-    later = [s for s in submissions(cdir) if s.directory.name > sub.directory.name]
-    return any(run_id in s.run_ids for s in later)
 
 
 def follow(cdir: CampaignDir, run_ids: list[str], progress: Progress) -> None:
