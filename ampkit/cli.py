@@ -463,10 +463,7 @@ def cmd_campaign_plan(args: argparse.Namespace) -> int:
     from ampkit.campaign.runner import plan_lines
 
     spec, root = _spec_and_dir(args)
-    lines = plan_lines(spec, root)
-    print("\n".join(lines if args.runs else [line for line in lines if not line.startswith("  ")]))
-    if not args.runs:
-        print("(--runs lists every run and its state)")
+    print("\n".join(plan_lines(spec, root, runs=args.runs)))
     return 0
 
 

@@ -95,7 +95,8 @@ def build_needs(spec: Spec, inputs: kernel_mod.KernelInputs, initramfs_final: bo
     return needs
 
 
-def plan_lines(spec: Spec, root: Path) -> list[str]:
+def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
+    """What 'campaign plan' prints; with ``runs``, a line per run and its state."""
     cdir = CampaignDir(root)
     inputs = kernel_mod.KernelInputs.discover(spec.kernel)
     image = build_mod.initramfs_image()
@@ -120,6 +121,8 @@ def plan_lines(spec: Spec, root: Path) -> list[str]:
         f"cost: each run at most {wall} s of wall clock on {spec.limits.cpus} CPU(s); "
         f"{todo} to run: at most {todo * wall / 3600:.1f} CPU-slot hours"
     )
+    if not runs:
+        return [*out, "(--runs lists every run and its state)"]
     for e in rows:
         state = e.state.state + (f" ({e.state.detail})" if e.state.detail else "")
         out.append(f"  {e.run.run_id:60s} {e.run.role:12s} {state}")

@@ -60,6 +60,10 @@ jobs = 1
 
     plan = ampkit("campaign", "plan", str(spec_path), "--dir", str(root), "--runs")
     assert "6 to run" in plan.stdout, plan.stdout
+    assert all(run_id in plan.stdout for run_id in planned)
+    brief = ampkit("campaign", "plan", str(spec_path), "--dir", str(root)).stdout
+    assert "  kernel default " in brief and "  initramfs: up to date" in brief, brief
+    assert not any(run_id in brief for run_id in planned)
 
     command = [
         sys.executable,
