@@ -164,6 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         extra_cmdline=args.append or "",
         method=args.method,
         suite_manifest=Path(args.parsec) if args.parsec else None,
+        qemu_clock=args.qemu_clock,
     )
     kinds = _reference_kinds(args.references)
     build, image = _artifacts(request.kernel_variant, args.no_build)
@@ -679,6 +680,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="KINDS",
         help="also run each application alone under the baseline, beside the run: "
         f"{', '.join(references.KINDS)} (default: all); sound ones already there are kept",
+    )
+    s.add_argument(
+        "--qemu-clock",
+        default="host",
+        choices=qemu.CLOCKS,
+        help="host: guest time is host time, vCPUs in parallel (default); icount: guest "
+        "time follows executed instructions, so host load cannot stall a vCPU in the guest's eyes",
     )
     s.add_argument("--out", help="run directory (default: runs/<time>-<run id>)")
     s.add_argument("--force", action="store_true", help="replace an existing run directory")

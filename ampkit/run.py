@@ -64,6 +64,8 @@ class RunRequest:
     method: str = "restart"  # see rundesc.METHODS
     #: The PARSEC image's manifest (ampkit parsec build); default build/parsec/parsec.json.
     suite_manifest: Path | None = None
+    #: QEMU only: how guest time advances (engines.qemu.CLOCKS).
+    qemu_clock: str = "host"
 
     @property
     def run_id(self) -> str:
@@ -181,7 +183,7 @@ def prepare(
         method=request.method,
         suite=suite,
     ).render()
-    machine = qemu.QemuMachine(request.platform)
+    machine = qemu.QemuMachine(request.platform, clock=request.qemu_clock)
     cache = dtb_cache if dtb_cache is not None else {}
     dtb = cache.get(request.platform.name)
     if dtb is None:

@@ -56,6 +56,7 @@ def expand(spec: Spec) -> list[PlannedRun]:
                     wall_limit_s=spec.limits.run_s,
                     method=spec.method,
                     suite_manifest=spec.parsec,
+                    qemu_clock=spec.qemu_clock,
                 )
                 for policy in spec.policies:
                     add(PlannedRun(replace(base, policy=policy), MATRIX))

@@ -7,6 +7,7 @@
     mixes = ["sync2-contend-compute", "category:compute"]   # names, paths, categories
     repetitions = 3
     references = ["alone", "little-only"]    # added for every mix (the default)
+    qemu_clock = "icount"  # host (default) | icount: guest time immune to host load
 
     [limits]
     mix_s = 120          # seconds the mix may take in the guest
@@ -34,6 +35,7 @@ from typing import Any, NoReturn
 
 from ampkit import platform as platform_mod
 from ampkit import policies, references
+from ampkit.engines import qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import BOOT_ALLOWANCE_S, DEFAULT_TIMEOUT_S, ENGINES
@@ -59,6 +61,7 @@ _TOP_KEYS = {
     "speedups": "a speedup profile (ampkit profile)",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
     "append": "extra kernel command line",
+    "qemu_clock": f"QEMU's guest clock: {', '.join(qemu.CLOCKS)}",
     "limits": "table",
     "executor": "table",
 }
@@ -106,6 +109,7 @@ class Spec:
     speedups: Path | None
     parsec: Path | None
     append: str
+    qemu_clock: str = "host"
     limits: Limits = field(default_factory=Limits)
     executor: Executor = field(default_factory=Executor)
 
@@ -267,6 +271,13 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     append = data.get("append", "")
     if not isinstance(append, str):
         err.fail("append", f"must be a string, not {append!r}")
+    qemu_clock = data.get("qemu_clock", "host")
+    if qemu_clock not in qemu.CLOCKS:
+        err.fail(
+            "qemu_clock",
+            f"must be one of {', '.join(qemu.CLOCKS)}, not {qemu_clock!r}",
+            hint="icount decouples guest time from host load (ampkit/engines/qemu.py)",
+        )
 
     table = data.get("limits", {})
     if not isinstance(table, dict):
@@ -328,6 +339,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         speedups=_path(err, data, "speedups", base),
         parsec=_path(err, data, "parsec", base),
         append=append,
+        qemu_clock=qemu_clock,
         limits=limits,
         executor=executor,
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 from ampkit.kernel import KernelBuild
 
-from .helpers import app_json, make_mix, run_mix, run_schedtest, schedtest, threads_by_role
+from .helpers import TIMED, app_json, make_mix, run_mix, run_schedtest, schedtest, threads_by_role
 
 QUANTUM_MS = 40
 
@@ -27,7 +27,14 @@ def big_share_since_binding(thread: dict[str, Any]) -> float:
 
 def run_wash(tmp_path: Path, kernel: KernelBuild, initramfs: Path, scenario: str) -> Any:
     return run_schedtest(
-        tmp_path / "run", kernel, initramfs, scenario, "4", policy="wash", platform="2B4L"
+        tmp_path / "run",
+        kernel,
+        initramfs,
+        scenario,
+        "4",
+        policy="wash",
+        platform="2B4L",
+        qemu_clock=TIMED,
     )
 
 
@@ -41,6 +48,7 @@ def test_as_many_threads_as_big_cpus_run_there(
         make_mix(schedtest("wash-few", "4")),
         policy="wash",
         platform="2B4L",
+        qemu_clock=TIMED,
     )
     assert outcome.ok, outcome.status
     assert outcome.report.kernel_problems == [], outcome.report.kernel_problems

@@ -106,6 +106,8 @@ def test_categories_and_duplicates(tmp_path: Path) -> None:
          "'name' is required"),
         ('name = "a b"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n',
          ":1:", "'name' must be letters"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+         'qemu_clock = "tsc"\n', ":5:", "'qemu_clock' must be one of host, icount"),
     ],
 )  # fmt: skip
 def test_spec_errors_name_file_line_and_key(
@@ -144,6 +146,14 @@ def test_keys_follow_inputs(tmp_path: Path) -> None:
     assert fixed_keys(runs, pins()) == base
     assert all(k != base[r] for r, k in fixed_keys(runs, pins(kernel="x" * 64)).items())
     assert all(k != base[r] for r, k in fixed_keys(runs, pins(initramfs="y" * 64)).items())
+    # the guest clock is part of the engine's command, so of the key
+    icount = expand(
+        load_spec(
+            write_spec(tmp_path, textwrap.dedent(BASIC) + 'qemu_clock = "icount"\n', "i.toml")
+        )
+    )
+    assert all(r.request.qemu_clock == "icount" for r in icount)
+    assert set(fixed_keys(icount, pins()).values()).isdisjoint(base.values())
 
 
 KEY_SCRIPT = """

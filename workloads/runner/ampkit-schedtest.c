@@ -12,8 +12,8 @@
  *   exit-join SECONDS           mutex-bottleneck's pair of holders while a
  *                               thread joins the main thread, which leaves
  *                               after SECONDS (at least 0.5) with
- *                               pthread_exit(); the holder's bottleneck flag
- *                               sampled before and after
+ *                               pthread_exit(); the long holder's bottleneck
+ *                               flag sampled before and after
  *   placement SECONDS           two CPU-bound threads with speedup 3.0, two
  *                               with 1.1
  *   vscale SECONDS CPU          two CPU-bound threads on one CPU, speedups
@@ -125,9 +125,12 @@ struct worker {
 	struct thread_stats at_bind;	/* snapshot at that moment */
 	unsigned int speedup;		/* set by the thread itself when nonzero */
 	int cpu;			/* pinned there when >= 0 */
-	uint64_t deadline;
+	struct thread_stats at_pin;	/* snapshot once pinned there */
+	_Atomic pid_t tid;		/* set once it runs */
+	_Atomic uint64_t deadline;	/* another thread may move it */
 	uint64_t rounds, cpu_ns;
 	struct thread_stats stats;	/* snapshot when its work is done */
+	int snapped;			/* stats taken by snapshot_then_stop() */
 };
 
 static struct worker workers[MAX_THREADS];
@@ -144,17 +147,75 @@ static struct worker *add_worker(const char *role, int cpu, uint64_t deadline)
 	return w;
 }
 
+/*
+ * A pinned thread may have run elsewhere before it got here, for as long
+ * as a busy host kept its vCPU from running; at_pin is where that ends.
+ */
 static void worker_begin(struct worker *w)
 {
-	if (w->cpu >= 0)
+	w->tid = gettid_();
+	if (w->cpu >= 0) {
 		pin_to(w->cpu);
+		if (read_thread_stats(w->tid, &w->at_pin))
+			die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	}
 	if (w->speedup)
 		set_speedup(w->speedup);
+}
+
+static void sleep_until(uint64_t t)
+{
+	uint64_t now = ampkit_now_ns();
+
+	if (t > now)
+		ampkit_sleep_ns(t - now);
+}
+
+/* Returns once the worker has started and set its tid. */
+static pid_t worker_tid(const struct worker *w)
+{
+	pid_t tid;
+
+	while (!(tid = w->tid))
+		ampkit_sleep_ns(1 * MS);
+	return tid;
+}
+
+/*
+ * Samples of one thread's bottleneck flag, every period until a time.  A
+ * single read at the end would judge the ranking by one moment, which a
+ * vCPU that the host kept waiting can spoil; a share of many cannot be.
+ */
+struct flag_samples {
+	int taken, flagged, unreadable;
+};
+
+static void sample_flag(pid_t tid, uint64_t until, uint64_t period, struct flag_samples *fs)
+{
+	struct thread_stats st;
+
+	while (ampkit_now_ns() < until) {
+		if (read_thread_stats(tid, &st)) {
+			fs->unreadable++;
+		} else {
+			fs->taken++;
+			fs->flagged += st.bottleneck == 1;
+		}
+		ampkit_sleep_ns(period);
+	}
+}
+
+static void flag_samples_json(struct sbuf *sb, const char *name, const struct flag_samples *fs)
+{
+	sb_printf(sb, ",\"%s\":{\"taken\":%d,\"flagged\":%d,\"unreadable\":%d}", name,
+		  fs->taken, fs->flagged, fs->unreadable);
 }
 
 /* The thread's own snapshot, taken before it blocks on anything else. */
 static void worker_end(struct worker *w)
 {
+	if (w->snapped)
+		return;
 	w->cpu_ns = ampkit_thread_cpu_ns();
 	if (read_thread_stats(gettid_(), &w->stats))
 		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
@@ -179,6 +240,41 @@ static void join_workers(void)
 		pthread_join(workers[i].thread, NULL);
 }
 
+/*
+ * Snapshots every worker at the deadline, while all of them still run,
+ * then stops them.  The scenarios that judge the bottleneck ranking end
+ * this way: a thread that snapshots itself as it leaves sees a ranking
+ * that already lacks the threads that left before it, and the last ones
+ * to leave would look like bottlenecks of what remains.  Their workers
+ * get a deadline that never comes; stage 0 of the pipeline is stopped
+ * here, the stages after it stop when their input ends.
+ */
+static void snapshot_then_stop(uint64_t deadline)
+{
+	struct timespec ts;
+	clockid_t clock;
+	int i, err;
+
+	sleep_until(deadline);
+	for (i = 0; i < nworkers; i++) {
+		struct worker *w = &workers[i];
+
+		if (read_thread_stats(worker_tid(w), &w->stats))
+			die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+		err = pthread_getcpuclockid(w->thread, &clock);
+		if (err)
+			die("pthread_getcpuclockid", err);
+		if (clock_gettime(clock, &ts))
+			die("clock_gettime", errno);
+		w->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		w->snapped = 1;
+	}
+	/* the deadline is atomic: the workers see snapped once they see it */
+	for (i = 0; i < nworkers; i++)
+		workers[i].deadline = 0;
+	join_workers();
+}
+
 /* The scenario and its threads, as the start of a JSON object left open. */
 static void print_workers_open(struct sbuf *sb, const char *scenario)
 {
@@ -197,6 +293,10 @@ static void print_workers_open(struct sbuf *sb, const char *scenario)
 			  (unsigned long long)w->rounds, (unsigned long long)w->restricted_rounds,
 			  (unsigned long long)w->cpu_ns);
 		thread_stats_json(sb, &w->stats);
+		if (w->cpu >= 0) {
+			sb_printf(sb, ",\"at_pin\":");
+			thread_stats_json(sb, &w->at_pin);
+		}
 		if (w->bound_at_ns) {
 			sb_printf(sb, ",\"bound_at_ms\":%.1f,\"at_bind\":",
 				  (double)w->bound_at_ns / 1e6);
@@ -239,16 +339,16 @@ static void mutex_bottleneck(double seconds)
 	struct worker *w;
 	int i;
 
-	w = add_worker("long-holder", -1, deadline);
+	w = add_worker("long-holder", -1, UINT64_MAX);
 	w->hold_ns = 20 * MS;
 	w->outside_ns = 2 * MS;
 	for (i = 0; i < 3; i++) {
-		w = add_worker("short-holder", -1, deadline);
+		w = add_worker("short-holder", -1, UINT64_MAX);
 		w->hold_ns = 500 * US;
 		w->outside_ns = 2 * MS;
 	}
 	start_workers(lock_holder);
-	join_workers();
+	snapshot_then_stop(deadline);
 }
 
 /* --- condvar-pipeline ---------------------------------------------------- */
@@ -327,11 +427,11 @@ static void condvar_pipeline(double seconds)
 {
 	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 
-	add_worker("producer", -1, deadline)->hold_ns = 500 * US;
-	add_worker("slow-stage", -1, deadline)->hold_ns = 5 * MS;
-	add_worker("consumer", -1, deadline)->hold_ns = 500 * US;
+	add_worker("producer", -1, UINT64_MAX)->hold_ns = 500 * US;
+	add_worker("slow-stage", -1, UINT64_MAX)->hold_ns = 5 * MS;
+	add_worker("consumer", -1, UINT64_MAX)->hold_ns = 500 * US;
 	start_workers(stage);
-	join_workers();
+	snapshot_then_stop(deadline);
 }
 
 /* --- exit-join ------------------------------------------------------------ */
@@ -341,47 +441,45 @@ static void condvar_pipeline(double seconds)
  * with all the time they spent in pthread_join().  An ordinary thread is
  * reaped a moment later; a main thread that leaves with pthread_exit()
  * stays listed, as the zombie leader, until the whole process exits.
- * Here a watcher joins the main thread, which sleeps SECONDS and leaves,
- * while a long lock holder keeps a short one waiting; the watcher then
- * samples the long holder's bottleneck flag, which the dead leader's
- * charge must not take away.
+ * Here a watcher joins the main thread, which lives SECONDS and leaves,
+ * while a long lock holder keeps a short one waiting.  The long holder's
+ * bottleneck flag is sampled over the last second (at most half the run)
+ * before the main thread leaves and over the EXIT_JOIN_AFTER_MS after: a
+ * ranking that counted the dead leader's charge would take the flag away
+ * for about that long, until the charge had decayed.  The holders run
+ * until the watcher has its samples.
  */
-#define EXIT_JOIN_SAMPLES 20
+#define EXIT_JOIN_AFTER_MS 200
+#define EXIT_JOIN_PERIOD (10 * MS)
 
 static struct {
 	pthread_t leader;
 	pid_t leader_tid;
-	_Atomic pid_t holder_tid;
 	struct thread_stats leader_stats;
-	int leader_read, flagged_before, flagged_after;
+	int leader_read;
+	struct flag_samples before, after;
 	struct sbuf *sb;
 } exit_join;
 
-static int holder_flagged(void)
-{
-	struct thread_stats st;
-
-	return !read_thread_stats(exit_join.holder_tid, &st) && st.bottleneck == 1;
-}
-
 static void *exit_join_watcher(void *arg)
 {
+	pid_t holder = worker_tid(&workers[0]);
 	int i, err;
 
 	(void)arg;
 	err = pthread_join(exit_join.leader, NULL);
 	if (err)
 		die("pthread_join(main thread)", err);
-	for (i = 0; i < EXIT_JOIN_SAMPLES; i++) {
-		exit_join.flagged_after += holder_flagged();
-		ampkit_sleep_ns(10 * MS);
-	}
+	sample_flag(holder, ampkit_now_ns() + EXIT_JOIN_AFTER_MS * MS, EXIT_JOIN_PERIOD,
+		    &exit_join.after);
 	exit_join.leader_read = !read_thread_stats(exit_join.leader_tid,
 						   &exit_join.leader_stats);
+	for (i = 0; i < nworkers; i++)
+		workers[i].deadline = 0;
 	join_workers();
 	print_workers_open(exit_join.sb, "exit-join");
-	sb_printf(exit_join.sb, ",\"samples\":%d,\"flagged_before\":%d,\"flagged_after\":%d",
-		  EXIT_JOIN_SAMPLES, exit_join.flagged_before, exit_join.flagged_after);
+	flag_samples_json(exit_join.sb, "before", &exit_join.before);
+	flag_samples_json(exit_join.sb, "after", &exit_join.after);
 	if (exit_join.leader_read) {
 		sb_printf(exit_join.sb, ",\"leader\":");
 		thread_stats_json(exit_join.sb, &exit_join.leader_stats);
@@ -391,44 +489,30 @@ static void *exit_join_watcher(void *arg)
 	exit(0);
 }
 
-/* The long holder's tid, once it has started. */
-static void *exit_join_holder(void *arg)
-{
-	exit_join.holder_tid = gettid_();
-	return lock_holder(arg);
-}
-
 static void exit_join_run(double seconds, struct sbuf *sb)
 {
-	uint64_t leave = ampkit_now_ns() + (uint64_t)(seconds * 1e9), now;
+	uint64_t start = ampkit_now_ns(), run = (uint64_t)(seconds * 1e9);
+	uint64_t window = run / 2 < 1000 * MS ? run / 2 : 1000 * MS;
 	pthread_t watcher;
 	struct worker *w;
-	int i, err;
+	int err;
 
 	exit_join.leader = pthread_self();
 	exit_join.leader_tid = gettid_();
 	exit_join.sb = sb;
-	w = add_worker("long-holder", -1, leave + 500 * MS);
+	w = add_worker("long-holder", -1, UINT64_MAX);
 	w->hold_ns = 20 * MS;
 	w->outside_ns = 2 * MS;
-	w = add_worker("short-holder", -1, leave + 500 * MS);
+	w = add_worker("short-holder", -1, UINT64_MAX);
 	w->hold_ns = 500 * US;
 	w->outside_ns = 2 * MS;
-	err = pthread_create(&workers[0].thread, NULL, exit_join_holder, &workers[0]);
-	if (!err)
-		err = pthread_create(&workers[1].thread, NULL, lock_holder, &workers[1]);
-	if (!err)
-		err = pthread_create(&watcher, NULL, exit_join_watcher, NULL);
+	start_workers(lock_holder);
+	err = pthread_create(&watcher, NULL, exit_join_watcher, NULL);
 	if (err)
 		die("pthread_create", err);
-	/* Sample the flag over the last stretch before the main thread leaves. */
-	now = ampkit_now_ns();
-	if (leave > now + EXIT_JOIN_SAMPLES * 10 * MS)
-		ampkit_sleep_ns(leave - now - EXIT_JOIN_SAMPLES * 10 * MS);
-	for (i = 0; i < EXIT_JOIN_SAMPLES; i++) {
-		exit_join.flagged_before += holder_flagged();
-		ampkit_sleep_ns(10 * MS);
-	}
+	worker_tid(&workers[0]);
+	sleep_until(start + run - window);
+	sample_flag(workers[0].tid, start + run, EXIT_JOIN_PERIOD, &exit_join.before);
 	pthread_exit(NULL);
 }
 
@@ -490,21 +574,25 @@ static void vscale(double seconds, int cpu)
 /*
  * The bottleneck holds the lock 1 ms at a time and lets go for 0.2 ms; two
  * waiters on other CPUs take it briefly and often, so they mostly wait for
- * it. It shares its CPU with two CPU hogs.
+ * it. It shares its CPU with two CPU hogs. Meanwhile the main thread
+ * samples the bottleneck's flag every 20 ms, from 300 ms in (three
+ * half-lives of the ranking's decay) to 100 ms before the end.
  */
+static struct flag_samples bias_flag;
+
 static void bias(double seconds, int cpu)
 {
-	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t start = ampkit_now_ns(), deadline = start + (uint64_t)(seconds * 1e9);
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN), i;
 	struct worker *w;
 
-	w = add_worker("bottleneck", cpu, deadline);
+	w = add_worker("bottleneck", cpu, UINT64_MAX);
 	w->hold_ns = 1 * MS;
 	w->outside_ns = 200 * US;
-	add_worker("hog", cpu, deadline);
-	add_worker("hog", cpu, deadline);
+	add_worker("hog", cpu, UINT64_MAX);
+	add_worker("hog", cpu, UINT64_MAX);
 	for (i = 0; i < 2; i++) {
-		w = add_worker("waiter", (cpu + 1 + i) % ncpus, deadline);
+		w = add_worker("waiter", (cpu + 1 + i) % ncpus, UINT64_MAX);
 		w->hold_ns = 50 * US;
 		w->outside_ns = 300 * US;
 	}
@@ -515,7 +603,9 @@ static void bias(double seconds, int cpu)
 		if (err)
 			die("pthread_create", err);
 	}
-	join_workers();
+	sleep_until(start + 300 * MS);
+	sample_flag(worker_tid(&workers[0]), deadline - 100 * MS, 20 * MS, &bias_flag);
+	snapshot_then_stop(deadline);
 }
 
 /* --- wash: threads that note when WASH binds them ---------------------------- */
@@ -1119,7 +1209,9 @@ int main(int argc, char **argv)
 		print_workers(&sb, scenario);
 	} else if (argc == 3 && !strcmp(scenario, "bias")) {
 		bias(seconds, atoi(argv[2]));
-		print_workers(&sb, scenario);
+		print_workers_open(&sb, scenario);
+		flag_samples_json(&sb, "flag", &bias_flag);
+		sb_printf(&sb, "}\n");
 	} else if (argc == 2 && (!strcmp(scenario, "wash-few") ||
 				 !strcmp(scenario, "wash-scalable") ||
 				 !strcmp(scenario, "wash-lock"))) {
