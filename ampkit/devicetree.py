@@ -57,3 +57,39 @@ def make_asymmetric(tree: DeviceTree, platform: Platform) -> DeviceTree:
         cores_in[cpu.cluster] = core_id + 1
         cluster.add_child(f"core{core_id}").set_u32("cpu", node.u32("phandle"))
     return tree
+
+
+def _compatibles(node: Node) -> list[str]:
+    raw = node.props.get("compatible", b"")
+    return [c.decode() for c in raw.split(b"\0") if c]
+
+
+#: The memory-mapped timer's binding. Linux 6.1 holds the CP15 counter back
+#: until a node of it has been probed (arch_timer_needs_of_probing() in
+#: drivers/clocksource/arm_arch_timer.c); gem5 v24's frame fails that probe
+#: ("Unable to find a suitable frame"), and the guest is left with jiffies
+#: as clocksource and sched_clock: 4 ms steps at HZ=250.
+TIMER_MEM = "arm,armv7-timer-mem"
+
+#: What gem5's ArmPMU puts in the tree, and what Linux's PMUv3 driver binds to.
+PMUV3 = "arm,armv8-pmuv3"
+
+
+def for_gem5(tree: DeviceTree, platform: Platform, *, pmu: bool = True) -> DeviceTree:
+    """gem5's generated tree, made to tell Linux the truth (in place).
+
+    Clusters and capacities as on QEMU (make_asymmetric); every
+    memory-mapped timer disabled, so that the architected counter
+    (``arch_sys_counter``) becomes the clocksource; and, with ``pmu``, a
+    PMUv3 node required, because perf_event_open in the guest depends on it.
+    """
+    make_asymmetric(tree, platform)
+    for node in tree.root.walk():
+        if TIMER_MEM in _compatibles(node):
+            node.set_str("status", "disabled")
+    if pmu and not any(PMUV3 in _compatibles(n) for n in tree.root.walk()):
+        raise AmpkitError(
+            f"gem5's device tree has no '{PMUV3}' node",
+            "the configuration must give every CPU an ArmPMU (configs/ampkit_gem5/cluster.py)",
+        )
+    return tree

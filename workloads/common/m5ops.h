@@ -18,8 +18,19 @@
 		register uint64_t x1_ __asm__("x1") = (b);                      \
 		__asm__ volatile(".inst " #word : "+r"(x0_) : "r"(x1_) : "memory"); \
 	} while (0)
+/* The same with three arguments (x0..x2), giving back x0, the op's result. */
+#define M5OP3(word, a, b, c, ret)                                               \
+	do {                                                                    \
+		register uint64_t x0_ __asm__("x0") = (a);                      \
+		register uint64_t x1_ __asm__("x1") = (b);                      \
+		register uint64_t x2_ __asm__("x2") = (c);                      \
+		__asm__ volatile(".inst " #word : "+r"(x0_) : "r"(x1_), "r"(x2_) \
+				 : "memory");                                   \
+		(ret) = x0_;                                                    \
+	} while (0)
 #else
 #define M5OP(word, a, b) ((void)(a), (void)(b))
+#define M5OP3(word, a, b, c, ret) ((void)(a), (void)(b), (void)(c), (ret) = 0)
 #endif
 
 /* Ends the simulation (op 0x21; x0: delay in ns). */
@@ -37,6 +48,28 @@ static inline void m5_work_begin(uint64_t work_id, uint64_t thread_id)
 static inline void m5_work_end(uint64_t work_id, uint64_t thread_id)
 {
 	M5OP(0xff5b0110, work_id, thread_id);
+}
+
+/*
+ * Asks the simulator for a checkpoint (op 0x43; x0: delay, x1: period, in
+ * ns). A run restored from it resumes right after this instruction.
+ */
+static inline void m5_checkpoint(void)
+{
+	M5OP(0xff430110, 0, 0);
+}
+
+/*
+ * Reads up to len bytes of the host file the simulator was given as the
+ * system's readfile, from offset, into buf (op 0x50; x0: address, x1:
+ * length, x2: offset). Returns the bytes read, 0 at its end.
+ */
+static inline uint64_t m5_readfile(void *buf, uint64_t len, uint64_t offset)
+{
+	uint64_t got;
+
+	M5OP3(0xff500110, (uint64_t)(uintptr_t)buf, len, offset, got);
+	return got;
 }
 
 #endif

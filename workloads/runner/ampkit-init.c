@@ -32,6 +32,8 @@
  *   env <NAME>=<value>         (in every application's environment)
  *   disk <device> <mountpoint> (an ext4 disk, mounted read-only first)
  *
+ * As init it reads it from /ampkit/run.desc, or, booted with ampkit_desc=m5
+ * on gem5, from the simulator after a checkpoint (read_desc_from_simulator).
  * Run as an ordinary process (not PID 1) it mounts nothing and does not
  * power off, which is how the host-side tests exercise it.
  */
@@ -220,6 +222,37 @@ static void mount_disk(const struct run *run)
 }
 
 /* --- the run description ---------------------------------------------- */
+
+/*
+ * On gem5 the run description is not in the image: one image, booted
+ * once, and one checkpoint serve every run. Booted with ampkit_desc=m5
+ * (the kernel hands init that environment variable), the runner asks for
+ * a checkpoint here; each run restored from it resumes here and reads the
+ * description the simulator was given for it (m5 readfile).
+ */
+static char *read_desc_from_simulator(void)
+{
+	size_t cap = 64 << 10, len = 0;
+	char *buf = malloc(cap + 1);
+	uint64_t got;
+
+	if (!buf)
+		fail("out of memory", NULL);
+	/* gem5 writes through the guest's page tables: map every page first */
+	memset(buf, 0, cap + 1);
+	say("%s", "asking the simulator for a checkpoint");
+	m5_checkpoint();
+	say("%s", "reading the run description from the simulator");
+	while ((got = m5_readfile(buf + len, cap - len, len)) > 0) {
+		len += (size_t)got;
+		if (len == cap)
+			fail("run description: over 64 KiB from the simulator", NULL);
+	}
+	if (!len)
+		fail("the simulator gave no run description (m5 readfile)", NULL);
+	buf[len] = '\0';
+	return buf;
+}
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -782,7 +815,7 @@ static void guest_record(const struct run *run)
 
 int main(int argc, char **argv)
 {
-	const char *desc_path = DEFAULT_DESC;
+	const char *desc_path = DEFAULT_DESC, *desc_source;
 	const char *tmpdir = "/tmp";
 	static struct run run;
 	struct sbuf sb;
@@ -806,8 +839,13 @@ int main(int argc, char **argv)
 			console_fd = STDOUT_FILENO;
 		quiet_console();
 	}
-	say("reading %s", desc_path);
-	parse_desc(read_file(desc_path), &run);
+	desc_source = is_init ? getenv("ampkit_desc") : NULL;
+	if (desc_source && !strcmp(desc_source, "m5")) {
+		parse_desc(read_desc_from_simulator(), &run);
+	} else {
+		say("reading %s", desc_path);
+		parse_desc(read_file(desc_path), &run);
+	}
 	use_m5ops = run.m5ops && is_init;
 	the_run = &run;
 	work_root = tmpdir;

@@ -1,0 +1,329 @@
+"""The gem5 engine: the kit's kernel and initramfs on gem5's big.LITTLE system.
+
+The kit never builds gem5 and ships none of its code. It runs the user's
+gem5 v24 ARM build, found through ``GEM5_ROOT`` or ``[gem5] root`` in the
+ampkit config file (``$XDG_CONFIG_HOME/ampkit/config.toml``), a gem5
+source tree in which two things have been built:
+
+    build/ARM/gem5.opt                        scons build/ARM/gem5.opt
+    system/arm/bootloader/arm64/boot.arm64    make -C system/arm/bootloader/arm64
+
+and runs ``configs/bigLITTLE.py`` (the kit's own configuration, written
+against ``m5.objects``) with it. A run is two simulations, the first one
+shared: an atomic boot up to the runner's m5 checkpoint, cached per
+(platform, memory, kernel, initramfs, command line, gem5 binary,
+configuration) hash, then, per run, a restore into the detailed clusters
+that hands the runner its run description through m5 readfile.
+
+Every check that can fail before gem5 starts does: a missing binary or
+bootloader, a kernel that is a raw Image rather than an ELF vmlinux, a
+checkpoint taken for another platform or memory size.
+"""
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ampkit.errors import AmpkitError
+from ampkit.hashing import atomic_write_text, sha256_file, sha256_json
+from ampkit.paths import CONFIGS, cache_dir
+from ampkit.platform import Platform
+
+BINARY = Path("build/ARM/gem5.opt")
+BOOTLOADER = Path("system/arm/bootloader/arm64/boot.arm64")
+SCRIPT = CONFIGS / "bigLITTLE.py"
+
+#: The kernel command line on gem5: the PL011 of VExpress_GEM5_V1, the
+#: initramfs's runner, the run description from the simulator, and
+#: memory as simulated (gem5's DTB memory node says the same).
+BASE_CMDLINE = "console=ttyAMA0 earlycon=pl011,0x1c090000 rdinit=/init panic=-1 ampkit_desc=m5"
+
+#: Names the gem5 tree; the config file's [gem5] root is read when it is unset.
+ENV_VAR = "GEM5_ROOT"
+
+
+def config_file() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "ampkit" / "config.toml"
+
+
+@dataclass(frozen=True)
+class Gem5:
+    """A gem5 v24 tree with the ARM binary and the arm64 bootloader built."""
+
+    root: Path
+    binary: Path
+    bootloader: Path
+
+    @classmethod
+    def locate(cls) -> "Gem5":
+        """The configured gem5, or one error naming what is missing and what to build."""
+        root_s = os.environ.get(ENV_VAR)
+        source = f"${ENV_VAR}"
+        if not root_s:
+            path = config_file()
+            if path.is_file():
+                try:
+                    data = tomllib.loads(path.read_text())
+                except tomllib.TOMLDecodeError as e:
+                    raise AmpkitError(f"{path}: not valid TOML: {e}") from e
+                root_s = (data.get("gem5") or {}).get("root")
+                source = f"{path} ([gem5] root)"
+        if not root_s:
+            raise AmpkitError(
+                "no gem5 build is configured",
+                f"set {ENV_VAR} to a gem5 v24 source tree with build/ARM/gem5.opt built, "
+                f'or write [gem5] root = "..." in {config_file()}',
+            )
+        root = Path(root_s).expanduser()
+        binary, bootloader = root / BINARY, root / BOOTLOADER
+        if not binary.is_file():
+            raise AmpkitError(
+                f"no gem5 binary at {binary} (gem5 tree from {source})",
+                f"build it: cd {root} && scons build/ARM/gem5.opt -j$(nproc)",
+            )
+        if not bootloader.is_file():
+            raise AmpkitError(
+                f"no arm64 bootloader at {bootloader} (gem5 tree from {source})",
+                f"build it: make -C {root / BOOTLOADER.parent}",
+            )
+        return cls(root=root, binary=binary, bootloader=bootloader)
+
+    def version(self) -> str:
+        out = subprocess.run(
+            [str(self.binary), "--build-info"], capture_output=True, text=True, timeout=120
+        )
+        for line in out.stdout.splitlines():
+            if line.startswith("gem5 version"):
+                return line.strip()
+        return "gem5 (version unknown)"
+
+
+def check_kernel(vmlinux: Path) -> None:
+    """gem5 loads ELF files only, and needs the symbols to use the device tree."""
+    try:
+        with vmlinux.open("rb") as f:
+            head = f.read(64)
+    except OSError as e:
+        raise AmpkitError(f"cannot read the kernel {vmlinux}: {e.strerror}") from e
+    if head[:4] != b"\x7fELF":
+        hint = "pass the ELF vmlinux of the kernel build (ampkit kernel build keeps it)"
+        if head[56:60] == b"ARM\x64" or vmlinux.name == "Image":
+            raise AmpkitError(f"{vmlinux} is an arm64 Image, not an ELF vmlinux", hint)
+        raise AmpkitError(f"{vmlinux} is not an ELF file", hint)
+    if head[4] != 2 or int.from_bytes(head[18:20], "little") != 183:  # ELFCLASS64, EM_AARCH64
+        raise AmpkitError(f"{vmlinux} is an ELF file but not a 64-bit arm64 kernel")
+
+
+@dataclass(frozen=True)
+class Gem5Machine:
+    """What the configuration builds, and what a checkpoint must match."""
+
+    platform: Platform
+    memory_mb: int = 2048
+
+    def args(self) -> list[str]:
+        return [
+            "--big",
+            str(self.platform.big),
+            "--little",
+            str(self.platform.little),
+            "--memory-mb",
+            str(self.memory_mb),
+        ]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "platform": self.platform.name,
+            "big": self.platform.big,
+            "little": self.platform.little,
+            "memory_mb": self.memory_mb,
+        }
+
+
+def dtb_command(gem5: Gem5, machine: Gem5Machine, *, kernel: Path, out: Path) -> list[str]:
+    """gem5 writing the device tree of this machine to out, simulating nothing."""
+    return [
+        str(gem5.binary),
+        "-d",
+        str(out.parent / "m5out-dtb"),
+        str(SCRIPT),
+        *machine.args(),
+        "--kernel",
+        str(kernel),
+        "--dtb-only",
+        str(out),
+    ]
+
+
+def boot_command(
+    gem5: Gem5,
+    machine: Gem5Machine,
+    *,
+    kernel: Path,
+    initrd: Path,
+    cmdline: str,
+    outdir: Path,
+    checkpoint: Path,
+    disk: Path | None = None,
+) -> list[str]:
+    """The atomic boot that ends in the runner's checkpoint."""
+    return [
+        str(gem5.binary),
+        "-d",
+        str(outdir),
+        str(SCRIPT),
+        *machine.args(),
+        "--kernel",
+        str(kernel),
+        "--initrd",
+        str(initrd),
+        "--bootloader",
+        str(gem5.bootloader),
+        "--cmdline",
+        cmdline,
+        *(["--disk", str(disk)] if disk else []),
+        "--mode",
+        "boot",
+        "--checkpoint-dir",
+        str(checkpoint),
+    ]
+
+
+def run_command(
+    gem5: Gem5,
+    machine: Gem5Machine,
+    *,
+    kernel: Path,
+    initrd: Path,
+    cmdline: str,
+    outdir: Path,
+    readfile: Path,
+    checkpoint: Path | None,
+    disk: Path | None = None,
+) -> list[str]:
+    """One run in the detailed clusters: restored from checkpoint, or booted
+    in them when checkpoint is None (slow; the benchmark compares the two)."""
+    return [
+        str(gem5.binary),
+        "-d",
+        str(outdir),
+        str(SCRIPT),
+        *machine.args(),
+        "--kernel",
+        str(kernel),
+        "--initrd",
+        str(initrd),
+        "--bootloader",
+        str(gem5.bootloader),
+        "--cmdline",
+        cmdline,
+        *(["--disk", str(disk)] if disk else []),
+        "--mode",
+        "detailed",
+        *(["--restore-from", str(checkpoint)] if checkpoint else []),
+        "--readfile",
+        str(readfile),
+    ]
+
+
+def checkpoint_key(
+    machine: Gem5Machine,
+    *,
+    gem5_sha256: str,
+    kernel_sha256: str,
+    initramfs_sha256: str,
+    cmdline: str,
+    disk_sha256: str | None,
+) -> str:
+    """What a checkpoint depends on: the machine, every input of the boot, and
+    the configuration scripts (they decide what the checkpoint holds)."""
+    scripts = sorted(p for p in CONFIGS.rglob("*.py") if "__pycache__" not in p.parts)
+    return sha256_json(
+        {
+            "machine": machine.describe(),
+            "gem5_sha256": gem5_sha256,
+            "kernel_sha256": kernel_sha256,
+            "initramfs_sha256": initramfs_sha256,
+            "cmdline": cmdline,
+            "disk_sha256": disk_sha256,
+            "configs": {str(p.relative_to(CONFIGS)): sha256_file(p) for p in scripts},
+        }
+    )
+
+
+def checkpoint_dir(key: str) -> Path:
+    return cache_dir() / "gem5-checkpoints" / key
+
+
+def check_checkpoint(checkpoint: Path, machine: Gem5Machine) -> None:
+    """A checkpoint restores only into the machine it was taken on: same
+    clusters and CPU counts, same memory size."""
+    meta_path = checkpoint / "ampkit-checkpoint.json"
+    if not (checkpoint / "m5.cpt").is_file():
+        raise AmpkitError(f"{checkpoint} is not a gem5 checkpoint (no m5.cpt)")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (OSError, ValueError) as e:
+        raise AmpkitError(
+            f"{checkpoint} has no readable {meta_path.name}",
+            "only checkpoints the kit took can be checked; take one with the kit",
+        ) from e
+    taken, wanted = meta.get("machine", {}), machine.describe()
+    for field, what in (("big", "big CPUs"), ("little", "little CPUs"), ("memory_mb", "MiB")):
+        if taken.get(field) != wanted[field]:
+            raise AmpkitError(
+                f"checkpoint {checkpoint} was taken on {taken.get('platform')} with "
+                f"{taken.get('memory_mb')} MiB; this run is {wanted['platform']} with "
+                f"{wanted['memory_mb']} MiB ({what} differ)",
+                "a checkpoint restores only into the machine it was taken on",
+            )
+
+
+def write_checkpoint_meta(checkpoint: Path, machine: Gem5Machine, key: str) -> None:
+    atomic_write_text(
+        checkpoint / "ampkit-checkpoint.json",
+        json.dumps({"key": key, "machine": machine.describe()}, indent=2, sort_keys=True) + "\n",
+    )
+
+
+@dataclass(frozen=True)
+class Gem5Result:
+    exit_code: int | None  # None when gem5 had to be killed
+    timed_out: bool
+    wall_s: float
+
+
+def simulate(cmd: list[str], log: Path, timeout_s: float) -> Gem5Result:
+    """gem5 under a wall-clock limit, its output to log; it never outlives us."""
+    started = time.monotonic()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            ["setpriv", "--pdeathsig", "KILL", "--", *cmd],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    return Gem5Result(
+        exit_code=None if timed_out else proc.returncode,
+        timed_out=timed_out,
+        wall_s=round(time.monotonic() - started, 3),
+    )

@@ -1,0 +1,209 @@
+"""The two core types: an out-of-order Cortex-A57 stand-in and an in-order A53.
+
+Neither is a validated model of the real core (no published, hardware-
+validated gem5 A57 or A53 exists); each parameter that departs from
+gem5's default says where its value comes from. Sources, by the tag in
+the comments:
+
+  [A57-TRM]  Arm Cortex-A57 MPCore TRM (DDI 0488), caches and TLBs
+  [A53-TRM]  Arm Cortex-A53 MPCore TRM (DDI 0500), caches and TLBs
+  [LLVM-A57] llvm/lib/Target/AArch64/AArch64SchedA57.td (widths, pipes,
+             latencies, ROB size, mispredict penalty), which cites Arm's
+             Cortex-A57 Software Optimization Guide
+  [LLVM-A53] llvm/lib/Target/AArch64/AArch64SchedA53.td
+  [HPI]      gem5's configs/common/cores/arm/HPI.py, Arm's in-order
+             ARMv8-A model for its Research Starter Kit
+  [assumed]  not published; a choice, kept in line with the above
+"""
+
+from m5.objects import (
+    ArmMMU,
+    ArmMinorCPU,
+    ArmO3CPU,
+    ArmTLB,
+    BiModeBP,
+    FUDesc,
+    FUPool,
+    OpDesc,
+    Parent,
+    ReturnAddrStack,
+    SimpleBTB,
+    TournamentBP,
+)
+
+# --- Cortex-A57-like ----------------------------------------------------
+
+
+class A57IntAlu(FUDesc):
+    # two simple integer pipes (I0, I1), single-cycle [LLVM-A57]
+    opList = [OpDesc(opClass="IntAlu", opLat=1)]
+    count = 2
+
+
+class A57IntMulDiv(FUDesc):
+    # one multi-cycle pipe (M): MUL 3 (64-bit: 5), DIV up to 19 (32-bit)
+    # and 35 (64-bit), not pipelined [LLVM-A57]; gem5 has one IntDiv class
+    opList = [
+        OpDesc(opClass="IntMult", opLat=3),
+        OpDesc(opClass="IntDiv", opLat=19, pipelined=False),
+    ]
+    count = 1
+
+
+class A57Load(FUDesc):
+    # one load pipe (L); load-to-use 4 counts the L1D's latency too [LLVM-A57]
+    opList = [OpDesc(opClass="MemRead", opLat=1), OpDesc(opClass="FloatMemRead", opLat=1)]
+    count = 1
+
+
+class A57Store(FUDesc):
+    # one store pipe (S) [LLVM-A57]
+    opList = [OpDesc(opClass="MemWrite", opLat=1), OpDesc(opClass="FloatMemWrite", opLat=1)]
+    count = 1
+
+
+class A57FpSimd(FUDesc):
+    # two FP/ASIMD pipes (X, W): FADD/FMUL 5, FMADD 9, FDIV/FSQRT 17 (single)
+    # to 32 (double) not pipelined [LLVM-A57]; only W divides on the real
+    # core, which one gem5 FUDesc per pipe type cannot express
+    opList = [
+        OpDesc(opClass="FloatAdd", opLat=5),
+        OpDesc(opClass="FloatCmp", opLat=5),
+        OpDesc(opClass="FloatCvt", opLat=5),
+        OpDesc(opClass="FloatMult", opLat=5),
+        OpDesc(opClass="FloatMultAcc", opLat=9),
+        OpDesc(opClass="FloatMisc", opLat=3),
+        OpDesc(opClass="FloatDiv", opLat=17, pipelined=False),
+        OpDesc(opClass="FloatSqrt", opLat=17, pipelined=False),
+        OpDesc(opClass="SimdAdd", opLat=3),
+        OpDesc(opClass="SimdAddAcc", opLat=4),
+        OpDesc(opClass="SimdAlu", opLat=3),
+        OpDesc(opClass="SimdCmp", opLat=3),
+        OpDesc(opClass="SimdCvt", opLat=5),
+        OpDesc(opClass="SimdMisc", opLat=3),
+        OpDesc(opClass="SimdMult", opLat=5),
+        OpDesc(opClass="SimdMultAcc", opLat=5),
+        OpDesc(opClass="SimdShift", opLat=3),
+        OpDesc(opClass="SimdShiftAcc", opLat=3),
+        OpDesc(opClass="SimdSqrt", opLat=17, pipelined=False),
+        OpDesc(opClass="SimdFloatAdd", opLat=5),
+        OpDesc(opClass="SimdFloatAlu", opLat=5),
+        OpDesc(opClass="SimdFloatCmp", opLat=5),
+        OpDesc(opClass="SimdFloatCvt", opLat=5),
+        OpDesc(opClass="SimdFloatDiv", opLat=17, pipelined=False),
+        OpDesc(opClass="SimdFloatMisc", opLat=3),
+        OpDesc(opClass="SimdFloatMult", opLat=5),
+        OpDesc(opClass="SimdFloatMultAcc", opLat=9),
+        OpDesc(opClass="SimdFloatSqrt", opLat=17, pipelined=False),
+    ]
+    count = 2
+
+
+class A57Misc(FUDesc):
+    # system-register moves; the branch pipe (B) is IntAlu work in gem5's
+    # O3. An op class no unit lists (crypto, SVE predicates) issues in one
+    # cycle without a unit (InstructionQueue::scheduleReadyInsts)
+    opList = [OpDesc(opClass="IprAccess", opLat=3, pipelined=False)]
+    count = 1
+
+
+class A57FUPool(FUPool):
+    FUList = [A57IntAlu(), A57IntMulDiv(), A57Load(), A57Store(), A57FpSimd(), A57Misc()]
+
+
+class A57BranchPredictor(BiModeBP):
+    # bi-mode direction predictor, BTB of 2k-4k entries, a return stack of
+    # unpublished size (Arm's A57 block diagram, via the research notes);
+    # sizes [assumed] within those bounds
+    globalPredictorSize = 4096
+    choicePredictorSize = 4096
+    btb = SimpleBTB(numEntries=2048)
+    ras = ReturnAddrStack(numEntries=16)
+
+
+class A57MMU(ArmMMU):
+    # 48-entry L1 ITLB, 32-entry L1 DTLB, 1024-entry unified L2 TLB [A57-TRM]
+    l2_shared = ArmTLB(entry_type="unified", size=1024, partial_levels=["L2"])
+    itb = ArmTLB(entry_type="instruction", size=48, next_level=Parent.l2_shared)
+    dtb = ArmTLB(entry_type="data", size=32, next_level=Parent.l2_shared)
+
+
+class BigCore(ArmO3CPU):
+    """Out-of-order, Cortex-A57-like."""
+
+    # 3-wide decode and dispatch [LLVM-A57]; 128-bit fetch = 4 instructions
+    fetchWidth = 3
+    fetchBufferSize = 16
+    decodeWidth = 3
+    renameWidth = 3
+    dispatchWidth = 3
+    # up to 8 micro-ops issued, one per pipe [LLVM-A57]
+    issueWidth = 8
+    wbWidth = 8
+    # retire width is unpublished [assumed]
+    commitWidth = 3
+    squashWidth = 3
+    # 128 micro-ops in flight [LLVM-A57]
+    numROBEntries = 128
+    # eight issue queues of 8 entries [LLVM-A57]; gem5's IQ is unified
+    numIQEntries = 64
+    # load and store queues and register files are unpublished [assumed]
+    LQEntries = 16
+    SQEntries = 16
+    numPhysIntRegs = 128
+    numPhysFloatRegs = 192
+    numPhysVecRegs = 128
+    # a 12-stage in-order front end and a 14-cycle mispredict loop
+    # [LLVM-A57]: the front-end delays make up the difference
+    fetchToDecodeDelay = 3
+    decodeToRenameDelay = 2
+    renameToIEWDelay = 2
+    fuPool = A57FUPool()
+    branchPred = A57BranchPredictor()
+    mmu = A57MMU()
+
+
+# --- Cortex-A53-like ----------------------------------------------------
+
+
+class A53BranchPredictor(TournamentBP):
+    # 4 KiB of conditional predictor state, 256-entry indirect predictor
+    # (Arm's A53 product description); the split is [HPI]'s
+    localPredictorSize = 64
+    localCtrBits = 2
+    localHistoryTableSize = 64
+    globalPredictorSize = 1024
+    globalCtrBits = 2
+    choicePredictorSize = 1024
+    choiceCtrBits = 2
+    btb = SimpleBTB(numEntries=256)
+    ras = ReturnAddrStack(numEntries=8)
+
+
+class A53MMU(ArmMMU):
+    # 10-entry micro-TLBs, 512-entry unified main TLB [A53-TRM]
+    l2_shared = ArmTLB(entry_type="unified", size=512, partial_levels=["L2"])
+    itb = ArmTLB(entry_type="instruction", size=10, next_level=Parent.l2_shared)
+    dtb = ArmTLB(entry_type="data", size=10, next_level=Parent.l2_shared)
+
+
+class LittleCore(ArmMinorCPU):
+    """In-order, dual-issue, Cortex-A53-like."""
+
+    # dual issue, one load/store per cycle [LLVM-A53], as [HPI]
+    decodeInputWidth = 2
+    executeInputWidth = 2
+    executeIssueLimit = 2
+    executeCommitLimit = 2
+    executeMemoryIssueLimit = 1
+    executeMemoryCommitLimit = 1
+    # [HPI]
+    executeLSQStoreBufferSize = 5
+    executeMaxAccessesInMemory = 2
+    executeBranchDelay = 1
+    branchPred = A53BranchPredictor()
+    mmu = A53MMU()
+
+
+#: What ampkit's platforms.toml calls each core model.
+MODELS = {"cortex-a57": BigCore, "cortex-a53": LittleCore}

@@ -1,0 +1,169 @@
+"""ampkit's big.LITTLE platform on gem5 v24 (ARM full system).
+
+    gem5.opt [-d OUTDIR] configs/bigLITTLE.py --platform 2B2L \\
+        --kernel vmlinux --initrd ampkit.cpio.gz \\
+        --bootloader <gem5>/system/arm/bootloader/arm64/boot.arm64 \\
+        --mode boot --checkpoint-dir CKPT             # atomic boot, checkpoint
+    gem5.opt -d RUN configs/bigLITTLE.py --platform 2B2L ... \\
+        --mode detailed --restore-from CKPT --readfile run.desc   # one run
+
+--mode boot: atomic CPUs without caches boot the kernel to the kit's
+runner, which asks for a checkpoint (m5 checkpoint); it is written to
+--checkpoint-dir and gem5 exits. --mode detailed: the out-of-order big and
+in-order little clusters with their caches, PMUs and power models, either
+restored from such a checkpoint (the runner then reads its run description
+with m5 readfile) or, without --restore-from, booted from scratch. Either
+way the simulation ends when the runner executes m5 exit, and stats go to
+OUTDIR/stats.txt and OUTDIR/stats.json. --dtb-only PATH writes the device
+tree and exits without simulating.
+
+The platform (clusters, clocks, capacities) comes from configs/platforms.toml
+through ampkit's own modules, and the device tree is gem5's, edited by
+ampkit.devicetree.for_gem5: the same cpu-map and capacities QEMU's tree
+gets, the PMU, and the architected counter as clocksource. The kernel
+must be the ELF vmlinux (gem5 loads no raw Image).
+"""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import m5
+from m5.objects import Root
+from m5.util.fdthelper import Fdt, FdtState
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # ampkit's platform and device-tree modules
+
+from ampkit_gem5.board import BigLittleSystem  # noqa: E402
+from ampkit_gem5.cluster import Cluster  # noqa: E402
+
+from ampkit import devicetree, fdt  # noqa: E402
+from ampkit.errors import AmpkitError  # noqa: E402
+from ampkit.platform import get_platform, make_platform  # noqa: E402
+
+#: Cluster names: part of every CPU's path, so of the checkpoint's sections.
+CLUSTER_NAMES = {"big": "bigCluster", "little": "littleCluster"}
+
+#: Cluster voltages [assumed]: Exynos 5433's table gives 1.2625 V at 1.9 GHz
+#: for the A57 and 1.1125 V at 1.2 GHz for the A53 (Linux exynos5433.dtsi).
+VOLTAGES = {"big": "1.25V", "little": "1.1V"}
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--platform", default="2B2L", help="a preset or <B>B<L>L")
+    p.add_argument("--big", type=int, help="big CPUs (with --little)")
+    p.add_argument("--little", type=int, help="little CPUs (with --big)")
+    p.add_argument("--kernel", required=True, help="the ELF vmlinux")
+    p.add_argument("--initrd", help="the initramfs (ampkit.cpio.gz)")
+    p.add_argument("--bootloader", help="gem5's boot.arm64")
+    p.add_argument("--memory-mb", type=int, default=2048)
+    p.add_argument("--cmdline", default="", help="the kernel command line")
+    p.add_argument("--disk", help="a raw ext4 image, attached as /dev/vda")
+    p.add_argument("--mode", choices=("boot", "detailed"), default="detailed")
+    p.add_argument("--checkpoint-dir", help="boot: where the checkpoint goes")
+    p.add_argument("--restore-from", help="detailed: the checkpoint to restore")
+    p.add_argument("--readfile", help="the file m5 readfile gives the guest")
+    p.add_argument("--no-power", action="store_true", help="no power models")
+    p.add_argument("--dtb-only", metavar="PATH", help="write the device tree and exit")
+    return p.parse_args()
+
+
+def platform_of(args: argparse.Namespace):
+    if args.big is not None or args.little is not None:
+        if args.big is None or args.little is None:
+            raise AmpkitError("--big and --little go together")
+        return make_platform(args.big, args.little)
+    return get_platform(args.platform)
+
+
+def build(args: argparse.Namespace, plat) -> Root:
+    detailed = args.mode == "detailed"
+    system = BigLittleSystem(memory_mb=args.memory_mb, kernel=args.kernel, detailed=detailed)
+    first_cpu = 0
+    for index, kind in enumerate(("big", "little")):
+        core = plat.big_core if kind == "big" else plat.little_core
+        count = plat.big if kind == "big" else plat.little
+        if count == 0:
+            continue
+        cluster = Cluster(
+            model=core.model,
+            cores=count,
+            clock_mhz=core.clock_mhz,
+            voltage=VOLTAGES[kind],
+            index=index,
+            first_cpu=first_cpu,
+            detailed=detailed,
+        )
+        system.add_cluster(CLUSTER_NAMES[kind], cluster)
+        first_cpu += count
+    for cluster in system.clusters():
+        cluster.add_caches(system.membus.cpu_side_ports)
+        cluster.add_pmus()
+    if detailed and not args.no_power:
+        for kind, name in CLUSTER_NAMES.items():
+            if hasattr(system, name):
+                core = plat.big_core if kind == "big" else plat.little_core
+                getattr(system, name).add_power_models(core.clock_mhz)
+    if args.disk:
+        system.attach_disk(args.disk)
+    if args.readfile:
+        system.readfile = args.readfile
+    root = Root(full_system=True, system=system)
+    return root
+
+
+def write_dtb(system, plat, path: str) -> None:
+    """gem5's tree for this system, as ampkit.devicetree.for_gem5 edits it."""
+    state = FdtState(addr_cells=2, size_cells=2, cpu_cells=1)
+    tree = Fdt()
+    tree.add_rootnode(system.generateDeviceTree(state))
+    raw = path + ".gem5"
+    tree.writeDtbFile(raw)
+    edited = devicetree.for_gem5(fdt.DeviceTree.from_bytes(Path(raw).read_bytes()), plat)
+    Path(path).write_bytes(edited.to_bytes())
+
+
+def main() -> None:
+    args = parse_args()
+    try:
+        plat = platform_of(args)
+    except AmpkitError as e:
+        m5.fatal(str(e))
+    root = build(args, plat)
+    system = root.system
+    outdir = m5.options.outdir
+    dtb = args.dtb_only or os.path.join(outdir, "system.dtb")
+    write_dtb(system, plat, dtb)
+    if args.dtb_only:
+        print(f"ampkit: device tree written to {dtb}")
+        return
+    if not (args.initrd and args.bootloader):
+        m5.fatal("--initrd and --bootloader are needed to boot")
+    system.boot_with(bootloader=args.bootloader, initrd=args.initrd, cmdline=args.cmdline, dtb=dtb)
+    m5.stats.addStatVisitor(f"json://{os.path.join(outdir, 'stats.json')}")
+
+    if args.mode == "detailed" and args.restore_from:
+        m5.instantiate(args.restore_from)
+    else:
+        m5.instantiate()
+
+    while True:
+        event = m5.simulate()
+        cause = event.getCause()
+        if cause == "checkpoint":
+            if args.mode != "boot" or not args.checkpoint_dir:
+                print("ampkit: the guest asked for a checkpoint; not taking one")
+                continue
+            m5.checkpoint(args.checkpoint_dir)
+            print(f"ampkit: checkpoint written to {args.checkpoint_dir} at tick {m5.curTick()}")
+            sys.exit(0)
+        print(f"ampkit: simulation ended: {cause} at tick {m5.curTick()}")
+        sys.exit(event.getCode())
+
+
+if __name__ == "__m5_main__":
+    main()
