@@ -20,10 +20,8 @@ bootloader, a kernel that is a raw Image rather than an ELF vmlinux, a
 checkpoint taken for another platform or memory size.
 """
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import time
 import tomllib
@@ -31,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ampkit.engines.qemu import kill_session
 from ampkit.errors import AmpkitError
 from ampkit.hashing import atomic_write_text, sha256_file, sha256_json
 from ampkit.paths import CONFIGS, cache_dir
@@ -163,7 +162,7 @@ def dtb_command(gem5: Gem5, machine: Gem5Machine, *, kernel: Path, out: Path) ->
     ]
 
 
-def boot_command(
+def _simulate_command(
     gem5: Gem5,
     machine: Gem5Machine,
     *,
@@ -171,10 +170,10 @@ def boot_command(
     initrd: Path,
     cmdline: str,
     outdir: Path,
-    checkpoint: Path,
-    disk: Path | None = None,
+    disk: Path | None,
 ) -> list[str]:
-    """The atomic boot that ends in the runner's checkpoint."""
+    """What a boot and a run share: the machine, the kernel, its initramfs
+    and command line, gem5's bootloader, the disk."""
     return [
         str(gem5.binary),
         "-d",
@@ -190,11 +189,25 @@ def boot_command(
         "--cmdline",
         cmdline,
         *(["--disk", str(disk)] if disk else []),
-        "--mode",
-        "boot",
-        "--checkpoint-dir",
-        str(checkpoint),
     ]
+
+
+def boot_command(
+    gem5: Gem5,
+    machine: Gem5Machine,
+    *,
+    kernel: Path,
+    initrd: Path,
+    cmdline: str,
+    outdir: Path,
+    checkpoint: Path,
+    disk: Path | None = None,
+) -> list[str]:
+    """The atomic boot that ends in the runner's checkpoint."""
+    shared = _simulate_command(
+        gem5, machine, kernel=kernel, initrd=initrd, cmdline=cmdline, outdir=outdir, disk=disk
+    )
+    return [*shared, "--mode", "boot", "--checkpoint-dir", str(checkpoint)]
 
 
 def run_command(
@@ -211,27 +224,11 @@ def run_command(
 ) -> list[str]:
     """One run in the detailed clusters: restored from checkpoint, or booted
     in them when checkpoint is None (slow; the benchmark compares the two)."""
-    return [
-        str(gem5.binary),
-        "-d",
-        str(outdir),
-        str(SCRIPT),
-        *machine.args(),
-        "--kernel",
-        str(kernel),
-        "--initrd",
-        str(initrd),
-        "--bootloader",
-        str(gem5.bootloader),
-        "--cmdline",
-        cmdline,
-        *(["--disk", str(disk)] if disk else []),
-        "--mode",
-        "detailed",
-        *(["--restore-from", str(checkpoint)] if checkpoint else []),
-        "--readfile",
-        str(readfile),
-    ]
+    shared = _simulate_command(
+        gem5, machine, kernel=kernel, initrd=initrd, cmdline=cmdline, outdir=outdir, disk=disk
+    )
+    restore = ["--restore-from", str(checkpoint)] if checkpoint else []
+    return [*shared, "--mode", "detailed", *restore, "--readfile", str(readfile)]
 
 
 def checkpoint_key(
@@ -318,10 +315,7 @@ def simulate(cmd: list[str], log: Path, timeout_s: float) -> Gem5Result:
         except subprocess.TimeoutExpired:
             timed_out = True
         finally:
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            kill_session(proc)  # also on Ctrl-C: gem5 never outlives us
     return Gem5Result(
         exit_code=None if timed_out else proc.returncode,
         timed_out=timed_out,

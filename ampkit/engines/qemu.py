@@ -184,7 +184,8 @@ def shell_command(
     ]
 
 
-def _kill(proc: "subprocess.Popen[bytes]") -> None:
+def kill_session(proc: "subprocess.Popen[bytes]") -> None:
+    """Kills an engine started with start_new_session, and everything it started."""
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -255,7 +256,7 @@ def boot(
             timed_out = True
         finally:
             # Also on KeyboardInterrupt or SystemExit: QEMU never outlives us.
-            _kill(proc)
+            kill_session(proc)
             reader.join(timeout=10)
     return BootResult(
         exit_code=None if timed_out else proc.returncode,

@@ -234,3 +234,13 @@ def test_gem5s_tree_is_made_to_tell_the_truth(tmp_path: Path) -> None:
     assert [
         [phandles[core.u32("cpu")] for core in cluster.children] for cluster in clusters.children
     ] == [["cpu@0", "cpu@1"], ["cpu@102", "cpu@103"]]
+
+
+def test_a_simulation_is_bounded_and_keeps_its_output(tmp_path: Path) -> None:
+    log = tmp_path / "gem5.log"
+    done = gem5.simulate(["sh", "-c", "echo simulated; exit 3"], log, timeout_s=30)
+    assert (done.exit_code, done.timed_out) == (3, False)
+    assert log.read_text() == "simulated\n"
+    hung = gem5.simulate(["sh", "-c", "echo started; sleep 60"], log, timeout_s=1)
+    assert (hung.exit_code, hung.timed_out) == (None, True) and hung.wall_s < 10
+    assert log.read_text() == "started\n"
