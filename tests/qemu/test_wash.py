@@ -13,7 +13,7 @@ from typing import Any
 
 from ampkit.kernel import KernelBuild
 
-from .helpers import TIMED, app_json, make_mix, run_mix, run_schedtest, schedtest, threads_by_role
+from .helpers import app_json, make_mix, run_mix, run_schedtest, schedtest, threads_by_role
 
 QUANTUM_MS = 40
 
@@ -34,7 +34,6 @@ def run_wash(tmp_path: Path, kernel: KernelBuild, initramfs: Path, scenario: str
         "4",
         policy="wash",
         platform="2B4L",
-        qemu_clock=TIMED,
     )
 
 
@@ -48,7 +47,6 @@ def test_as_many_threads_as_big_cpus_run_there(
         make_mix(schedtest("wash-few", "4")),
         policy="wash",
         platform="2B4L",
-        qemu_clock=TIMED,
     )
     assert outcome.ok, outcome.status
     assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
