@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ampkit.engines.qemu import kill_session
+from ampkit.engines.qemu import DIE_WITH_PARENT, wait_or_kill
 from ampkit.errors import AmpkitError
 from ampkit.hashing import atomic_write_text, sha256_file, sha256_json
 from ampkit.paths import CONFIGS, cache_dir
@@ -147,19 +147,23 @@ class Gem5Machine:
         }
 
 
-def dtb_command(gem5: Gem5, machine: Gem5Machine, *, kernel: Path, out: Path) -> list[str]:
-    """gem5 writing the device tree of this machine to out, simulating nothing."""
+def _script_command(gem5: Gem5, machine: Gem5Machine, *, outdir: Path, kernel: Path) -> list[str]:
+    """gem5, its output directory, the kit's script, the machine and the kernel."""
     return [
         str(gem5.binary),
         "-d",
-        str(out.parent / "m5out-dtb"),
+        str(outdir),
         str(SCRIPT),
         *machine.args(),
         "--kernel",
         str(kernel),
-        "--dtb-only",
-        str(out),
     ]
+
+
+def dtb_command(gem5: Gem5, machine: Gem5Machine, *, kernel: Path, out: Path) -> list[str]:
+    """gem5 writing the device tree of this machine to out, simulating nothing."""
+    shared = _script_command(gem5, machine, outdir=out.parent / "m5out-dtb", kernel=kernel)
+    return [*shared, "--dtb-only", str(out)]
 
 
 def _simulate_command(
@@ -175,13 +179,7 @@ def _simulate_command(
     """What a boot and a run share: the machine, the kernel, its initramfs
     and command line, gem5's bootloader, the disk."""
     return [
-        str(gem5.binary),
-        "-d",
-        str(outdir),
-        str(SCRIPT),
-        *machine.args(),
-        "--kernel",
-        str(kernel),
+        *_script_command(gem5, machine, outdir=outdir, kernel=kernel),
         "--initrd",
         str(initrd),
         "--bootloader",
@@ -303,19 +301,13 @@ def simulate(cmd: list[str], log: Path, timeout_s: float) -> Gem5Result:
     started = time.monotonic()
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            ["setpriv", "--pdeathsig", "KILL", "--", *cmd],
+            [*DIE_WITH_PARENT, *cmd],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        timed_out = False
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            kill_session(proc)  # also on Ctrl-C: gem5 never outlives us
+        timed_out = wait_or_kill(proc, timeout_s)
     return Gem5Result(
         exit_code=None if timed_out else proc.returncode,
         timed_out=timed_out,

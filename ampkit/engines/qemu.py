@@ -192,6 +192,18 @@ def kill_session(proc: "subprocess.Popen[bytes]") -> None:
     proc.wait()
 
 
+def wait_or_kill(proc: "subprocess.Popen[bytes]", timeout_s: float) -> bool:
+    """Waits for an engine at most timeout_s; whether it had to be killed.
+    Killed also on KeyboardInterrupt or SystemExit: no engine outlives us."""
+    try:
+        proc.wait(timeout=timeout_s)
+        return False
+    except subprocess.TimeoutExpired:
+        return True
+    finally:
+        kill_session(proc)
+
+
 def boot(
     machine: QemuMachine,
     *,
@@ -249,14 +261,9 @@ def boot(
 
         reader = threading.Thread(target=copy, name="qemu-console", daemon=True)
         reader.start()
-        timed_out = False
         try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            timed_out = wait_or_kill(proc, timeout_s)
         finally:
-            # Also on KeyboardInterrupt or SystemExit: QEMU never outlives us.
-            kill_session(proc)
             reader.join(timeout=10)
     return BootResult(
         exit_code=None if timed_out else proc.returncode,
