@@ -12,6 +12,15 @@ A run directory holds everything needed to trust, or distrust, its numbers:
     results.jsonl   one record per application, as the runner printed it
     status          "ok" or "failed: <reason>"
 
+and on gem5, where the console is the boot's (kept with the checkpoint)
+followed by the run's:
+
+    m5out/          gem5's output: config.ini/json, stats.txt/json, the terminal
+    gem5.log        gem5's own messages
+    gem5.json       the statistics the analysis uses: simulated seconds, per-CPU
+                    committed instructions, per-cluster energy, per-application
+                    work items (region of interest)
+
 The directory is written under a temporary name and renamed when the run
 is over, so a directory with the final name is always a finished run.
 """
@@ -25,8 +34,9 @@ from typing import Any
 
 from ampkit import hostdeps, parsec
 from ampkit import kernel as kernel_mod
+from ampkit.analysis import gem5stats
 from ampkit.console import ConsoleReport, parse_console
-from ampkit.engines import qemu
+from ampkit.engines import gem5, qemu
 from ampkit.errors import AmpkitError
 from ampkit.hashing import (
     atomic_write_text,
@@ -42,12 +52,26 @@ from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import METHODS, RunDescription
 
-ENGINES = ("qemu",)
+ENGINES = ("qemu", "gem5")
 
 #: Seconds the guest runner gives the mix before killing what is left; the
 #: engine's wall-clock limit adds BOOT_ALLOWANCE_S on top for boot and power-off.
 DEFAULT_TIMEOUT_S = 120
 BOOT_ALLOWANCE_S = 60
+#: gem5: wall seconds allowed per simulated second of the mix when no limit
+#: is given. The detailed clusters run thousands of times slower than the
+#: machine they model (benchmarks/gem5_speed.py measures it); a campaign on
+#: gem5 should size its mixes and set [limits] run_s.
+GEM5_WALL_PER_SIM_S = 2000
+#: gem5: the wall-clock limit of the atomic boot that takes a checkpoint.
+GEM5_BOOT_LIMIT_S = 4 * 3600
+
+
+def default_wall_limit_s(engine: str, timeout_s: int) -> int:
+    """The engine's wall-clock limit for a run whose mix may take timeout_s in the guest."""
+    if engine == "gem5":
+        return timeout_s * GEM5_WALL_PER_SIM_S + BOOT_ALLOWANCE_S
+    return timeout_s + BOOT_ALLOWANCE_S
 
 
 @dataclass(frozen=True)
@@ -94,9 +118,16 @@ def _how_it_ended(ended: dict[str, Any]) -> str:
     return f"signal {ended.get('signal')}"
 
 
-def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
+def judge(
+    boot: qemu.BootResult | gem5.Gem5Result,
+    report: ConsoleReport,
+    limit_s: float,
+    *,
+    engine: str = "QEMU",
+    extra: tuple[str, ...] = (),
+) -> str:
     """'ok', or 'failed: ' and the reasons, the one that explains the others first."""
-    reasons = []
+    reasons = list(extra)
     if boot.timed_out:
         reasons.append(f"timeout: the guest did not power off within {limit_s:g} s")
     if boot.console_truncated:
@@ -111,7 +142,7 @@ def judge(boot: qemu.BootResult, report: ConsoleReport, limit_s: float) -> str:
             how = _how_it_ended(app["restart_failure"])
             reasons.append(f"{name} failed when restarted ({how})")
     if not reasons and boot.exit_code != 0:
-        reasons.append(f"QEMU exited with status {boot.exit_code}")
+        reasons.append(f"{engine} exited with status {boot.exit_code}")
     return "ok" if not reasons else "failed: " + "; ".join(reasons[:4])
 
 
@@ -122,13 +153,24 @@ class EngineIdentity:
     name: str
     version: str
     binary_sha256: str
+    #: gem5: the bootloader's hash (it is part of what boots)
+    bootloader_sha256: str | None = None
 
     @classmethod
     def current(cls, engine: str = "qemu") -> "EngineIdentity":
         if engine not in ENGINES:
             raise AmpkitError(f"unknown engine '{engine}'", f"valid: {', '.join(ENGINES)}")
+        digests = cache_dir() / "digests"
+        if engine == "gem5":
+            found = gem5.Gem5.locate()
+            return cls(
+                name=engine,
+                version=found.version(),
+                binary_sha256=sha256_file_memo(found.binary, digests),
+                bootloader_sha256=sha256_file_memo(found.bootloader, digests),
+            )
         binary = hostdeps.require_program(qemu.QEMU)
-        digest = sha256_file_memo(Path(binary), cache_dir() / "digests")
+        digest = sha256_file_memo(Path(binary), digests)
         return cls(name=engine, version=qemu.version(), binary_sha256=digest)
 
 
@@ -144,7 +186,7 @@ class PreparedRun:
 
     request: RunRequest
     engine: EngineIdentity
-    machine: qemu.QemuMachine
+    machine: qemu.QemuMachine | gem5.Gem5Machine
     desc: str
     dtb: bytes
     cmdline: str
@@ -174,6 +216,7 @@ def prepare(
         suite = None  # the image is neither attached nor part of the key
     elif suite is None:
         suite = parsec.load_image(request.suite_manifest)
+    on_gem5 = request.engine == "gem5"
     desc = RunDescription.for_mix(
         request.run_id,
         request.policy,
@@ -181,15 +224,35 @@ def prepare(
         request.timeout_s,
         request.mix,
         method=request.method,
+        m5ops=on_gem5,
         suite=suite,
     ).render()
-    machine = qemu.QemuMachine(request.platform, clock=request.qemu_clock)
     cache = dtb_cache if dtb_cache is not None else {}
     dtb = cache.get(request.platform.name)
-    if dtb is None:
-        dtb = cache[request.platform.name] = qemu.asymmetric_dtb(machine)
-    cmdline = f"{qemu.BASE_CMDLINE} amp_policy={request.policy} {request.extra_cmdline}".strip()
-    limit_s = request.wall_limit_s or request.timeout_s + BOOT_ALLOWANCE_S
+    machine: qemu.QemuMachine | gem5.Gem5Machine
+    engine_parts: dict[str, Any]
+    if on_gem5:
+        machine = gem5.Gem5Machine(request.platform)
+        if dtb is None:
+            dtb = cache[request.platform.name] = gem5.cached_device_tree(
+                machine, engine.binary_sha256
+            )
+        # The policy is not on the command line: the runner sets it from the
+        # run description, so one boot (one checkpoint) serves every policy.
+        cmdline = f"{gem5.BASE_CMDLINE} {request.extra_cmdline}".strip()
+        engine_parts = {
+            "bootloader_sha256": engine.bootloader_sha256,
+            "configs_sha256": gem5.configs_sha256(),
+            "command": [*machine.args(), "--mode", "detailed"],
+        }
+    else:
+        machine = qemu.QemuMachine(request.platform, clock=request.qemu_clock)
+        if dtb is None:
+            dtb = cache[request.platform.name] = qemu.asymmetric_dtb(machine)
+        cmdline = f"{qemu.BASE_CMDLINE} amp_policy={request.policy} {request.extra_cmdline}"
+        cmdline = cmdline.strip()
+        engine_parts = {"command": machine.args()}
+    limit_s = request.wall_limit_s or default_wall_limit_s(request.engine, request.timeout_s)
     inputs = {
         "cmdline": cmdline,
         "dtb_sha256": sha256_bytes(dtb),
@@ -202,7 +265,7 @@ def prepare(
             "engine": {
                 "name": engine.name,
                 "binary_sha256": engine.binary_sha256,
-                "command": machine.args(),
+                **engine_parts,
                 "wall_clock_limit_s": limit_s,
             },
             "kernel_digest": kernel_digest,
@@ -235,6 +298,10 @@ def execute(
     elif prepared.request != request:
         raise AmpkitError(f"{request.run_id}: prepared for another request")
     engine = prepared.engine
+    found_gem5 = None
+    if request.engine == "gem5":  # what would stop gem5 stops the run before it starts
+        found_gem5 = gem5.Gem5.locate()
+        gem5.check_kernel(build.vmlinux)
     if out_dir.exists():
         if not force:
             raise AmpkitError(
@@ -249,8 +316,6 @@ def execute(
     cmdline, limit_s = prepared.cmdline, prepared.limit_s
     (work / "run.desc").write_text(desc)
     (work / "platform.dtb").write_bytes(dtb)
-    initrd = work / "initrd.img"
-    initrd.write_bytes(with_run_description(image, desc))
 
     manifest: dict[str, Any] = {
         "kind": "ampkit-run",
@@ -261,6 +326,7 @@ def execute(
             "name": request.engine,
             "version": engine.version,
             "binary_sha256": engine.binary_sha256,
+            **({"bootloader_sha256": engine.bootloader_sha256} if engine.bootloader_sha256 else {}),
             "command": machine.args(),
             "memory_mb": machine.memory_mb,
             "wall_clock_limit_s": limit_s,
@@ -291,19 +357,30 @@ def execute(
     }
     write_json(work / "manifest.json", manifest)
 
-    try:
-        boot = qemu.boot(
-            machine,
-            image=build.image,
-            dtb=work / "platform.dtb",
-            initrd=initrd,
-            cmdline=cmdline,
-            console=work / "console.log",
-            timeout_s=limit_s,
-            disk=suite.image if suite else None,
-        )
-    finally:
-        initrd.unlink(missing_ok=True)  # the shared image plus run.desc: both kept already
+    boot: qemu.BootResult | gem5.Gem5Result
+    extra: tuple[str, ...] = ()
+    if isinstance(machine, gem5.Gem5Machine):
+        assert found_gem5 is not None
+        boot, extra, more = _simulate_gem5(found_gem5, prepared, build, initramfs, work)
+        manifest.update(more)
+        engine_name = "gem5"
+    else:
+        initrd = work / "initrd.img"
+        initrd.write_bytes(with_run_description(image, desc))
+        try:
+            boot = qemu.boot(
+                machine,
+                image=build.image,
+                dtb=work / "platform.dtb",
+                initrd=initrd,
+                cmdline=cmdline,
+                console=work / "console.log",
+                timeout_s=limit_s,
+                disk=suite.image if suite else None,
+            )
+        finally:
+            initrd.unlink(missing_ok=True)  # the shared image plus run.desc: both kept already
+        engine_name = "QEMU"
 
     report = parse_console((work / "console.log").read_text(errors="replace"))
     with (work / "results.jsonl").open("w") as f:
@@ -311,7 +388,7 @@ def execute(
             f.write(json.dumps(record, sort_keys=True) + "\n")
     if report.guest is not None:
         write_json(work / "guest.json", report.guest)
-    status = judge(boot, report, limit_s)
+    status = judge(boot, report, limit_s, engine=engine_name, extra=extra)
     manifest.update(
         {
             "finished": _now(),
@@ -325,6 +402,91 @@ def execute(
     atomic_write_text(work / "status", status + "\n")
     work.rename(out_dir)
     return RunOutcome(directory=out_dir, status=status, report=report)
+
+
+def _simulate_gem5(
+    found: gem5.Gem5,
+    prepared: PreparedRun,
+    build: kernel_mod.KernelBuild,
+    initramfs: Path,
+    work: Path,
+) -> tuple[gem5.Gem5Result, tuple[str, ...], dict[str, Any]]:
+    """The run on gem5: the shared checkpoint (booted now if no run has),
+    then this run restored from it into the detailed clusters.
+
+    Returns what happened, reasons to fail the run that the console cannot
+    show, and what the manifest should add. The console is the boot's
+    followed by the run's: together, everything the guest printed."""
+    assert isinstance(prepared.machine, gem5.Gem5Machine)
+    machine, suite = prepared.machine, prepared.suite
+    ckpt_key = gem5.checkpoint_key(
+        machine,
+        gem5_sha256=prepared.engine.binary_sha256,
+        kernel_sha256=build.manifest["artifacts"]["vmlinux"]["sha256"],
+        initramfs_sha256=prepared.inputs["initramfs_sha256"],
+        cmdline=prepared.cmdline,
+        disk_sha256=suite.sha256 if suite else None,
+    )
+    more: dict[str, Any] = {"gem5": {"checkpoint_key": ckpt_key}}
+    try:
+        ckpt = gem5.ensure_checkpoint(
+            found,
+            machine,
+            key=ckpt_key,
+            kernel=build.vmlinux,
+            initrd=initramfs,
+            cmdline=prepared.cmdline,
+            disk=suite.image if suite else None,
+            timeout_s=GEM5_BOOT_LIMIT_S,
+        )
+    except AmpkitError as e:
+        (work / "console.log").write_text("")
+        failed = gem5.checkpoint_dir(ckpt_key).with_name(ckpt_key + ".failed")
+        for name in ("gem5.log", "m5out/system.terminal"):
+            if (failed / name).is_file():
+                shutil.copyfile(failed / name, work / ("boot-" + Path(name).name))
+        result = gem5.Gem5Result(exit_code=None, timed_out=False, wall_s=0.0)
+        return result, (f"gem5 boot: {e.what}",), more
+    more["gem5"].update(
+        {
+            "checkpoint": str(ckpt.directory),
+            "checkpoint_reused": not ckpt.booted_now,
+            "boot_wall_s": ckpt.boot_wall_s,
+        }
+    )
+    cmd = gem5.run_command(
+        found,
+        machine,
+        kernel=build.vmlinux,
+        initrd=initramfs,
+        cmdline=prepared.cmdline,
+        outdir=work / "m5out",
+        readfile=work / "run.desc",
+        checkpoint=ckpt.directory,
+        disk=suite.image if suite else None,
+    )
+    write_json(work / "gem5-command.json", cmd)
+    result = gem5.simulate(cmd, work / "gem5.log", prepared.limit_s)
+    boot_console = ckpt.directory / gem5.BOOT_CONSOLE
+    run_console = work / "m5out" / "system.terminal"
+    with (work / "console.log").open("wb") as out:
+        for part in (boot_console, run_console):
+            if part.is_file():
+                out.write(part.read_bytes())
+    extra: list[str] = []
+    booted_dtb = ckpt.directory / gem5.BOOT_DTB
+    if booted_dtb.is_file() and booted_dtb.read_bytes() != prepared.dtb:
+        extra.append(f"the checkpoint's device tree ({booted_dtb}) is not this run's")
+    try:
+        dumps = gem5stats.read_stats(work / "m5out")
+    except gem5stats.StatsError as e:
+        extra.append(f"gem5 stats unreadable: {e}")
+        dumps = None
+    if dumps:
+        write_json(work / "gem5.json", gem5stats.summary(dumps))
+    elif result.exit_code == 0:
+        extra.append("gem5 wrote no statistics")
+    return result, tuple(extra), more
 
 
 def read_status(run_dir: Path) -> str:

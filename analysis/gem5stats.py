@@ -19,8 +19,13 @@ _BEGIN = "---------- Begin Simulation Statistics ----------"
 _END = "---------- End Simulation Statistics   ----------"
 
 #: system.<cluster>.cpus<N>.<stat>, as fs_bigLITTLE.py and the kit's configs
-#: name them; system.cpu<N> for single-cluster scripts.
-_CPU = re.compile(r"^system\.(?:(?P<cluster>\w+)\.cpus(?P<n>\d+)|cpu(?P<m>\d+))\.(?P<stat>.+)$")
+#: name them (gem5 drops the number when a cluster has one CPU: cpus);
+#: system.cpu<N> for single-cluster scripts.
+_CPU = re.compile(r"^system\.(?:(?P<cluster>\w+)\.cpus(?P<n>\d*)|cpu(?P<m>\d*))\.(?P<stat>.+)$")
+#: the runner's per-application work items (System::workItemEnd samples ticks)
+_WORK_ITEM = re.compile(r"^system\.work_item_type(?P<id>\d+)::(?P<stat>samples|mean)$")
+#: gem5's tick: one picosecond
+TICKS_PER_S = 1e12
 
 #: committed instructions under the names gem5 versions used
 _INSTS = ("commitStats0.numInsts", "committedInsts", "exec_context.thread_0.numInsts")
@@ -91,11 +96,14 @@ def parse_json(text: str) -> list[dict[str, float]]:
 
 
 def read_stats(run_dir: Path) -> list[dict[str, float]] | None:
-    """The dumps of a run's gem5 statistics; None where the run has none."""
-    for name, parse in (("stats.json", parse_json), ("stats.txt", parse_text)):
-        path = run_dir / name
-        if path.is_file():
-            return parse(path.read_text(errors="replace"))
+    """The dumps of a run's gem5 statistics (in the run directory or its
+    m5out); None where the run has none. stats.txt is preferred: it holds
+    every dump, gem5's JSON file only the last."""
+    for where in (run_dir, run_dir / "m5out"):
+        for name, parse in (("stats.txt", parse_text), ("stats.json", parse_json)):
+            path = where / name
+            if path.is_file():
+                return parse(path.read_text(errors="replace"))
     return None
 
 
@@ -110,7 +118,7 @@ def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
             if not m:
                 continue
             cluster = m["cluster"] or "cpus"
-            cpu = f"{cluster}.cpus{m['n']}" if m["n"] is not None else f"cpu{m['m']}"
+            cpu = f"{cluster}.cpus{m['n']}" if m["cluster"] else f"cpu{m['m']}"
             row = cpus.setdefault(
                 cpu,
                 {"dump": index, "cpu": cpu, "cluster": cluster, "sim_seconds": seconds},
@@ -131,3 +139,49 @@ def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
             row["energy_j"] = watts * seconds
             rows.append(row)
     return rows
+
+
+def _energy(stats: dict[str, float], prefix: str, seconds: float) -> float:
+    """Energy of the object whose power model's stats start with prefix."""
+    dynamic = stats.get(f"{prefix}.power_model.dynamicPower", math.nan)
+    static = stats.get(f"{prefix}.power_model.staticPower", 0.0)
+    return (dynamic + static) * seconds
+
+
+def summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
+    """What a gem5 run measured, from its last dump (the kit's configuration
+    resets the statistics when it restores a checkpoint, so that dump covers
+    the run): simulated seconds, per-CPU committed instructions and cycles,
+    per-cluster energy (its CPUs and its L2) and the runner's work items,
+    one per application (id = the application's index in the mix)."""
+    if not dumps:
+        raise StatsError("no statistics dump")
+    last = dumps[-1]
+    seconds = last.get("simSeconds", math.nan)
+    cpus = cpu_rows([last])
+    clusters: dict[str, dict[str, Any]] = {}
+    for row in cpus:
+        empty = {"cluster": row["cluster"], "cpus": 0, "insts": 0.0, "cpu_energy_j": 0.0}
+        c = clusters.setdefault(row["cluster"], empty)
+        c["cpus"] += 1
+        c["insts"] += row["insts"]
+        c["cpu_energy_j"] += row["energy_j"]
+    for name, c in clusters.items():
+        c["l2_energy_j"] = _energy(last, f"system.{name}.l2", seconds)
+        c["energy_j"] = c["cpu_energy_j"] + c["l2_energy_j"]
+    items: dict[int, dict[str, Any]] = {}
+    for name, value in last.items():
+        m = _WORK_ITEM.match(name)
+        if m:
+            item = items.setdefault(int(m["id"]), {"id": int(m["id"])})
+            if m["stat"] == "samples":
+                item["samples"] = int(value)
+            else:
+                item["mean_s"] = value / TICKS_PER_S
+    return {
+        "dumps": len(dumps),
+        "sim_seconds": seconds,
+        "cpus": [{k: v for k, v in row.items() if k != "dump"} for row in cpus],
+        "clusters": list(clusters.values()),
+        "work_items": [items[k] for k in sorted(items) if items[k].get("samples")],
+    }

@@ -57,7 +57,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--platform", default="2B2L", help="a preset or <B>B<L>L")
     p.add_argument("--big", type=int, help="big CPUs (with --little)")
     p.add_argument("--little", type=int, help="little CPUs (with --big)")
-    p.add_argument("--kernel", required=True, help="the ELF vmlinux")
+    p.add_argument("--kernel", default="", help="the ELF vmlinux (not for --dtb-only)")
     p.add_argument("--initrd", help="the initramfs (ampkit.cpio.gz)")
     p.add_argument("--bootloader", help="gem5's boot.arm64")
     p.add_argument("--memory-mb", type=int, default=2048)
@@ -83,6 +83,8 @@ def platform_of(args: argparse.Namespace):
 def build(args: argparse.Namespace, plat) -> Root:
     detailed = args.mode == "detailed"
     system = BigLittleSystem(memory_mb=args.memory_mb, kernel=args.kernel, detailed=detailed)
+    # parented first: the L2 power models name their cache by its full path
+    root = Root(full_system=True, system=system)
     first_cpu = 0
     for index, kind in enumerate(("big", "little")):
         core = plat.big_core if kind == "big" else plat.little_core
@@ -112,7 +114,6 @@ def build(args: argparse.Namespace, plat) -> Root:
         system.attach_disk(args.disk)
     if args.readfile:
         system.readfile = args.readfile
-    root = Root(full_system=True, system=system)
     return root
 
 
@@ -141,13 +142,15 @@ def main() -> None:
     if args.dtb_only:
         print(f"ampkit: device tree written to {dtb}")
         return
-    if not (args.initrd and args.bootloader):
-        m5.fatal("--initrd and --bootloader are needed to boot")
+    if not (args.kernel and args.initrd and args.bootloader):
+        m5.fatal("--kernel, --initrd and --bootloader are needed to boot")
     system.boot_with(bootloader=args.bootloader, initrd=args.initrd, cmdline=args.cmdline, dtb=dtb)
     m5.stats.addStatVisitor(f"json://{os.path.join(outdir, 'stats.json')}")
 
     if args.mode == "detailed" and args.restore_from:
         m5.instantiate(args.restore_from)
+        # the statistics then cover the detailed region only, not the boot
+        m5.stats.reset()
     else:
         m5.instantiate()
 

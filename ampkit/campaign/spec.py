@@ -38,7 +38,7 @@ from ampkit import policies, references
 from ampkit.engines import qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
-from ampkit.run import BOOT_ALLOWANCE_S, DEFAULT_TIMEOUT_S, ENGINES
+from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, GEM5_BOOT_LIMIT_S, default_wall_limit_s
 from ampkit.rundesc import METHODS
 from ampkit.tomlfile import read_toml
 
@@ -76,11 +76,18 @@ class Limits:
     run_s: int | None = None
     memory_mb: int = 2048
     cpus: int = 1
+    engine: str = "qemu"  # the campaign's: it sets the default run_s
 
     @property
     def wall_s(self) -> int:
         """The engine's wall-clock limit for one run."""
-        return self.run_s or self.mix_s + BOOT_ALLOWANCE_S
+        return self.run_s or default_wall_limit_s(self.engine, self.mix_s)
+
+    @property
+    def job_s(self) -> int:
+        """What one run's job may take: on gem5 the first run of a machine
+        also boots gem5 atomically to take the checkpoint the others reuse."""
+        return self.wall_s + (GEM5_BOOT_LIMIT_S if self.engine == "gem5" else 0)
 
 
 @dataclass(frozen=True)
@@ -294,6 +301,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         if "memory_mb" in table
         else Limits.memory_mb,
         cpus=_int(err, table, "cpus", 1, 1024, table="limits") if "cpus" in table else 1,
+        engine=engine,
     )
     if limits.run_s is not None and limits.run_s <= limits.mix_s:
         err.fail(
@@ -348,4 +356,4 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
 def slurm_minutes(limits: Limits) -> int:
     """The job time limit of one run: its wall-clock limit and a margin for
     starting the kit and writing the run directory."""
-    return math.ceil((limits.wall_s + 120) / 60)
+    return math.ceil((limits.job_s + 120) / 60)

@@ -20,11 +20,16 @@ bootloader, a kernel that is a raw Image rather than an ELF vmlinux, a
 checkpoint taken for another platform or memory size.
 """
 
+import fcntl
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,7 +152,9 @@ class Gem5Machine:
         }
 
 
-def _script_command(gem5: Gem5, machine: Gem5Machine, *, outdir: Path, kernel: Path) -> list[str]:
+def _script_command(
+    gem5: Gem5, machine: Gem5Machine, *, outdir: Path, kernel: Path | None
+) -> list[str]:
     """gem5, its output directory, the kit's script, the machine and the kernel."""
     return [
         str(gem5.binary),
@@ -155,15 +162,31 @@ def _script_command(gem5: Gem5, machine: Gem5Machine, *, outdir: Path, kernel: P
         str(outdir),
         str(SCRIPT),
         *machine.args(),
-        "--kernel",
-        str(kernel),
+        *(["--kernel", str(kernel)] if kernel else []),
     ]
 
 
-def dtb_command(gem5: Gem5, machine: Gem5Machine, *, kernel: Path, out: Path) -> list[str]:
+def dtb_command(gem5: Gem5, machine: Gem5Machine, *, out: Path) -> list[str]:
     """gem5 writing the device tree of this machine to out, simulating nothing."""
-    shared = _script_command(gem5, machine, outdir=out.parent / "m5out-dtb", kernel=kernel)
+    shared = _script_command(gem5, machine, outdir=out.parent / "m5out-dtb", kernel=None)
     return [*shared, "--dtb-only", str(out)]
+
+
+def device_tree(gem5: Gem5, machine: Gem5Machine, timeout_s: float = 300) -> bytes:
+    """The device tree the kernel boots with on this machine, as the kit's
+    configuration makes it (gem5's tree, then devicetree.for_gem5)."""
+    with tempfile.TemporaryDirectory(prefix="ampkit-gem5-dtb-") as tmp:
+        out = Path(tmp) / "system.dtb"
+        log = Path(tmp) / "gem5.log"
+        result = simulate(dtb_command(gem5, machine, out=out), log, timeout_s)
+        if result.exit_code != 0 or not out.is_file():
+            tail = log.read_text(errors="replace")[-2000:]
+            raise AmpkitError(
+                f"gem5 could not write the device tree of {machine.platform.name} "
+                f"(exit {result.exit_code}); its output ends:\n{tail}",
+                "check that GEM5_ROOT is a gem5 v24 ARM build",
+            )
+        return out.read_bytes()
 
 
 def _simulate_command(
@@ -240,7 +263,6 @@ def checkpoint_key(
 ) -> str:
     """What a checkpoint depends on: the machine, every input of the boot, and
     the configuration scripts (they decide what the checkpoint holds)."""
-    scripts = sorted(p for p in CONFIGS.rglob("*.py") if "__pycache__" not in p.parts)
     return sha256_json(
         {
             "machine": machine.describe(),
@@ -249,9 +271,38 @@ def checkpoint_key(
             "initramfs_sha256": initramfs_sha256,
             "cmdline": cmdline,
             "disk_sha256": disk_sha256,
-            "configs": {str(p.relative_to(CONFIGS)): sha256_file(p) for p in scripts},
+            "configs_sha256": configs_sha256(),
         }
     )
+
+
+def configs_sha256() -> str:
+    """The configuration gem5 runs: the kit's scripts and the modules they
+    import from ampkit (platform, device tree): all decide what is simulated."""
+    package = CONFIGS.parent / "ampkit"
+    files = sorted(p for p in CONFIGS.rglob("*.py") if "__pycache__" not in p.parts)
+    files += [CONFIGS / "platforms.toml"]
+    modules = ("__init__.py", "paths.py", "errors.py", "platform.py", "fdt.py", "devicetree.py")
+    files += [package / name for name in modules]
+    root = CONFIGS.parent
+    return sha256_json({str(p.relative_to(root)): sha256_file(p) for p in files})
+
+
+def cached_device_tree(machine: Gem5Machine, gem5_sha256: str) -> bytes:
+    """device_tree() of the configured gem5, remembered per (gem5 binary,
+    configuration, machine): a campaign's jobs need it without starting gem5."""
+    key = sha256_json(
+        {"gem5": gem5_sha256, "configs": configs_sha256(), "machine": machine.describe()}
+    )
+    path = cache_dir() / "gem5-dtb" / f"{key}.dtb"
+    if path.is_file():
+        return path.read_bytes()
+    dtb = device_tree(Gem5.locate(), machine)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(dtb)
+    tmp.replace(path)
+    return dtb
 
 
 def checkpoint_dir(key: str) -> Path:
@@ -294,6 +345,7 @@ class Gem5Result:
     exit_code: int | None  # None when gem5 had to be killed
     timed_out: bool
     wall_s: float
+    console_truncated: bool = False  # gem5's terminal file has no size limit
 
 
 def simulate(cmd: list[str], log: Path, timeout_s: float) -> Gem5Result:
@@ -313,3 +365,96 @@ def simulate(cmd: list[str], log: Path, timeout_s: float) -> Gem5Result:
         timed_out=timed_out,
         wall_s=round(time.monotonic() - started, 3),
     )
+
+
+#: Files of a boot kept beside its checkpoint: what the guest printed
+#: while booting is the first part of every run's console.
+BOOT_CONSOLE = "boot-console.log"
+BOOT_DTB = "system.dtb"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One holder at a time, across processes (the runs of a campaign)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    directory: Path
+    key: str
+    booted_now: bool  # False: taken by an earlier run and reused
+    boot_wall_s: float | None  # the atomic boot's wall time when booted now
+
+
+def ensure_checkpoint(
+    gem5: Gem5,
+    machine: Gem5Machine,
+    *,
+    key: str,
+    kernel: Path,
+    initrd: Path,
+    cmdline: str,
+    disk: Path | None,
+    timeout_s: float,
+) -> Checkpoint:
+    """The checkpoint of ``key``, booting gem5 atomically to take it if no
+    earlier run has. Concurrent runs wait for one boot rather than each
+    booting; a boot that fails leaves its output under ``<key>.failed`` and
+    raises, and the next run tries again."""
+    target = checkpoint_dir(key)
+    with _locked(target.with_name(key + ".lock")):
+        if (target / "m5.cpt").is_file():
+            check_checkpoint(target, machine)
+            return Checkpoint(target, key, booted_now=False, boot_wall_s=None)
+        work = target.with_name(key + ".partial")
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        outdir, cpt = work / "m5out", work / "cpt"
+        cmd = boot_command(
+            gem5,
+            machine,
+            kernel=kernel,
+            initrd=initrd,
+            cmdline=cmdline,
+            outdir=outdir,
+            checkpoint=cpt,
+            disk=disk,
+        )
+        atomic_write_text(work / "command.json", json.dumps(cmd, indent=1) + "\n")
+        result = simulate(cmd, work / "gem5.log", timeout_s)
+        if result.exit_code != 0 or not (cpt / "m5.cpt").is_file():
+            failed = target.with_name(key + ".failed")
+            shutil.rmtree(failed, ignore_errors=True)
+            work.rename(failed)
+            why = (
+                f"did not reach the runner's checkpoint within {timeout_s:g} s"
+                if result.timed_out
+                else f"ended with exit status {result.exit_code} and no checkpoint"
+            )
+            raise AmpkitError(
+                f"the atomic gem5 boot of {machine.platform.name} {why}",
+                f"its output is kept in {failed} (gem5.log, m5out/system.terminal)",
+            )
+        for name, source in (
+            (BOOT_CONSOLE, outdir / "system.terminal"),
+            (BOOT_DTB, outdir / "system.dtb"),
+        ):
+            if source.is_file():
+                shutil.copyfile(source, cpt / name)
+        shutil.copyfile(work / "gem5.log", cpt / "boot-gem5.log")
+        write_checkpoint_meta(cpt, machine, key)
+        atomic_write_text(
+            cpt / "boot.json",
+            json.dumps({"wall_s": result.wall_s, "command": cmd}, indent=1) + "\n",
+        )
+        shutil.rmtree(target, ignore_errors=True)
+        cpt.rename(target)
+        shutil.rmtree(work, ignore_errors=True)
+        return Checkpoint(target, key, booted_now=True, boot_wall_s=result.wall_s)

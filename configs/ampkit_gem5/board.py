@@ -49,6 +49,9 @@ class BigLittleSystem(ArmSystem):
     """Everything but the clusters, which the caller adds (add_cluster)."""
 
     cache_line_size = 64
+    # the runner numbers its work items by application: as many ids as a
+    # run has applications at most (MAX_APPS in ampkit-init.c); gem5 has 16
+    num_work_ids = 64
 
     def __init__(self, *, memory_mb: int, kernel: str, detailed: bool):
         super().__init__()

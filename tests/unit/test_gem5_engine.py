@@ -164,9 +164,10 @@ def test_command_lines(tmp_path: Path) -> None:
         cmdline="a b",
     )
     assert "--restore-from" not in cold
-    dtb = gem5.dtb_command(g, machine, kernel=kernel, out=tmp_path / "t.dtb")
+    dtb = gem5.dtb_command(g, machine, out=tmp_path / "t.dtb")
     assert dtb[:4] == [str(g.binary), "-d", str(tmp_path / "m5out-dtb"), str(gem5.SCRIPT)]
-    assert dtb[-2:] == ["--dtb-only", str(tmp_path / "t.dtb")] and "--initrd" not in dtb
+    assert dtb[-2:] == ["--dtb-only", str(tmp_path / "t.dtb")]
+    assert "--initrd" not in dtb and "--kernel" not in dtb
     assert gem5.SCRIPT.is_file()
 
 

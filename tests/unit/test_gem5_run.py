@@ -1,0 +1,225 @@
+"""A run on gem5 without gem5: what it is keyed by, how a checkpoint is
+shared, and what its statistics become.
+
+The checkpoint tests start a stand-in for gem5.opt, a shell script that
+answers the kit's command line as gem5 would (a checkpoint directory, a
+terminal file, an exit status): they test the kit's caching and its
+failure handling, not gem5. tests/gem5/ runs the real one."""
+
+import json
+import math
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from ampkit.analysis import gem5stats
+from ampkit.campaign.spec import Limits, slurm_minutes
+from ampkit.engines import gem5
+from ampkit.errors import AmpkitError
+from ampkit.mix import load_mix
+from ampkit.platform import get_platform
+from ampkit.run import (
+    BOOT_ALLOWANCE_S,
+    GEM5_BOOT_LIMIT_S,
+    GEM5_WALL_PER_SIM_S,
+    EngineIdentity,
+    RunRequest,
+    prepare,
+)
+
+pytestmark = pytest.mark.unit
+
+GEM5 = EngineIdentity(
+    name="gem5", version="gem5 version 24.0.0.1", binary_sha256="g" * 64, bootloader_sha256="b" * 64
+)
+DTBS = {"2B2L": b"gem5-tree"}
+
+
+def request(policy: str = "colab", **kw: object) -> RunRequest:
+    return RunRequest(
+        platform=get_platform("2B2L"),
+        policy=policy,
+        mix=load_mix("sync2-contend-compute"),
+        engine="gem5",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_a_gem5_run_reads_its_description_from_the_simulator() -> None:
+    colab = prepare(request(), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS))
+    assert "m5ops 1" in colab.desc.splitlines()
+    assert "ampkit_desc=m5" in colab.cmdline.split()
+    # the policy is the runner's to set: one boot serves every policy
+    cfs = prepare(request("cfs"), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS))
+    assert "amp_policy" not in colab.cmdline and cfs.cmdline == colab.cmdline
+    assert cfs.key != colab.key and "policy cfs" in cfs.desc.splitlines()
+    assert isinstance(colab.machine, gem5.Gem5Machine) and colab.dtb == b"gem5-tree"
+    assert colab.limit_s == colab.request.timeout_s * GEM5_WALL_PER_SIM_S + BOOT_ALLOWANCE_S
+
+
+def test_a_gem5_run_is_keyed_by_the_bootloader_and_the_tree() -> None:
+    base = prepare(request(), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS)).key
+    other_loader = EngineIdentity(**{**GEM5.__dict__, "bootloader_sha256": "c" * 64})
+    assert prepare(request(), other_loader, "k" * 64, "i" * 64, dtb_cache=dict(DTBS)).key != base
+    other_tree = {"2B2L": b"another tree"}
+    assert prepare(request(), GEM5, "k" * 64, "i" * 64, dtb_cache=other_tree).key != base
+    limited = prepare(request(wall_limit_s=99), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS))
+    assert limited.limit_s == 99 and limited.key != base
+
+
+def test_gem5_campaign_jobs_allow_for_the_boot() -> None:
+    qemu_limits, gem5_limits = Limits(mix_s=10), Limits(mix_s=10, engine="gem5")
+    assert gem5_limits.wall_s == 10 * GEM5_WALL_PER_SIM_S + BOOT_ALLOWANCE_S
+    assert slurm_minutes(gem5_limits) * 60 >= gem5_limits.wall_s + GEM5_BOOT_LIMIT_S
+    assert slurm_minutes(qemu_limits) == 4  # 10 s + 60 s boot + 120 s margin
+    assert Limits(mix_s=10, run_s=500, engine="gem5").wall_s == 500
+
+
+# --- the checkpoint cache ------------------------------------------------------
+
+#: gem5.opt as the kit calls it: "-d OUTDIR script ... --checkpoint-dir CPT".
+#: $FAKE_GEM5 says how the boot ends: ok, or fail.
+FAKE_GEM5 = textwrap.dedent(
+    """\
+    #!/bin/sh
+    outdir=$2
+    while [ $# -gt 0 ]; do
+        [ "$1" = --checkpoint-dir ] && cpt=$2
+        shift
+    done
+    mkdir -p "$outdir"
+    echo "[    0.000000] Booting Linux" > "$outdir/system.terminal"
+    echo boot >> "$(dirname "$0")/boots"
+    sleep 0.5
+    if [ "$FAKE_GEM5" = fail ]; then
+        echo "panic: the guest stopped" >&2
+        exit 134
+    fi
+    mkdir -p "$cpt" && echo "[root]" > "$cpt/m5.cpt"
+    echo "ampkit: checkpoint written"
+    """
+)
+
+
+@pytest.fixture
+def fake_gem5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> gem5.Gem5:
+    root = tmp_path / "gem5"
+    binary, bootloader = root / gem5.BINARY, root / gem5.BOOTLOADER
+    binary.parent.mkdir(parents=True)
+    bootloader.parent.mkdir(parents=True)
+    binary.write_text(FAKE_GEM5)
+    binary.chmod(0o755)
+    bootloader.write_bytes(b"")
+    monkeypatch.setenv("AMPKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAKE_GEM5", "ok")
+    return gem5.Gem5(root=root, binary=binary, bootloader=bootloader)
+
+
+def boot_once(found: gem5.Gem5, tmp_path: Path, key: str = "k1") -> gem5.Checkpoint:
+    return gem5.ensure_checkpoint(
+        found,
+        gem5.Gem5Machine(get_platform("2B2L")),
+        key=key,
+        kernel=tmp_path / "vmlinux",
+        initrd=tmp_path / "initrd",
+        cmdline="console=ttyAMA0",
+        disk=None,
+        timeout_s=30,
+    )
+
+
+def test_one_boot_serves_every_run(fake_gem5: gem5.Gem5, tmp_path: Path) -> None:
+    results: list[gem5.Checkpoint] = []
+    runs = [threading.Thread(target=lambda: results.append(boot_once(fake_gem5, tmp_path)))]
+    runs.append(threading.Thread(target=lambda: results.append(boot_once(fake_gem5, tmp_path))))
+    for t in runs:
+        t.start()
+    for t in runs:
+        t.join()
+    boots = (fake_gem5.binary.parent / "boots").read_text().split()
+    assert boots == ["boot"]  # two runs at once, one boot
+    assert sorted(r.booted_now for r in results) == [False, True]
+    ckpt = results[0].directory
+    assert (ckpt / "m5.cpt").is_file() and ckpt.name == "k1"
+    assert "Booting Linux" in (ckpt / gem5.BOOT_CONSOLE).read_text()
+    meta = json.loads((ckpt / "ampkit-checkpoint.json").read_text())
+    assert meta["key"] == "k1" and meta["machine"]["platform"] == "2B2L"
+    # a later run with another machine may not restore it
+    with pytest.raises(AmpkitError, match="taken on 2B2L"):
+        gem5.check_checkpoint(ckpt, gem5.Gem5Machine(get_platform("2B4L")))
+
+
+def test_a_failed_boot_keeps_its_output_and_is_retried(
+    fake_gem5: gem5.Gem5, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_GEM5", "fail")
+    with pytest.raises(AmpkitError, match="exit status 134 and no checkpoint") as e:
+        boot_once(fake_gem5, tmp_path, key="k2")
+    failed = gem5.checkpoint_dir("k2").with_name("k2.failed")
+    assert e.value.hint is not None and str(failed) in e.value.hint
+    assert "panic: the guest stopped" in (failed / "gem5.log").read_text()
+    assert "Booting Linux" in (failed / "m5out" / "system.terminal").read_text()
+    assert not gem5.checkpoint_dir("k2").exists()
+    monkeypatch.setenv("FAKE_GEM5", "ok")
+    assert boot_once(fake_gem5, tmp_path, key="k2").booted_now
+
+
+# --- statistics -------------------------------------------------------------------
+
+STATS = """
+---------- Begin Simulation Statistics ----------
+simSeconds                                   2.000000                       # (Second)
+---------- End Simulation Statistics   ----------
+
+---------- Begin Simulation Statistics ----------
+simSeconds                                   0.500000                       # (Second)
+system.bigCluster.cpus.numCycles                 1000000                       # (Cycle)
+system.bigCluster.cpus.commitStats0.numInsts     1500000                       # (Count)
+system.bigCluster.cpus.power_model.dynamicPower     0.800000                       # (Watt)
+system.bigCluster.cpus.power_model.staticPower     0.200000                       # (Watt)
+system.bigCluster.l2.power_model.dynamicPower     0.100000                       # (Watt)
+system.bigCluster.l2.power_model.staticPower     0.020000                       # (Watt)
+system.littleCluster.cpus0.numCycles              600000                       # (Cycle)
+system.littleCluster.cpus0.commitStats0.numInsts   300000                       # (Count)
+system.littleCluster.cpus0.power_model.dynamicPower     0.100000                       # (Watt)
+system.littleCluster.cpus0.power_model.staticPower     0.010000                       # (Watt)
+system.littleCluster.cpus1.numCycles              600000                       # (Cycle)
+system.littleCluster.cpus1.commitStats0.numInsts   200000                       # (Count)
+system.littleCluster.cpus1.power_model.dynamicPower     0.050000                       # (Watt)
+system.littleCluster.cpus1.power_model.staticPower     0.010000                       # (Watt)
+system.work_item_type0::samples                    1                       # (Tick)
+system.work_item_type0::mean            250000000000                       # (Tick)
+system.work_item_type1::samples                    1                       # (Tick)
+system.work_item_type1::mean            400000000000                       # (Tick)
+system.work_item_type2::samples                    0                       # (Tick)
+---------- End Simulation Statistics   ----------
+"""
+
+
+def test_a_runs_statistics_per_cpu_cluster_and_application(tmp_path: Path) -> None:
+    (tmp_path / "m5out").mkdir()
+    (tmp_path / "m5out" / "stats.txt").write_text(STATS)
+    dumps = gem5stats.read_stats(tmp_path)  # a run directory keeps them in m5out
+    assert dumps is not None
+    s = gem5stats.summary(dumps)
+    assert s["dumps"] == 2 and s["sim_seconds"] == 0.5  # the last dump: the run
+    cpus = {c["cpu"]: c for c in s["cpus"]}
+    assert set(cpus) == {"bigCluster.cpus", "littleCluster.cpus0", "littleCluster.cpus1"}
+    assert cpus["bigCluster.cpus"]["insts"] == 1500000
+    clusters = {c["cluster"]: c for c in s["clusters"]}
+    big, little = clusters["bigCluster"], clusters["littleCluster"]
+    assert (big["cpus"], little["cpus"]) == (1, 2)
+    assert little["insts"] == 500000
+    assert big["cpu_energy_j"] == pytest.approx(1.0 * 0.5)
+    assert big["energy_j"] == pytest.approx((1.0 + 0.12) * 0.5)
+    assert little["cpu_energy_j"] == pytest.approx(0.17 * 0.5)
+    # an L2 without a power model makes the cluster's energy unknown, not smaller
+    assert math.isnan(little["l2_energy_j"]) and math.isnan(little["energy_j"])
+    assert s["work_items"] == [
+        {"id": 0, "samples": 1, "mean_s": 0.25},
+        {"id": 1, "samples": 1, "mean_s": 0.4},
+    ]
+    with pytest.raises(gem5stats.StatsError):
+        gem5stats.summary([])
