@@ -19,7 +19,14 @@ from ampkit.engines import qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
-from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, RunRequest, execute
+from ampkit.run import (
+    BOOT_ALLOWANCE_S,
+    DEFAULT_TIMEOUT_S,
+    ENGINES,
+    GEM5_WALL_PER_SIM_S,
+    RunRequest,
+    execute,
+)
 from ampkit.rundesc import METHODS
 from ampkit.summary import summarize
 
@@ -165,7 +172,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         method=args.method,
         suite_manifest=Path(args.parsec) if args.parsec else None,
         qemu_clock=args.qemu_clock,
+        wall_limit_s=args.wall_limit,
     )
+    if args.wall_limit is not None and args.wall_limit <= 0:
+        raise AmpkitError(f"--wall-limit must be positive, not {args.wall_limit:g}")
     kinds = _reference_kinds(args.references)
     build, image = _artifacts(request.kernel_variant, args.no_build)
     out = (
@@ -687,6 +697,14 @@ def parser() -> argparse.ArgumentParser:
         choices=qemu.CLOCKS,
         help="host: guest time is host time, vCPUs in parallel (default); icount: guest "
         "time follows executed instructions, so host load cannot stall a vCPU in the guest's eyes",
+    )
+    s.add_argument(
+        "--wall-limit",
+        type=float,
+        metavar="SECONDS",
+        help="the engine's wall-clock limit for the run (default: the timeout plus "
+        f"{BOOT_ALLOWANCE_S} s on QEMU; {GEM5_WALL_PER_SIM_S} x the timeout on gem5, whose "
+        "first run of a machine also boots it atomically, within its own limit)",
     )
     s.add_argument("--out", help="run directory (default: runs/<time>-<run id>)")
     s.add_argument("--force", action="store_true", help="replace an existing run directory")

@@ -178,6 +178,9 @@ void sysinfo_json(struct sbuf *sb)
 	}
 	sb_printf(sb, ",\"cmdline\":");
 	sb_file_str(sb, "/proc/cmdline");
+	/* what sched_clock and the scheduler's time stamps follow */
+	sb_printf(sb, ",\"clocksource\":");
+	sb_file_str(sb, "/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	sb_printf(sb, ",");
 	cpus_json(sb);
 	sb_printf(sb, ",");
