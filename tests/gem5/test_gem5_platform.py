@@ -1,0 +1,152 @@
+"""The kit's kernel and initramfs on the user's gem5: the device tree the
+configuration makes, the atomic boot to the runner's checkpoint, a run
+restored into the detailed clusters, and what the guest sees there.
+
+A gem5 run is slow (minutes per run on one host core), so one module-wide
+run carries most checks: a two-program mix (ampkit-probe perf beside a
+small compute) under COLAB on 2B2L, restored from the checkpoint that the
+same fixture's atomic boot took. A second run under CFS must reuse it."""
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ampkit.engines import gem5
+from ampkit.kernel import KernelBuild
+from ampkit.mix import App
+from ampkit.platform import get_platform
+from ampkit.run import RunOutcome, RunRequest, execute
+from tests.qemu.helpers import app_json, make_mix, probe
+
+#: Simulated seconds the tiny mix may take; the wall-clock limit is the
+#: engine's default for it (run.GEM5_WALL_PER_SIM_S).
+MIX_S = 5
+
+#: A compute run of a few million instructions: a real result to verify,
+#: small enough for the detailed clusters.
+SMALL_COMPUTE = App(program="compute", threads=2, size=200)
+
+
+def _decompile(blob: bytes, tmp_path: Path) -> str:
+    path = tmp_path / "system.dtb"
+    path.write_bytes(blob)
+    return subprocess.run(
+        ["dtc", "-q", "-I", "dtb", "-O", "dts", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def test_the_device_tree_of_2B4L(gem5_tree: gem5.Gem5, tmp_path: Path) -> None:
+    plat = get_platform("2B4L")
+    text = _decompile(gem5.device_tree(gem5_tree, gem5.Gem5Machine(plat)), tmp_path)
+    cpu_map = re.search(r"cpu-map \{(.*?)\n\t\t\};", text, re.S)
+    assert cpu_map is not None, "no cpu-map"
+    clusters = re.findall(r"cluster(\d+) \{(.*?)\n\t\t\t\t\};", cpu_map.group(1), re.S)
+    assert [len(re.findall(r"core\d+ \{", body)) for _, body in clusters] == [2, 4]
+    capacities = [int(v, 16) for v in re.findall(r"capacity-dmips-mhz = <(0x[0-9a-f]+)>", text)]
+    assert capacities == [cpu.capacity for cpu in plat.cpus]  # the same as on QEMU
+    assert capacities[0] > capacities[-1]
+    assert re.search(r'compatible = "arm,armv8-pmuv3";', text), "no PMU node"
+    timer = re.search(r'compatible = "arm,armv7-timer-mem";(.*?)\n\t\};', text, re.S)
+    assert timer is None or 'status = "disabled";' in timer.group(1)
+
+
+def _run(out: Path, kernel: KernelBuild, initramfs: Path, policy: str, *apps: App) -> RunOutcome:
+    request = RunRequest(
+        platform=get_platform("2B2L"),
+        policy=policy,
+        mix=make_mix(*apps, name=f"gem5-{policy}"),
+        engine="gem5",
+        timeout_s=MIX_S,
+        method="once",
+    )
+    return execute(request, out, kernel, initramfs)
+
+
+@pytest.fixture(scope="module")
+def colab_run(
+    gem5_tree: gem5.Gem5,
+    kernel_build: KernelBuild,
+    initramfs: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> RunOutcome:
+    out = tmp_path_factory.mktemp("gem5") / "colab"
+    return _run(out, kernel_build, initramfs, "colab", probe("perf"), SMALL_COMPUTE)
+
+
+def _manifest(outcome: RunOutcome) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((outcome.directory / "manifest.json").read_text())
+    return data
+
+
+def test_a_restored_run_completes_with_its_results(colab_run: RunOutcome) -> None:
+    assert colab_run.ok, colab_run.status
+    run = colab_run.directory
+    apps = [(a["app"], a["status"]) for a in colab_run.report.apps]
+    assert apps == [("ampkit-probe", "ok"), ("compute", "ok")]
+    for name in ("config.ini", "config.json", "stats.txt", "stats.json", "system.terminal"):
+        assert (run / "m5out" / name).is_file(), name
+    console = (run / "console.log").read_text()
+    # the atomic boot reached the runner and asked for the checkpoint...
+    assert "asking the simulator for a checkpoint" in console
+    # ...and the restored run read its description and ended through m5 exit
+    assert "reading the run description from the simulator" in console
+    assert "m5_exit instruction encountered" in (run / "gem5.log").read_text()
+    manifest = _manifest(colab_run)
+    assert manifest["engine"]["name"] == "gem5"
+    assert re.fullmatch(r"[0-9a-f]{64}", manifest["engine"]["binary_sha256"])
+    assert manifest["gem5"]["checkpoint_key"]
+
+
+def test_instructions_and_energy_per_cpu_and_cluster(colab_run: RunOutcome) -> None:
+    assert colab_run.ok, colab_run.status
+    summary = json.loads((colab_run.directory / "gem5.json").read_text())
+    assert 0 < summary["sim_seconds"] < MIX_S
+    cpus = {c["cpu"]: c for c in summary["cpus"]}
+    assert set(cpus) == {
+        "bigCluster.cpus0",
+        "bigCluster.cpus1",
+        "littleCluster.cpus0",
+        "littleCluster.cpus1",
+    }
+    assert all(c["insts"] > 0 for c in cpus.values()), cpus
+    clusters = {c["cluster"]: c for c in summary["clusters"]}
+    for name in ("bigCluster", "littleCluster"):
+        assert clusters[name]["energy_j"] > 0 and clusters[name]["l2_energy_j"] > 0, clusters
+    # one work item per application, each its first (only) run
+    items = summary["work_items"]
+    assert [(i["id"], i["samples"]) for i in items] == [(0, 1), (1, 1)]
+    assert all(0 < i["mean_s"] <= summary["sim_seconds"] for i in items)
+
+
+def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOutcome) -> None:
+    assert colab_run.ok, colab_run.status
+    guest = json.loads((colab_run.directory / "guest.json").read_text())
+    capacities = [c["capacity"] for c in guest["cpus"]]
+    assert capacities[0] == capacities[1] > capacities[2] == capacities[3], capacities
+    assert [c["cluster_id"] for c in guest["cpus"]] == [0, 0, 1, 1]
+    assert guest["clocksource"] == "arch_sys_counter"
+    assert guest["amp"]["policy"] == "colab"
+    perf = app_json(colab_run, 0)
+    counters = {c["event"]: c for c in perf["counters"]}
+    for event in ("instructions", "cycles"):
+        assert counters[event]["errno"] == 0, counters[event]
+        assert counters[event]["count"] >= perf["loop"], counters[event]
+
+
+def test_a_second_run_reuses_the_checkpoint(
+    colab_run: RunOutcome, kernel_build: KernelBuild, initramfs: Path, tmp_path: Path
+) -> None:
+    assert colab_run.ok, colab_run.status
+    cfs = _run(tmp_path / "cfs", kernel_build, initramfs, "cfs", probe("sysinfo"))
+    assert cfs.ok, cfs.status
+    first, second = _manifest(colab_run)["gem5"], _manifest(cfs)["gem5"]
+    assert second["checkpoint_reused"] and second["checkpoint_key"] == first["checkpoint_key"]
+    # the policy came with the description, not the boot
+    assert app_json(cfs, 0)["amp"]["policy"] == "cfs"
