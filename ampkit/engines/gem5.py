@@ -23,6 +23,7 @@ checkpoint taken for another platform or memory size.
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -370,6 +371,10 @@ def simulate(cmd: list[str], log: Path, timeout_s: float) -> Gem5Result:
 #: Files of a boot kept beside its checkpoint: what the guest printed
 #: while booting is the first part of every run's console.
 BOOT_CONSOLE = "boot-console.log"
+#: what configs/bigLITTLE.py prints when it has taken the checkpoint
+CHECKPOINT_TICK = re.compile(r"ampkit: checkpoint written to .* at tick (\d+)")
+#: gem5's tick: one picosecond
+TICKS_PER_S = 1e12
 BOOT_DTB = "system.dtb"
 
 
@@ -450,10 +455,13 @@ def ensure_checkpoint(
                 shutil.copyfile(source, cpt / name)
         shutil.copyfile(work / "gem5.log", cpt / "boot-gem5.log")
         write_checkpoint_meta(cpt, machine, key)
-        atomic_write_text(
-            cpt / "boot.json",
-            json.dumps({"wall_s": result.wall_s, "command": cmd}, indent=1) + "\n",
-        )
+        m = CHECKPOINT_TICK.search((work / "gem5.log").read_text(errors="replace"))
+        boot = {
+            "wall_s": result.wall_s,
+            "sim_seconds": int(m.group(1)) / TICKS_PER_S if m else None,
+            "command": cmd,
+        }
+        atomic_write_text(cpt / "boot.json", json.dumps(boot, indent=1) + "\n")
         shutil.rmtree(target, ignore_errors=True)
         cpt.rename(target)
         shutil.rmtree(work, ignore_errors=True)

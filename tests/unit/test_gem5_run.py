@@ -98,7 +98,7 @@ FAKE_GEM5 = textwrap.dedent(
         exit 134
     fi
     mkdir -p "$cpt" && echo "[root]" > "$cpt/m5.cpt"
-    echo "ampkit: checkpoint written"
+    echo "ampkit: checkpoint written to $cpt at tick 1500000000000"
     """
 )
 
@@ -144,6 +144,8 @@ def test_one_boot_serves_every_run(fake_gem5: gem5.Gem5, tmp_path: Path) -> None
     ckpt = results[0].directory
     assert (ckpt / "m5.cpt").is_file() and ckpt.name == "k1"
     assert "Booting Linux" in (ckpt / gem5.BOOT_CONSOLE).read_text()
+    boot = json.loads((ckpt / "boot.json").read_text())
+    assert boot["sim_seconds"] == 1.5 and boot["wall_s"] > 0
     meta = json.loads((ckpt / "ampkit-checkpoint.json").read_text())
     assert meta["key"] == "k1" and meta["machine"]["platform"] == "2B2L"
     # a later run with another machine may not restore it
