@@ -152,8 +152,10 @@ def summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
     """What a gem5 run measured, from its last dump (the kit's configuration
     resets the statistics when it restores a checkpoint, so that dump covers
     the run): simulated seconds, per-CPU committed instructions and cycles,
-    per-cluster energy (its CPUs and its L2) and the runner's work items,
-    one per application (id = the application's index in the mix)."""
+    per-cluster energy (its CPUs and its L2) and the work items of each
+    application (id = its index in the mix): the runner's, around its
+    first run, and for a PARSEC/SPLASH-2x program a second one, its region
+    of interest (the hooks' thread id 1); gem5 keeps their mean."""
     if not dumps:
         raise StatsError("no statistics dump")
     last = dumps[-1]

@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 
+from ampkit import parsec
 from ampkit.engines import gem5
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App
 from ampkit.platform import get_platform
 from ampkit.run import RunOutcome, RunRequest, execute
+from tests.parsec_mini import make_release
 from tests.qemu.helpers import app_json, make_mix, probe
 
 #: Simulated seconds the tiny mix may take; the wall-clock limit is the
@@ -150,3 +152,38 @@ def test_a_second_run_reuses_the_checkpoint(
     assert second["checkpoint_reused"] and second["checkpoint_key"] == first["checkpoint_key"]
     # the policy came with the description, not the boot
     assert app_json(cfs, 0)["amp"]["policy"] == "cfs"
+
+
+def test_a_suite_program_runs_from_the_disk_on_gem5(
+    gem5_tree: gem5.Gem5,
+    kernel_build: KernelBuild,
+    initramfs: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The PARSEC image as gem5's virtio disk, and the program's region of
+    interest as a second work item of its application (thread id 1)."""
+    core, sim = make_release(tmp_path_factory.mktemp("release"))
+    manifest = parsec.build_suite(
+        [str(core), str(sim)],
+        ["parsec.blackscholes"],
+        ["simsmall"],
+        out_dir=tmp_path_factory.mktemp("parsec"),
+    )
+    request = RunRequest(
+        platform=get_platform("2B2L"),
+        policy="colab",
+        mix=make_mix(App("parsec.blackscholes", threads=2, size=0, input="simsmall"), name="bs"),
+        engine="gem5",
+        timeout_s=MIX_S,
+        method="once",
+        suite_manifest=manifest,
+    )
+    outcome = execute(
+        request, tmp_path_factory.mktemp("gem5-parsec") / "run", kernel_build, initramfs
+    )
+    assert outcome.ok, outcome.status
+    (bs,) = outcome.report.apps
+    assert "(right)" in bs["output"] and bs["status"] == "ok", bs
+    summary = json.loads((outcome.directory / "gem5.json").read_text())
+    # the runner's work item (whole first run) and the hooks' (region of interest)
+    assert [(i["id"], i["samples"]) for i in summary["work_items"]] == [(0, 2)]
