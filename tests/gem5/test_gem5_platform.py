@@ -9,7 +9,6 @@ same fixture's atomic boot took. A second run under CFS must reuse it."""
 
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from ampkit.kernel import KernelBuild
 from ampkit.mix import App
 from ampkit.platform import get_platform
 from ampkit.run import RunOutcome, RunRequest, execute
+from tests.dtc import decompile
 from tests.parsec_mini import make_release
 from tests.qemu.helpers import app_json, make_mix, probe
 
@@ -33,20 +33,9 @@ MIX_S = 5
 SMALL_COMPUTE = App(program="compute", threads=2, size=200)
 
 
-def _decompile(blob: bytes, tmp_path: Path) -> str:
-    path = tmp_path / "system.dtb"
-    path.write_bytes(blob)
-    return subprocess.run(
-        ["dtc", "-q", "-I", "dtb", "-O", "dts", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-
-
 def test_the_device_tree_of_2B4L(gem5_tree: gem5.Gem5, tmp_path: Path) -> None:
     plat = get_platform("2B4L")
-    text = _decompile(gem5.device_tree(gem5_tree, gem5.Gem5Machine(plat)), tmp_path)
+    text = decompile(gem5.device_tree(gem5_tree, gem5.Gem5Machine(plat)), tmp_path)
     cpu_map = re.search(r"cpu-map \{(.*?)\n\t\t\};", text, re.S)
     assert cpu_map is not None, "no cpu-map"
     clusters = re.findall(r"cluster(\d+) \{(.*?)\n\t\t\t\t\};", cpu_map.group(1), re.S)

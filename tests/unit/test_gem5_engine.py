@@ -3,7 +3,6 @@ checks, and the device tree edits applied to gem5's real generated tree."""
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,27 +12,11 @@ from ampkit.engines import gem5
 from ampkit.errors import AmpkitError
 from ampkit.fdt import DeviceTree
 from ampkit.platform import get_platform
+from tests.dtc import compile_dts, decompile
 
 #: gem5 v24's own tree for 2B2L (fs_bigLITTLE.py), and the tree that was
 #: measured to fix it (see the folder's README)
 GEM5_DATA = Path(__file__).resolve().parents[1] / "data" / "gem5-v24-2B2L-atomic"
-
-
-def compile_dts(path: Path, tmp_path: Path) -> bytes:
-    out = tmp_path / (path.stem + ".dtb")
-    subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out), str(path)], check=True)
-    return out.read_bytes()
-
-
-def decompile(blob: bytes, tmp_path: Path) -> str:
-    path = tmp_path / "out.dtb"
-    path.write_bytes(blob)
-    return subprocess.run(
-        ["dtc", "-q", "-I", "dtb", "-O", "dts", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
 
 
 def fake_tree(root: Path, *, binary: bool = True, bootloader: bool = True) -> Path:
