@@ -35,6 +35,15 @@ COEFFICIENTS = {
 _MHZ = "(1000000 / clock_period)"
 
 
+def _num(value: float) -> str:
+    """A constant for gem5's MathExpr, in positional notation: its parser
+    reads the '-' of an exponent (4e-10) as a subtraction."""
+    text = format(value, ".18f").rstrip("0").rstrip(".")
+    if abs(float(text) - value) > 1e-6 * abs(value):
+        raise ValueError(f"{value} does not fit 18 decimal places")
+    return text
+
+
 class _Zero(MathExprPowerModel):
     dyn = "0"
     st = "0"
@@ -42,8 +51,8 @@ class _Zero(MathExprPowerModel):
 
 def cpu_power_model(model: str, max_mhz: float) -> PowerModel:
     k = COEFFICIENTS[model]
-    static = f"{k['static'] * k['c'] * max_mhz} * voltage * voltage"
-    on = MathExprPowerModel(dyn=f"{k['c']} * {_MHZ} * voltage * voltage", st=static)
+    static = f"{_num(k['static'] * k['c'] * max_mhz)} * voltage * voltage"
+    on = MathExprPowerModel(dyn=f"{_num(k['c'])} * {_MHZ} * voltage * voltage", st=static)
     gated = MathExprPowerModel(dyn="0", st=static)
     # the power states, in gem5's order: ON, CLK_GATED, SRAM_RETENTION, OFF
     return PowerModel(pm=[on, gated, _Zero(), _Zero()])
@@ -52,7 +61,7 @@ def cpu_power_model(model: str, max_mhz: float) -> PowerModel:
 def l2_power_model(model: str, l2_path: str) -> PowerModel:
     k = COEFFICIENTS[model]
     on = MathExprPowerModel(
-        dyn=f"{k['l2_access_j']} * {l2_path}.overallAccesses / simSeconds",
-        st=f"{k['l2_static_w']}",
+        dyn=f"{_num(k['l2_access_j'])} * {l2_path}.overallAccesses / simSeconds",
+        st=_num(k["l2_static_w"]),
     )
     return PowerModel(pm=[on, _Zero(), _Zero(), _Zero()])
