@@ -137,6 +137,7 @@ def main() -> None:
     root = build(args, plat)
     system = root.system
     outdir = m5.options.outdir
+    system.place_boot_loader(args.bootloader)
     dtb = args.dtb_only or os.path.join(outdir, "system.dtb")
     write_dtb(system, plat, dtb)
     if args.dtb_only:
@@ -144,7 +145,7 @@ def main() -> None:
         return
     if not (args.kernel and args.initrd and args.bootloader):
         m5.fatal("--kernel, --initrd and --bootloader are needed to boot")
-    system.boot_with(bootloader=args.bootloader, initrd=args.initrd, cmdline=args.cmdline, dtb=dtb)
+    system.boot_with(initrd=args.initrd, cmdline=args.cmdline, dtb=dtb)
     m5.stats.addStatVisitor(f"json://{os.path.join(outdir, 'stats.json')}")
 
     if args.mode == "detailed" and args.restore_from:

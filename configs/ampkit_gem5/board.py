@@ -105,8 +105,14 @@ class BigLittleSystem(ArmSystem):
         self.pci_vio_block = PciVirtIO(vio=VirtIOBlock(image=self.disk_image))
         self.realview.attachPciDevice(self.pci_vio_block, self.iobus)
 
-    def boot_with(self, *, bootloader: str, initrd: str, cmdline: str, dtb: str) -> None:
-        self.realview.setupBootLoader(self, lambda name: name, [bootloader])
+    def place_boot_loader(self, bootloader: str | None) -> None:
+        """gem5's bootloader, and where it, the device tree and the initramfs
+        go in memory. Called before the device tree is generated: the tree
+        names the spin-table address the secondary CPUs wait on
+        (cpu-release-addr), which this sets."""
+        self.realview.setupBootLoader(self, lambda name: name, [bootloader] if bootloader else [])
+
+    def boot_with(self, *, initrd: str, cmdline: str, dtb: str) -> None:
         self.workload.initrd_filename = initrd
         self.workload.command_line = cmdline
         self.workload.dtb_filename = dtb

@@ -44,6 +44,9 @@ def test_the_device_tree_of_2B4L(gem5_tree: gem5.Gem5, tmp_path: Path) -> None:
     assert capacities == [cpu.capacity for cpu in plat.cpus]  # the same as on QEMU
     assert capacities[0] > capacities[-1]
     assert re.search(r'compatible = "arm,armv8-pmuv3";', text), "no PMU node"
+    # the secondary CPUs wait where gem5's bootloader releases them
+    release = re.findall(r"cpu-release-addr = <(0x[0-9a-f]+) (0x[0-9a-f]+)>", text)
+    assert len(release) == 6 and all(int(hi, 16) or int(lo, 16) for hi, lo in release)
     timer = re.search(r'compatible = "arm,armv7-timer-mem";(.*?)\n\t\};', text, re.S)
     assert timer is None or 'status = "disabled";' in timer.group(1)
 
