@@ -11,6 +11,8 @@ apps     one row per application per included run: campaign, run, run_id,
 threads  one row per thread of those applications: wall_ns, cpu_ns;
 cpus     one row per CPU per gem5 stats dump where the run has gem5 stats:
          dump, cpu, cluster, cycles, insts, energy_j, sim_seconds;
+clusters one row per CPU cluster of such a run, from its last dump: cpus,
+         insts, cpu_energy_j, l2_energy_j, energy_j (CPUs and L2);
 tasks    the kernel's per-task counters, where an application record
          carries them (a ``tasks`` list of objects), one row per task.
 
@@ -43,8 +45,9 @@ class Collection:
     threads: pd.DataFrame
     cpus: pd.DataFrame
     tasks: pd.DataFrame
+    clusters: pd.DataFrame
 
-    TABLES = ("runs", "apps", "threads", "cpus", "tasks")
+    TABLES = ("runs", "apps", "threads", "cpus", "clusters", "tasks")
 
     def save(self, out: Path) -> list[Path]:
         """Each table as Parquet and CSV in ``out``; the paths written."""
@@ -211,6 +214,7 @@ def collect(root: Path) -> Collection:
     apps: list[dict[str, Any]] = []
     threads: list[dict[str, Any]] = []
     cpus: list[dict[str, Any]] = []
+    clusters: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
     finished, partial = find_run_dirs(root)
     for run_dir in partial:
@@ -248,6 +252,9 @@ def collect(root: Path) -> Collection:
         tasks += k
         for row in gem5stats.cpu_rows(dumps or []):
             cpus.append({**info, **row})
+        if dumps:
+            for row in gem5stats.summary(dumps)["clusters"]:
+                clusters.append({**info, **row})
     return Collection(
         runs=_frame(runs, [*RUN_COLUMNS, "included", "reason"]),
         apps=_frame(
@@ -259,6 +266,10 @@ def collect(root: Path) -> Collection:
             [*RUN_COLUMNS, "dump", "cpu", "cluster", "cycles", "insts", "energy_j", "sim_seconds"],
         ),
         tasks=_frame(tasks, [*RUN_COLUMNS, "app", "instance"]),
+        clusters=_frame(
+            clusters,
+            [*RUN_COLUMNS, "cluster", "cpus", "insts", "cpu_energy_j", "l2_energy_j", "energy_j"],
+        ),
     )
 
 

@@ -94,7 +94,9 @@ PER_RUN: tuple[Metric, ...] = (
     Metric("unfairness", "lower", "max slowdown / min slowdown"),
     Metric("fairness", "higher", "1 - mean coefficient of variation of thread times"),
     Metric("asp", "higher", "sum of (turnaround alone on little CPUs / turnaround - 1)"),
-    Metric("energy_j", "lower", "energy of all CPUs over the run, from gem5's power model"),
+    Metric(
+        "energy_j", "lower", "energy of the CPUs and their L2s over the run (gem5's power models)"
+    ),
     Metric("edp", "lower", "energy x completion time (no instruction count)"),
 )
 METRICS = {m.name: m for m in PER_RUN}
@@ -177,16 +179,23 @@ def infer_little_only(platforms: set[str]) -> dict[str, str]:
 
 
 def per_run(
-    apps: pd.DataFrame, threads: pd.DataFrame, cpus: pd.DataFrame | None = None
+    apps: pd.DataFrame,
+    threads: pd.DataFrame,
+    cpus: pd.DataFrame | None = None,
+    clusters: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per run with every metric; ``apps`` must carry slowdown."""
+    """One row per run with every metric; ``apps`` must carry slowdown.
+
+    Energy is the clusters' (CPUs and their L2s) where the collection has
+    them, else the CPUs' alone; NaN where a part had no power model."""
     times = (
         threads.groupby(["run", "app", "instance"])["wall_ns"].apply(list).rename("thread_times")
     )
     apps = apps.join(times, on=["run", "app", "instance"])
+    parts = clusters if clusters is not None and not clusters.empty else cpus
     energy = (
-        cpus.groupby("run")["energy_j"].sum(min_count=1)
-        if cpus is not None and not cpus.empty
+        parts.groupby("run")["energy_j"].sum(min_count=1)
+        if parts is not None and not parts.empty
         else pd.Series(dtype=float)
     )
     rows = []
@@ -275,6 +284,7 @@ def compute(
     threads: pd.DataFrame,
     cpus: pd.DataFrame | None = None,
     *,
+    clusters: pd.DataFrame | None = None,
     reference: str = REFERENCE_POLICY,
     little_only: dict[str, str] | None = None,
     min_apps: int = 2,
@@ -297,7 +307,7 @@ def compute(
     if little_only:
         slow = with_slow_references(pd.concat([slow, apps[napps == 1]]), little_only, reference)
         slow = slow[slow["run"].isin(mixed["run"])]
-    runs = per_run(slow, threads, cpus)
+    runs = per_run(slow, threads, cpus, clusters)
     have = set(
         runs.loc[runs["policy"] == reference, ["engine", "platform", "mix"]].itertuples(
             index=False, name=None

@@ -189,6 +189,7 @@ def write_report(
         col.apps,
         col.threads,
         col.cpus,
+        clusters=col.clusters,
         reference=reference,
         little_only=little_only,
         min_apps=min_apps,

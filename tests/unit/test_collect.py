@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib.image
+import pandas as pd
 import pytest
 
 from ampkit.analysis import gem5stats, metrics
@@ -183,6 +184,24 @@ def test_a_gem5_run_brings_its_cpu_rows(tmp_path: Path) -> None:
         56940951 + 1763393 + 400945 + 1722686,
         6186843 + 6038918 + 6041212 + 6041197,
     ]
+    # per cluster, from the last dump (the run): no power models in these runs
+    clusters = col.clusters.set_index("cluster")
+    assert clusters.loc["bigCluster", "insts"] == 6186843 + 6038918
+    assert clusters["cpus"].tolist() == [2, 2] and clusters["energy_j"].isna().all()
+
+
+def test_energy_per_run_counts_the_l2s_where_collected() -> None:
+    run: dict[str, object] = {"engine": "gem5", "platform": "2B2L", "policy": "cfs", "mix": "m"}
+    run |= {"repetition": 0, "run": "r"}
+    apps = pd.DataFrame(
+        [{**run, "app": a, "instance": 0, "slowdown": 1.0, "turnaround_ns": 2e9} for a in "xy"]
+    )
+    threads = pd.DataFrame([{"run": "r", "app": a, "instance": 0, "wall_ns": 1.0} for a in "xy"])
+    cpus = pd.DataFrame([{"run": "r", "energy_j": 1.0}, {"run": "r", "energy_j": 2.0}])
+    clusters = pd.DataFrame([{"run": "r", "energy_j": 1.5}, {"run": "r", "energy_j": 2.5}])
+    assert metrics.per_run(apps, threads, cpus).loc[0, "energy_j"] == 3.0
+    with_l2 = metrics.per_run(apps, threads, cpus, clusters).loc[0]
+    assert with_l2["energy_j"] == 4.0 and with_l2["edp"] == 8.0
 
 
 def test_kernel_counters_give_big_shares_by_class_and_bottlenecks(tmp_path: Path) -> None:
