@@ -39,7 +39,7 @@ static int usage(const char *prog)
 
 /* Iterations of the loop the counters watch: a count well above the noise
  * of starting and stopping them, and quick on every engine. */
-#define PERF_LOOP 1000000
+#define PERF_LOOP 200000
 
 static volatile uint64_t perf_sink;
 
