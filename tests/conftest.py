@@ -1,5 +1,6 @@
 """Test tiers (unit, kernel, qemu, slurm, gem5) follow the directory a test lives in."""
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,15 @@ def kernel_build() -> kernel.KernelBuild:
 def initramfs(kernel_build: kernel.KernelBuild) -> Path:
     build.scons(build.INITRAMFS)
     return build.initramfs_image()
+
+
+# A shell starts background jobs with SIGINT ignored, and children inherit
+# that: Python would then install no KeyboardInterrupt handler in the ampkit
+# processes the tests interrupt, and those tests would check how the suite
+# was started, not ampkit. Ctrl-C goes back to Python's default here, which
+# an exec'd child sees as SIGINT's default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def qemu_processes(marker: str) -> list[int]:
