@@ -26,6 +26,7 @@ from m5.objects import (
     Terminal,
     VExpress_GEM5_V1,
     VirtIOBlock,
+    VncServer,
     VoltageDomain,
 )
 
@@ -60,6 +61,10 @@ class BigLittleSystem(ArmSystem):
         self.realview = VExpress_GEM5_V1()
         self.gic_cpu_addr = self.realview.gic.cpu_addr
         self.terminal = Terminal()
+        # the platform's display controller (HDLcd) takes its input from a
+        # VNC server somewhere above it; gem5 opens no port for it when its
+        # standard input is not a terminal, as under ampkit
+        self.vncserver = VncServer()
         self.workload = ArmFsLinux(object_file=kernel)
         # a guest panic or oops ends the simulation instead of spinning
         self.workload.panic_on_panic = True
