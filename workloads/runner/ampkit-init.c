@@ -850,8 +850,13 @@ int main(int argc, char **argv)
 	the_run = &run;
 	work_root = tmpdir;
 	mount_disk(&run);
-	guest_record(&run);
+	/*
+	 * The policy before the guest record, so that the record shows the
+	 * policy this run is under: on gem5 the kernel booted (and was
+	 * checkpointed) under cfs for every run, and only now switches.
+	 */
 	set_policy(&run);
+	guest_record(&run);
 	say("starting run %s", run.run_id);
 	run_mix(&run, tmpdir);
 
