@@ -102,9 +102,17 @@ class Gem5:
         return cls(root=root, binary=binary, bootloader=bootloader)
 
     def version(self) -> str:
-        out = subprocess.run(
-            [str(self.binary), "--build-info"], capture_output=True, text=True, timeout=120
-        )
+        """gem5's version, as its banner prints it (``--build-info`` fails in
+        v24: m5.defines lost gem5Version, the core module has it)."""
+        ask = "import _m5.core; print('gem5 version', _m5.core.gem5Version)"
+        with tempfile.TemporaryDirectory(prefix="ampkit-gem5-version-") as tmp:
+            # gem5 makes its output directory (m5out) even for this
+            out = subprocess.run(
+                [str(self.binary), "-q", "-d", tmp, "-c", ask],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
         for line in out.stdout.splitlines():
             if line.startswith("gem5 version"):
                 return line.strip()
