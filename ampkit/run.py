@@ -15,7 +15,8 @@ A run directory holds everything needed to trust, or distrust, its numbers:
 and on gem5, where the console is the boot's (kept with the checkpoint)
 followed by the run's:
 
-    m5out/          gem5's output: config.ini/json, stats.txt/json, the terminal
+    m5out/          gem5's output: config.ini/json, stats.txt, stats.json.xz
+                    (compressed by the kit: tens of MB as gem5 writes it), the terminal
     gem5.log        gem5's own messages
     gem5.json       the statistics the analysis uses: simulated seconds, per-CPU
                     committed instructions, per-cluster energy, per-application
@@ -482,6 +483,7 @@ def _simulate_gem5(
     except gem5stats.StatsError as e:
         extra.append(f"gem5 stats unreadable: {e}")
         dumps = None
+    gem5.compress_json_stats(work / "m5out")
     if dumps:
         write_json(work / "gem5.json", gem5stats.summary(dumps))
     elif result.exit_code == 0:
