@@ -47,7 +47,7 @@ def parse_text(text: str) -> list[dict[str, float]]:
         if line.startswith(_END):
             if current is None:
                 raise StatsError(f"line {lineno}: end of a dump that never began")
-            dumps.append(current)
+            dumps.append(_precise_seconds(current))
             current = None
             continue
         if current is None or not line.strip():
@@ -64,21 +64,70 @@ def parse_text(text: str) -> list[dict[str, float]]:
     return dumps
 
 
-def _flatten(node: Any, prefix: str, out: dict[str, float]) -> None:
-    if isinstance(node, dict):
-        if "value" in node and not isinstance(node["value"], dict | list):
-            value = node["value"]
-            if isinstance(value, int | float):
-                out[prefix] = float(value)
-            return
+def _precise_seconds(stats: dict[str, float]) -> dict[str, float]:
+    """simSeconds from the ticks: stats.txt rounds it to a microsecond (a
+    run of a few milliseconds would lose a part in 10^4 of its energy) and
+    gem5's JSON leaves it out."""
+    if stats.get("simFreq") and "simTicks" in stats:
+        stats["simSeconds"] = stats["simTicks"] / stats["simFreq"]
+    return stats
+
+
+#: keys of gem5's JSON that describe a node rather than hold a statistic
+_JSON_META = frozenset(
+    {"type", "time_conversion", "name", "description", "unit", "datatype", "creation_time"}
+)
+
+
+def _flatten(node: Any, path: str, out: dict[str, float]) -> None:
+    """gem5's JSON stats (m5.ext.pystats) under the names stats.txt gives them.
+
+    A SimObjectVector's elements carry their own names (``cpus0``, ``cpus1``)
+    that replace the vector's key, as in stats.txt; a Vector becomes
+    ``name::key`` entries and a Distribution its ``::samples`` and ``::mean``,
+    the parts the kit reads. Anything else with children (SimObjects, stat
+    groups) is walked. gem5 v24 writes stat groups empty (commitStats0 and
+    thread_0 of a CPU, so no committed instructions; fixed upstream by gem5
+    PR 2761): stats.txt is the kit's first choice for that reason."""
+    if isinstance(node, int | float) and not isinstance(node, bool):
+        out[path] = float(node)
+        return
+    if not isinstance(node, dict):
+        return
+    kind = node.get("type")
+    value = node.get("value")
+    if kind == "Scalar" or (kind is None and isinstance(value, int | float)):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[path] = float(value)
+    elif kind == "Vector" and isinstance(value, dict):
+        for key, element in value.items():
+            _flatten(element, f"{path}::{key}", out)
+    elif kind == "Distribution" and isinstance(value, dict):
+        samples = sum(_number(b) for b in value.values())
+        samples += _number(node.get("underflow")) + _number(node.get("overflow"))
+        out[f"{path}::samples"] = samples
+        out[f"{path}::mean"] = _number(node.get("sum")) / samples if samples else math.nan
+    elif kind == "SimObjectVector" and isinstance(value, list):
+        parent = path.rpartition(".")[0]
+        for index, element in enumerate(value):
+            name = element.get("name") if isinstance(element, dict) else None
+            name = name or f"{path.rpartition('.')[2]}{index}"
+            _flatten(element, f"{parent}.{name}" if parent else name, out)
+    elif kind in ("Vector2d", "SparseHist"):
+        return  # nothing the kit reads
+    else:
         for key, child in node.items():
-            _flatten(child, f"{prefix}.{key}" if prefix else key, out)
-    elif isinstance(node, list):
-        # vector stats: the first element stands for the whole, like stats.txt
-        if node and isinstance(node[0], int | float):
-            out[prefix] = float(node[0])
-    elif isinstance(node, int | float) and not isinstance(node, bool):
-        out[prefix] = float(node)
+            if key not in _JSON_META and isinstance(child, dict | list | int | float):
+                _flatten(child, f"{path}.{key}" if path else key, out)
+
+
+def _number(node: Any) -> float:
+    """A JSON number, or the value of a Scalar node; 0 for anything else."""
+    if isinstance(node, dict):
+        node = node.get("value")
+    if isinstance(node, int | float) and not isinstance(node, bool):
+        return float(node)
+    return 0.0
 
 
 def parse_json(text: str) -> list[dict[str, float]]:
@@ -92,7 +141,7 @@ def parse_json(text: str) -> list[dict[str, float]]:
     for dump in dumps:
         flat: dict[str, float] = {}
         _flatten(dump, "", flat)
-        result.append(flat)
+        result.append(_precise_seconds(flat))
     return result
 
 

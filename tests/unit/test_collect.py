@@ -5,6 +5,7 @@ import math
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import matplotlib.image
 import pandas as pd
@@ -25,7 +26,8 @@ GEM5_RUN = Path(__file__).resolve().parents[1] / "data" / "gem5-v24-2B2L-atomic"
 def test_gem5_text_stats_of_a_real_run() -> None:
     dumps = gem5stats.read_stats(GEM5_RUN)
     assert dumps is not None and len(dumps) == 2
-    assert dumps[0]["simSeconds"] == pytest.approx(0.112298)
+    # from simTicks, not the microsecond-rounded simSeconds line
+    assert dumps[0]["simSeconds"] == 112297591500 / 1e12
     rows = gem5stats.cpu_rows(dumps)
     assert len(rows) == 8  # 4 CPUs x 2 dumps
     first = {r["cpu"]: r for r in rows if r["dump"] == 0}
@@ -42,7 +44,7 @@ def test_gem5_text_stats_of_a_real_run() -> None:
     assert math.isnan(big0["energy_j"])  # no power model in these runs
     second = {r["cpu"]: r for r in rows if r["dump"] == 1}
     assert second["littleCluster.cpus0"]["insts"] == 6041212
-    assert second["littleCluster.cpus0"]["sim_seconds"] == pytest.approx(0.005095)
+    assert second["littleCluster.cpus0"]["sim_seconds"] == 5095323000 / 1e12
 
 
 def test_gem5_truncated_stats_are_an_error(tmp_path: Path) -> None:
@@ -51,23 +53,59 @@ def test_gem5_truncated_stats_are_an_error(tmp_path: Path) -> None:
         gem5stats.parse_text(text[: len(text) // 2])
 
 
+def _scalar(value: float) -> dict[str, Any]:
+    return {"value": value, "type": "Scalar", "unit": "Count", "datatype": "f64"}
+
+
 def test_gem5_json_stats_with_energy() -> None:
-    dump = {
-        "simSeconds": {"value": 0.5},
-        "system": {
-            "bigCluster": {
-                "cpus0": {
-                    "numCycles": {"value": 1000},
-                    "committedInsts": {"value": 400},
-                    "power_model": {"dynamicPower": {"value": 1.5}, "staticPower": 0.5},
+    # the shape of gem5's pystats JSON (see tests/data/gem5-v24-2B2L-run/ for
+    # a whole real file): typed nodes, CPUs as a SimObjectVector whose
+    # elements carry their names, work items as a Distribution of ticks
+    cpu = {
+        "type": "SimObject",
+        "name": "cpus0",
+        "numCycles": _scalar(1000),
+        "committedInsts": _scalar(400),
+        "power_model": {
+            "type": "SimObjectVector",
+            "value": [
+                {
+                    "type": "SimObject",
+                    "name": "power_model",
+                    "dynamicPower": _scalar(1.5),
+                    "staticPower": _scalar(0.5),
                 }
-            }
+            ],
         },
     }
-    rows = gem5stats.cpu_rows(gem5stats.parse_json(json.dumps([dump, dump])))
+    work = {
+        "type": "Distribution",
+        "value": {"0": _scalar(1.0), "1": _scalar(2.0)},
+        "sum": 9e9,
+        "underflow": 0.0,
+        "overflow": 0.0,
+    }
+    dump = {
+        "type": "SimObject",
+        "simTicks": _scalar(5e11),
+        "simFreq": _scalar(1e12),
+        "system": {
+            "type": "SimObject",
+            "work_item_type0": work,
+            "bigCluster": {
+                "type": "SimObject",
+                "cpus": {"type": "SimObjectVector", "value": [cpu]},
+            },
+        },
+    }
+    dumps = gem5stats.parse_json(json.dumps([dump, dump]))
+    rows = gem5stats.cpu_rows(dumps)
     assert len(rows) == 2
+    assert rows[0]["cpu"] == "bigCluster.cpus0" and rows[0]["sim_seconds"] == 0.5
     assert rows[0]["insts"] == 400 and rows[0]["cycles"] == 1000
     assert rows[0]["energy_j"] == pytest.approx((1.5 + 0.5) * 0.5)
+    items = gem5stats.summary(dumps)["work_items"]
+    assert items == [{"id": 0, "samples": 3, "mean_s": pytest.approx(3e-3)}]
 
 
 def _campaign(root: Path) -> None:
