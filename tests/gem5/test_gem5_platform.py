@@ -84,7 +84,7 @@ def test_a_restored_run_completes_with_its_results(colab_run: RunOutcome) -> Non
     run = colab_run.directory
     apps = [(a["app"], a["status"]) for a in colab_run.report.apps]
     assert apps == [("ampkit-probe", "ok"), ("compute", "ok")]
-    for name in ("config.ini", "config.json", "stats.txt", "stats.json", "system.terminal"):
+    for name in ("config.ini", "config.json", "stats.txt", "stats.json.xz", "system.terminal"):
         assert (run / "m5out" / name).is_file(), name
     console = (run / "console.log").read_text()
     # the atomic boot reached the runner and asked for the checkpoint...
@@ -94,6 +94,7 @@ def test_a_restored_run_completes_with_its_results(colab_run: RunOutcome) -> Non
     assert "m5_exit instruction encountered" in (run / "gem5.log").read_text()
     manifest = _manifest(colab_run)
     assert manifest["engine"]["name"] == "gem5"
+    assert re.fullmatch(r"gem5 version \d+(\.\d+)+", manifest["engine"]["version"])
     assert re.fullmatch(r"[0-9a-f]{64}", manifest["engine"]["binary_sha256"])
     assert manifest["gem5"]["checkpoint_key"]
 

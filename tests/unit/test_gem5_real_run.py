@@ -1,0 +1,113 @@
+"""One real gem5 run of the kit, kept as data (tests/data/gem5-v24-2B2L-run/,
+its README says how it was made): the parsers and the collection against
+what gem5 and the guest really wrote, on machines without gem5."""
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ampkit.analysis import gem5stats
+from ampkit.analysis.collect import collect
+from ampkit.console import parse_console
+
+RUN = Path(__file__).parents[1] / "data" / "gem5-v24-2B2L-run"
+CPUS = {"bigCluster.cpus0", "bigCluster.cpus1", "littleCluster.cpus0", "littleCluster.cpus1"}
+
+
+def _summary(run_dir: Path) -> dict[str, Any]:
+    dumps = gem5stats.read_stats(run_dir)
+    assert dumps is not None
+    return gem5stats.summary(dumps)
+
+
+def _assert_close(a: Any, b: Any, where: str = "") -> None:
+    """Equal structures whose numbers agree to a part in 10^4."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), where
+        for key in a:
+            _assert_close(a[key], b[key], f"{where}.{key}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _assert_close(x, y, f"{where}[{i}]")
+    elif isinstance(a, float):
+        assert a == pytest.approx(b, rel=1e-4), where
+    else:
+        assert a == b, where
+
+
+def test_the_stats_give_what_the_engine_recorded() -> None:
+    s = _summary(RUN)  # m5out/stats.txt.xz
+    # recorded when simSeconds came from its rounded line, not the ticks
+    _assert_close(s, json.loads((RUN / "gem5.json").read_text()))
+    assert s["sim_seconds"] == 28336373160 / 1e12
+    assert s["dumps"] == 1  # restored, the statistics reset: the run alone
+    cpus = {c["cpu"]: c for c in s["cpus"]}
+    assert set(cpus) == CPUS
+    assert all(c["insts"] > 0 and c["cycles"] > 0 and c["energy_j"] > 0 for c in cpus.values())
+    clusters = {c["cluster"]: c for c in s["clusters"]}
+    big, little = clusters["bigCluster"], clusters["littleCluster"]
+    assert big["cpus"] == little["cpus"] == 2
+    for c in (big, little):
+        assert c["energy_j"] == pytest.approx(c["cpu_energy_j"] + c["l2_energy_j"])
+        assert c["l2_energy_j"] > 0
+    # the out-of-order 2 GHz cluster spends more per instruction
+    assert big["cpu_energy_j"] / big["insts"] > little["cpu_energy_j"] / little["insts"]
+    # one work item per application, around its only run
+    assert [(i["id"], i["samples"]) for i in s["work_items"]] == [(0, 1), (1, 1)]
+    assert all(0 < i["mean_s"] < s["sim_seconds"] for i in s["work_items"])
+
+
+def test_gem5s_json_stats_agree_with_its_text(tmp_path: Path) -> None:
+    (tmp_path / "m5out").mkdir()
+    shutil.copy(RUN / "m5out" / "stats.json.xz", tmp_path / "m5out")
+    dumps = gem5stats.read_stats(tmp_path)  # no stats.txt: the JSON
+    assert dumps is not None and len(dumps) == 1
+    text = gem5stats.read_stats(RUN)
+    assert text is not None
+    from_json, from_text = gem5stats.summary(dumps), gem5stats.summary(text)
+    assert from_json["sim_seconds"] == from_text["sim_seconds"]
+    for a, b in zip(from_json["cpus"], from_text["cpus"], strict=True):
+        assert a["cpu"] == b["cpu"] and a["cycles"] == b["cycles"]
+        # gem5 v24's JSON writes stat groups empty (a CPU's commitStats0),
+        # so committed instructions come from stats.txt only (gem5 PR 2761)
+        assert math.isnan(a["insts"]) and b["insts"] > 0
+        # stats.txt prints watts to six decimals, the JSON in full
+        assert a["energy_j"] == pytest.approx(b["energy_j"], rel=1e-3)
+    assert from_json["work_items"] == from_text["work_items"]
+
+
+def test_a_truncated_compressed_stats_file_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "m5out").mkdir()
+    packed = (RUN / "m5out" / "stats.json.xz").read_bytes()
+    (tmp_path / "m5out" / "stats.json.xz").write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(gem5stats.StatsError, match=r"stats\.json\.xz: not a whole xz file"):
+        gem5stats.read_stats(tmp_path)
+
+
+def test_the_console_gives_the_recorded_results() -> None:
+    report = parse_console((RUN / "console.log").read_text())
+    assert report.complete and not report.problems()
+    recorded = [json.loads(line) for line in (RUN / "results.jsonl").read_text().splitlines()]
+    assert report.apps == recorded
+    guest = report.guest
+    assert guest is not None and guest == json.loads((RUN / "guest.json").read_text())
+    assert guest["clocksource"] == "arch_sys_counter"
+    assert [c["capacity"] for c in guest["cpus"]] == [1024, 1024, 347, 347]
+    assert guest["amp"]["policy"] == "colab"  # the run's, set after the restore
+
+
+def test_collect_counts_the_run_with_its_cpus_and_clusters(tmp_path: Path) -> None:
+    root = tmp_path / "campaign"
+    shutil.copytree(RUN, root / "run")
+    c = collect(root)
+    assert c.runs["included"].tolist() == [True], c.runs["reason"].tolist()
+    assert c.runs["engine"].tolist() == ["gem5"]
+    assert sorted(c.apps["app"]) == ["ampkit-probe", "compute"]
+    assert set(c.cpus["cpu"]) == CPUS and len(c.cpus) == 4
+    assert sorted(c.clusters["cluster"]) == ["bigCluster", "littleCluster"]
+    assert (c.clusters["energy_j"] > 0).all()
