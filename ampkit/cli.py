@@ -23,7 +23,7 @@ from ampkit.run import (
     BOOT_ALLOWANCE_S,
     DEFAULT_TIMEOUT_S,
     ENGINES,
-    GEM5_WALL_PER_SIM_S,
+    GEM5_WALL_PER_CPU_SIM_S,
     RunRequest,
     execute,
 )
@@ -703,7 +703,8 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="the engine's wall-clock limit for the run (default: the timeout plus "
-        f"{BOOT_ALLOWANCE_S} s on QEMU; {GEM5_WALL_PER_SIM_S} x the timeout on gem5, whose "
+        f"{BOOT_ALLOWANCE_S} s on QEMU; {GEM5_WALL_PER_CPU_SIM_S} x the timeout x the CPUs on "
+        "gem5, whose "
         "first run of a machine also boots it atomically, within its own limit)",
     )
     s.add_argument("--out", help="run directory (default: runs/<time>-<run id>)")

@@ -59,22 +59,23 @@ ENGINES = ("qemu", "gem5")
 #: engine's wall-clock limit adds BOOT_ALLOWANCE_S on top for boot and power-off.
 DEFAULT_TIMEOUT_S = 120
 BOOT_ALLOWANCE_S = 60
-#: gem5: wall seconds allowed per simulated second of the mix when no limit
-#: is given, so that the guest's own timeout, not this limit, ends a slow
-#: mix. The detailed clusters of 2B2L with two CPUs busy took 1700 wall
-#: seconds per simulated second on one host core (gem5's hostSeconds,
-#: benchmarks/gem5_speed.py); the cost grows with the busy CPUs, so a
-#: loaded 4B4L needs about four times that. A campaign on gem5 should size
-#: its mixes and set [limits] run_s.
-GEM5_WALL_PER_SIM_S = 8000
+#: gem5: wall seconds allowed per simulated second of the mix and per
+#: simulated CPU when no limit is given, so that the guest's own timeout,
+#: not this limit, ends a slow mix. On one host core the detailed 2B2L
+#: clusters took 1700 (COLAB, a probe beside compute) to 4600 (compute and
+#: a pointer chase, three threads) wall seconds per simulated second
+#: (gem5's hostSeconds, benchmarks/gem5_speed.py): about 1500 per busy
+#: CPU. A campaign on gem5 should size its mixes and set [limits] run_s.
+GEM5_WALL_PER_CPU_SIM_S = 2000
 #: gem5: the wall-clock limit of the atomic boot that takes a checkpoint.
 GEM5_BOOT_LIMIT_S = 4 * 3600
 
 
-def default_wall_limit_s(engine: str, timeout_s: int) -> int:
-    """The engine's wall-clock limit for a run whose mix may take timeout_s in the guest."""
+def default_wall_limit_s(engine: str, timeout_s: int, cpus: int) -> int:
+    """The engine's wall-clock limit for a run whose mix may take timeout_s
+    in the guest, on a machine of cpus CPUs."""
     if engine == "gem5":
-        return timeout_s * GEM5_WALL_PER_SIM_S + BOOT_ALLOWANCE_S
+        return timeout_s * GEM5_WALL_PER_CPU_SIM_S * cpus + BOOT_ALLOWANCE_S
     return timeout_s + BOOT_ALLOWANCE_S
 
 
@@ -256,7 +257,9 @@ def prepare(
         cmdline = f"{qemu.BASE_CMDLINE} amp_policy={request.policy} {request.extra_cmdline}"
         cmdline = cmdline.strip()
         engine_parts = {"command": machine.args()}
-    limit_s = request.wall_limit_s or default_wall_limit_s(request.engine, request.timeout_s)
+    limit_s = request.wall_limit_s or default_wall_limit_s(
+        request.engine, request.timeout_s, request.platform.ncpus
+    )
     inputs = {
         "cmdline": cmdline,
         "dtb_sha256": sha256_bytes(dtb),

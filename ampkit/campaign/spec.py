@@ -77,11 +77,12 @@ class Limits:
     memory_mb: int = 2048
     cpus: int = 1
     engine: str = "qemu"  # the campaign's: it sets the default run_s
+    guest_cpus: int = 4  # the largest platform's: so does it on gem5
 
     @property
     def wall_s(self) -> int:
         """The engine's wall-clock limit for one run."""
-        return self.run_s or default_wall_limit_s(self.engine, self.mix_s)
+        return self.run_s or default_wall_limit_s(self.engine, self.mix_s, self.guest_cpus)
 
     @property
     def job_s(self) -> int:
@@ -302,6 +303,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         else Limits.memory_mb,
         cpus=_int(err, table, "cpus", 1, 1024, table="limits") if "cpus" in table else 1,
         engine=engine,
+        guest_cpus=max((p.ncpus for p in platforms), default=Limits.guest_cpus),
     )
     if limits.run_s is not None and limits.run_s <= limits.mix_s:
         err.fail(

@@ -25,7 +25,7 @@ from tests.parsec_mini import make_release
 from tests.qemu.helpers import app_json, make_mix, probe
 
 #: Simulated seconds the tiny mix may take; the wall-clock limit is the
-#: engine's default for it (run.GEM5_WALL_PER_SIM_S).
+#: engine's default for it (run.GEM5_WALL_PER_CPU_SIM_S).
 MIX_S = 5
 
 #: A compute run of a few million instructions: a real result to verify,

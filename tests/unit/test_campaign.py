@@ -63,6 +63,10 @@ def test_matrix_and_references(tmp_path: Path) -> None:
     assert {r.request.platform.name for r in refs if r.role == "little-only"} == {"0B2L", "0B3L"}
     assert all(r.request.timeout_s == spec.limits.mix_s for r in runs)
 
+    # on gem5 the default wall limit follows the campaign's largest machine
+    big = load_spec(write_spec(tmp_path, BASIC.replace('"1B3L"', '"4B4L"') + 'engine = "gem5"\n'))
+    assert big.limits.guest_cpus == 8 and big.limits.wall_s > 2 * spec.limits.wall_s
+
 
 def test_categories_and_duplicates(tmp_path: Path) -> None:
     spec = load_spec(
