@@ -154,7 +154,8 @@ def test_a_suite_program_runs_from_the_disk_on_gem5(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """The PARSEC image as gem5's virtio disk, and the program's region of
-    interest as a second work item of its application (thread id 1)."""
+    interest as a second work item of its application (thread id 1), from
+    its first run only though a longer companion restarts it."""
     core, sim = make_release(tmp_path_factory.mktemp("release"))
     manifest = parsec.build_suite(
         [str(core), str(sim)],
@@ -165,18 +166,24 @@ def test_a_suite_program_runs_from_the_disk_on_gem5(
     request = RunRequest(
         platform=get_platform("2B2L"),
         policy="colab",
-        mix=make_mix(App("parsec.blackscholes", threads=2, size=0, input="simsmall"), name="bs"),
+        mix=make_mix(
+            App("parsec.blackscholes", threads=2, size=0, input="simsmall"),
+            App("compute", threads=1, size=20000),
+            name="bs",
+        ),
         engine="gem5",
         timeout_s=MIX_S,
-        method="once",
+        method="restart",
         suite_manifest=manifest,
     )
     outcome = execute(
         request, tmp_path_factory.mktemp("gem5-parsec") / "run", kernel_build, initramfs
     )
     assert outcome.ok, outcome.status
-    (bs,) = outcome.report.apps
+    bs, compute = outcome.report.apps
     assert "(right)" in bs["output"] and bs["status"] == "ok", bs
+    assert bs["restarts"] >= 1 and compute["status"] == "ok", (bs, compute)
     summary = json.loads((outcome.directory / "gem5.json").read_text())
-    # the runner's work item (whole first run) and the hooks' (region of interest)
-    assert [(i["id"], i["samples"]) for i in summary["work_items"]] == [(0, 2)]
+    # the runner's work item (whole first run) and the hooks' (region of
+    # interest), none from the restarts; the companion's own
+    assert [(i["id"], i["samples"]) for i in summary["work_items"]] == [(0, 2), (1, 1)]

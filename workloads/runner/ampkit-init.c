@@ -457,7 +457,7 @@ static int enter_inputs(const struct app *app, int index)
 	return chdir(dir);
 }
 
-static void start_child(struct app *app, int index, const char *out_path,
+static void start_child(struct app *app, int index, int first, const char *out_path,
 			const char *report_path, int gate, const sigset_t *mask)
 {
 	char c, id[16];
@@ -484,7 +484,12 @@ static void start_child(struct app *app, int index, const char *out_path,
 	/* For programs that mark their own region of interest (PARSEC hooks). */
 	snprintf(id, sizeof(id), "%d", index);
 	setenv("AMPKIT_APP_ID", id, 1);
-	if (use_m5ops)
+	/*
+	 * Only the first run's region of interest is a gem5 work item: a
+	 * restart is load for the others, and its samples would mix into the
+	 * application's mean.
+	 */
+	if (use_m5ops && first)
 		setenv("AMPKIT_M5OPS", "1", 1);
 	for (i = 0; i < the_run->nenv; i++)
 		putenv(the_run->env[i]);
@@ -510,7 +515,7 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 		fail("cannot fork", strerror(errno));
 	if (app->pid == 0) {
 		close(gate[1]);
-		start_child(app, index, first ? app->out_path : app->restart_out_path,
+		start_child(app, index, first, first ? app->out_path : app->restart_out_path,
 			    first ? app->report_path : app->restart_report_path, gate[0], mask);
 	}
 	if (app->speedup_q10) {
