@@ -77,7 +77,7 @@ class Limits:
     memory_mb: int = 2048
     cpus: int = 1
     engine: str = "qemu"  # the campaign's: it sets the default run_s
-    guest_cpus: int = 4  # the largest platform's: so does it on gem5
+    guest_cpus: int = 4  # of the largest platform: gem5's default run_s grows with it
 
     @property
     def wall_s(self) -> int:
