@@ -92,6 +92,22 @@ def cmd_kernel_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_kernel_check(_args: argparse.Namespace) -> int:
+    from ampkit import kernelcheck  # only this command needs it
+
+    result = kernelcheck.check()
+    record = result.record
+    for step in record["steps"]:
+        state = "FAILED" if step["error"] else ("warnings" if step["warnings"] else "ok")
+        print(f"{step['patch']:<72} {step['config']:<16} {state:<8} {step['seconds']:>7.1f} s")
+    print(f"{result.directory}  ({record['seconds']:.0f} s when checked)")
+    if result.failures or result.warnings:
+        for line in result.failures + result.warnings:
+            print(line)
+        return 1
+    return 0
+
+
 def cmd_images_build(_args: argparse.Namespace) -> int:
     build_mod.scons(build_mod.INITRAMFS)
     print(build_mod.initramfs_image())
@@ -571,6 +587,12 @@ def parser() -> argparse.ArgumentParser:
     s = k.add_parser("info", help="the inputs, their hash and where the build lives")
     s.add_argument("--debug", action="store_true", help="the debug variant")
     s.set_defaults(func=cmd_kernel_info)
+    s = k.add_parser(
+        "check",
+        help="check the series as a maintainer would: every patch compiles, and the "
+        "tip builds without COLAB, without the AMP policies, and with cgroups and PREEMPT",
+    )
+    s.set_defaults(func=cmd_kernel_check)
 
     i = sub.add_parser("images", help="the guest initramfs").add_subparsers(
         dest="images_command", required=True, metavar="ACTION"

@@ -66,7 +66,7 @@ _BUILD_ENV = {
 Log = Callable[[str], None]
 
 
-def _say(msg: str) -> None:
+def say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
@@ -335,27 +335,32 @@ class SourceTree:
         return True
 
     def _apply(self, patch: Path) -> None:
-        cmd = [
-            "patch",
-            "-p1",
-            "--forward",
-            "--batch",
-            "--fuzz=0",
-            "--no-backup-if-mismatch",
-            "--reject-file=-",
-            "-d",
-            str(self.src),
-            "-i",
-            str(patch),
-        ]
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        if result.returncode == 0:
-            return
-        raise AmpkitError(
-            f"{patch.name} does not apply to {SOURCE_PACKAGE} {self.inputs.debian_version}: "
-            + describe_patch_failure(result.stdout + result.stderr),
-            "refresh the patch against the Debian source (kernel-patches/README.md)",
-        )
+        apply_patch(self.src, patch, self.inputs.debian_version)
+
+
+def apply_patch(src: Path, patch: Path, debian_version: str) -> None:
+    """Apply one patch of the series to the tree at src, exactly (no fuzz)."""
+    cmd = [
+        "patch",
+        "-p1",
+        "--forward",
+        "--batch",
+        "--fuzz=0",
+        "--no-backup-if-mismatch",
+        "--reject-file=-",
+        "-d",
+        str(src),
+        "-i",
+        str(patch),
+    ]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode == 0:
+        return
+    raise AmpkitError(
+        f"{patch.name} does not apply to {SOURCE_PACKAGE} {debian_version}: "
+        + describe_patch_failure(result.stdout + result.stderr),
+        "refresh the patch against the Debian source (kernel-patches/README.md)",
+    )
 
 
 def describe_patch_failure(output: str) -> str:
@@ -407,7 +412,7 @@ def _ccache() -> bool:
     return shutil.which("ccache") is not None and "CCACHE_DISABLE" not in os.environ
 
 
-def _make_cmd(src: Path, obj: Path, jobs: int, *targets: str) -> list[str]:
+def make_cmd(src: Path, obj: Path, jobs: int, *targets: str) -> list[str]:
     cmd = [
         "make",
         "-C",
@@ -426,7 +431,7 @@ _WARNING = re.compile(r"\bwarning:", re.IGNORECASE)
 _STEP = re.compile(r"^\s+(CC|AS|LD|AR|HOSTCC)\s")
 
 
-def _run_logged(cmd: list[str], log_file: Path, log: Log) -> list[str]:
+def run_logged(cmd: list[str], log_file: Path, log: Log) -> list[str]:
     """Run make, streaming its output to log_file; return the warning lines."""
     env = {**os.environ, **_BUILD_ENV}
     warnings: list[str] = []
@@ -464,7 +469,7 @@ def _run_logged(cmd: list[str], log_file: Path, log: Log) -> list[str]:
     return warnings
 
 
-def build(inputs: KernelInputs, jobs: int | None = None, log: Log = _say) -> KernelBuild:
+def build(inputs: KernelInputs, jobs: int | None = None, log: Log = say) -> KernelBuild:
     """Build the kernel for these inputs, unless a build of them already exists."""
     result = KernelBuild(inputs.output_dir)
     if result.is_complete():
@@ -492,9 +497,9 @@ def build(inputs: KernelInputs, jobs: int | None = None, log: Log = _say) -> Ker
             f"kernel: configuring {inputs.variant} (allnoconfig + {len(inputs.fragments)} "
             f"fragment(s))"
         )
-        warnings = _run_logged(
+        warnings = run_logged(
             [
-                *_make_cmd(tree.src, obj, 1, "allnoconfig"),
+                *make_cmd(tree.src, obj, 1, "allnoconfig"),
                 f"KCONFIG_ALLCONFIG={obj / 'ampkit.fragment'}",
             ],
             log_file,
@@ -510,8 +515,8 @@ def build(inputs: KernelInputs, jobs: int | None = None, log: Log = _say) -> Ker
             )
 
         log(f"kernel: building {inputs.variant} with make -j{jobs}, log in {log_file}")
-        warnings += _run_logged(_make_cmd(tree.src, obj, jobs, "Image"), log_file, log)
-        kernelversion = _run(_make_cmd(tree.src, obj, 1, "-s", "kernelversion")).strip()
+        warnings += run_logged(make_cmd(tree.src, obj, jobs, "Image"), log_file, log)
+        kernelversion = _run(make_cmd(tree.src, obj, 1, "-s", "kernelversion")).strip()
 
         shutil.copyfile(obj / "arch" / ARCH / "boot" / "Image", stage / "Image")
         shutil.copyfile(obj / "vmlinux", stage / "vmlinux")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ampkit import build, kernel
+from ampkit import build, kernel, kernelcheck
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +80,56 @@ def test_unchanged_inputs_are_not_rebuilt(kernel_build: kernel.KernelBuild) -> N
     before = (image.stat().st_mtime_ns, kernel_build.manifest)
     build.scons("kernel")
     assert (image.stat().st_mtime_ns, kernel_build.manifest) == before
+
+
+def test_every_patch_compiles_and_the_tip_builds_in_every_configuration(
+    kernel_build: kernel.KernelBuild,
+) -> None:
+    # cached by the inputs' digest: a series that did not change is not checked again
+    result = kernelcheck.check()
+    record = result.record
+    patches = [p.name for p in kernel.read_series()]
+    assert record["series"] == patches
+    # bisectable: every patch compiles in the kit's configuration and without COLAB
+    per_patch = [(s["patch"], s["config"]) for s in record["steps"] if s["patch"] != "tip"]
+    assert per_patch == [(p, c) for p in patches for c in kernelcheck.PER_PATCH]
+    assert all("kernel/sched/" in s["targets"] for s in record["steps"] if s["patch"] != "tip")
+    # the tip links an Image in every other configuration
+    tips = {s["config"]: s for s in record["steps"] if s["patch"] == "tip"}
+    assert set(tips) == set(kernelcheck.CONFIGS) - {"kit"}
+    assert result.failures == [], result.failures
+    assert result.warnings == [], result.warnings
+
+    def symbols(config: str) -> dict[str, str]:
+        found: dict[str, str] = tips[config]["config_symbols"]
+        return {
+            s: found.get(s, "n")
+            for s in (
+                "CONFIG_SCHED_AMP",
+                "CONFIG_SCHED_COLAB",
+                "CONFIG_FUTEX_ACCT",
+                "CONFIG_FAIR_GROUP_SCHED",
+                "CONFIG_CFS_BANDWIDTH",
+                "CONFIG_PREEMPT",
+            )
+        }
+
+    # each configuration is the one it claims to be
+    assert symbols("no-colab") == {
+        "CONFIG_SCHED_AMP": "y",
+        "CONFIG_SCHED_COLAB": "n",
+        "CONFIG_FUTEX_ACCT": "n",
+        "CONFIG_FAIR_GROUP_SCHED": "n",
+        "CONFIG_CFS_BANDWIDTH": "n",
+        "CONFIG_PREEMPT": "n",
+    }
+    assert symbols("no-amp")["CONFIG_SCHED_AMP"] == "n"
+    assert symbols("no-amp")["CONFIG_FUTEX_ACCT"] == "n"
+    assert symbols("cgroups-preempt") == {
+        "CONFIG_SCHED_AMP": "y",
+        "CONFIG_SCHED_COLAB": "y",
+        "CONFIG_FUTEX_ACCT": "y",
+        "CONFIG_FAIR_GROUP_SCHED": "y",
+        "CONFIG_CFS_BANDWIDTH": "y",
+        "CONFIG_PREEMPT": "y",
+    }

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ampkit import kernel
+from ampkit import kernel, kernelcheck
 from ampkit.errors import AmpkitError
 
 
@@ -154,3 +154,10 @@ def test_fuzzy_patches_are_refused(mini: Path, tmp_path: Path) -> None:
     )
     with pytest.raises(AmpkitError, match=r"0001-fuzzy\.patch does not apply"):
         tree_for(inputs_for(mini, [fuzzy])).apply_series(lambda _m: None)
+
+
+def test_the_series_check_compiles_what_the_series_touched() -> None:
+    # the hooks' directories always; any other C file the series touched as its object
+    touched = {"kernel/sys.c", "include/linux/sched.h", "kernel/sched/colab.c", "init/Kconfig"}
+    assert kernelcheck.patch_targets(touched) == ["kernel/futex/", "kernel/sched/", "kernel/sys.o"]
+    assert kernelcheck.patch_targets(set()) == ["kernel/futex/", "kernel/sched/"]
