@@ -32,7 +32,8 @@ def test_guest_sees_big_little(
         assert "SD_ASYM_CPUCAPACITY" in top["flags"], (cpu, top)
         assert "SD_ASYM_CPUCAPACITY_FULL" in top["flags"], (cpu, top)
         assert lowest["name"] == "MC" and "SD_ASYM_CPUCAPACITY" not in lowest["flags"]
-    assert guest["amp"] == {"policy": "cfs", "available": ["cfs", "colab", "wash"]}
+    # the per-task counters are kept under cfs too, as under every policy
+    assert guest["amp"] == {"policy": "cfs", "available": ["cfs", "colab", "wash"], "stats": "1"}
     assert guest["clocksource"] == "arch_sys_counter"
     assert outcome.report.kernel_problems == []
 

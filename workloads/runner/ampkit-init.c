@@ -418,6 +418,18 @@ static void set_policy(const struct run *run)
 		fail("the kernel rejected the policy", run->policy);
 	if (strcmp(in_force, run->policy))
 		fail("the policy did not take effect; in force", in_force);
+	/*
+	 * The per-task counters (time on big and little CPUs, futex waiting)
+	 * are kept under every policy alike, so that cfs is measured as the
+	 * others are: the same instrumentation, and numbers to compare.
+	 */
+	if (access(AMP_STATS_FILE, F_OK) == 0) {
+		int fd = open(AMP_STATS_FILE, O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, "1", 1) != 1)
+			fail("could not keep the per-task counters", AMP_STATS_FILE);
+		close(fd);
+	}
 }
 
 /* What every application gets beside its own: set once the description is read. */

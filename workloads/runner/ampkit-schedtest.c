@@ -43,6 +43,12 @@
  *                               mutex and a condition variable
  *   overhead ROUNDS BLOCKS P,Q  both ping-pongs under each policy in turn,
  *                               BLOCKS times, in one guest
+ *   futex-flip                  a thread waits under colab, again under cfs,
+ *                               and colab returns while it is queued: what
+ *                               the release that ends the second wait charges
+ *   futex-release-kinds         two waiters, released by FUTEX_WAKE, WAKE_OP
+ *                               and CMP_REQUEUE that each wake one: what each
+ *                               kind charges the releasing thread
  *
  * Like every workload it accepts -t THREADS and -n SIZE first and ignores
  * them. Exit status 0 when the scenario ran, 1 when it could not.
@@ -58,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <linux/futex.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -1147,6 +1154,160 @@ static void trace(double seconds, struct sbuf *sb)
 		  bottleneck);
 }
 
+/* --- futex accounting: stale stamps and every kind of release ---------------- */
+
+#define POLICY_FILE "/proc/sys/kernel/sched_amp_policy"
+#define STATS_FILE "/proc/sys/kernel/sched_colab_stats"
+
+static long futex_op(_Atomic uint32_t *uaddr, int op, uint32_t val, uintptr_t val2,
+		     _Atomic uint32_t *uaddr2, uint32_t val3)
+{
+	return syscall(SYS_futex, uaddr, op, val, (void *)val2, uaddr2, val3);
+}
+
+/* Waits on word while it reads 0 (a FUTEX_WAIT returns early on any wake). */
+static void futex_wait_zero(_Atomic uint32_t *word)
+{
+	while (!atomic_load(word))
+		futex_op(word, FUTEX_WAIT_PRIVATE, 0, 0, NULL, 0);
+}
+
+static int64_t caused_ns(pid_t tid)
+{
+	struct thread_stats st;
+
+	if (read_thread_stats(tid, &st))
+		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	return st.futex_caused_ns;
+}
+
+static struct {
+	_Atomic uint32_t first, second, go;
+} flip;
+
+static void *flip_waiter(void *arg)
+{
+	(void)arg;
+	futex_wait_zero(&flip.first);
+	while (!atomic_load(&flip.go))
+		;
+	futex_wait_zero(&flip.second);
+	return NULL;
+}
+
+/*
+ * One thread waits on a futex under colab and is woken; it waits again
+ * under cfs, whose accounting is off, and colab comes back while it is
+ * queued.  The release that ends the second wait may charge nothing from
+ * the stamps of the first: the second wait began unstamped.  The stale
+ * window is how much an old stamp would charge.
+ */
+static void futex_flip(struct sbuf *sb)
+{
+	pid_t self = gettid_();
+	int64_t before, after;
+	uint64_t first_release;
+	struct thread_stats st;
+	pthread_t t;
+
+	/* Measurement under every policy would keep the accounting on. */
+	if (access(STATS_FILE, W_OK) == 0)
+		write_file(STATS_FILE, "0");
+	write_file(POLICY_FILE, "colab");
+	if (pthread_create(&t, NULL, flip_waiter, NULL))
+		die("pthread_create", errno);
+	ampkit_sleep_ns(20 * MS);
+	atomic_store(&flip.first, 1);
+	futex_op(&flip.first, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+	first_release = ampkit_now_ns();
+
+	write_file(POLICY_FILE, "cfs");
+	atomic_store(&flip.go, 1);
+	ampkit_sleep_ns(300 * MS);
+	write_file(POLICY_FILE, "colab");
+	before = caused_ns(self);
+	ampkit_sleep_ns(5 * MS);
+	atomic_store(&flip.second, 1);
+	futex_op(&flip.second, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+	after = caused_ns(self);
+	if (pthread_join(t, NULL))
+		die("pthread_join", errno);
+	/* Several ranking periods, for a flag a stale charge would raise. */
+	ampkit_sleep_ns(100 * MS);
+	if (read_thread_stats(self, &st))
+		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	sb_printf(sb,
+		  "{\"scenario\":\"futex-flip\",\"charged_ns\":%lld,\"stale_window_ns\":%llu,"
+		  "\"releaser_flagged\":%lld}\n",
+		  (long long)(after - before), (unsigned long long)(ampkit_now_ns() - first_release),
+		  (long long)st.bottleneck);
+}
+
+static struct {
+	_Atomic uint32_t a, b, queued;
+} rel;
+
+static void *release_waiter(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&rel.queued, 1);
+	/* One wait: after a requeue the thread is queued on b, not a. */
+	futex_op(&rel.a, FUTEX_WAIT_PRIVATE, 0, 0, NULL, 0);
+	return NULL;
+}
+
+/*
+ * Two threads wait on a futex; the main thread releases it with one kind
+ * of release that wakes only one of them.  Every kind ends a stretch for
+ * both, so the main thread is charged with about twice the time they
+ * waited, whichever kind it used.
+ */
+static void futex_release_kinds(struct sbuf *sb)
+{
+	static const char *const kinds[] = { "wake", "wake-op", "requeue" };
+	const uint64_t waited = 100 * MS;
+	pid_t self = gettid_();
+	size_t k;
+
+	write_file(POLICY_FILE, "colab");
+	sb_printf(sb, "{\"scenario\":\"futex-release-kinds\",\"waited_ns\":%llu,\"charged_ns\":{",
+		  (unsigned long long)waited);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		int64_t before, after;
+		pthread_t t[2];
+		int i;
+
+		atomic_store(&rel.a, 0);
+		atomic_store(&rel.b, 0);
+		atomic_store(&rel.queued, 0);
+		for (i = 0; i < 2; i++)
+			if (pthread_create(&t[i], NULL, release_waiter, NULL))
+				die("pthread_create", errno);
+		while (atomic_load(&rel.queued) < 2)
+			ampkit_sleep_ns(1 * MS);
+		ampkit_sleep_ns(waited);
+		before = caused_ns(self);
+		if (k == 0)
+			futex_op(&rel.a, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+		else if (k == 1)	/* b = 0 if b == 1: false, so b wakes nobody */
+			futex_op(&rel.a, FUTEX_WAKE_OP_PRIVATE, 1, 0, &rel.b,
+				 FUTEX_OP(FUTEX_OP_SET, 0, FUTEX_OP_CMP_EQ, 1));
+		else			/* wake one, move the other to b */
+			futex_op(&rel.a, FUTEX_CMP_REQUEUE_PRIVATE, 1, 1, &rel.b, 0);
+		after = caused_ns(self);
+		sb_printf(sb, "%s\"%s\":%lld", k ? "," : "", kinds[k], (long long)(after - before));
+		/* The other waiter, wherever it is queued now. */
+		for (i = 0; i < 2; i++) {
+			while (pthread_tryjoin_np(t[i], NULL) == EBUSY) {
+				futex_op(&rel.a, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+				futex_op(&rel.b, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+				ampkit_sleep_ns(1 * MS);
+			}
+		}
+	}
+	sb_printf(sb, "}}\n");
+}
+
 /* --- main -------------------------------------------------------------------- */
 
 static int usage(const char *prog)
@@ -1159,7 +1320,8 @@ static int usage(const char *prog)
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS\n"
 		"  wash-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
-		"  overhead ROUNDS BLOCKS POLICY,POLICY...\n",
+		"  overhead ROUNDS BLOCKS POLICY,POLICY...\n"
+		"  futex-flip | futex-release-kinds\n",
 		prog);
 	return 2;
 }
@@ -1180,8 +1342,14 @@ int main(int argc, char **argv)
 		return usage(prog);
 	scenario = argv[0];
 	sb_init(&sb);
-	if (argc == 1 && !strcmp(scenario, "speedup")) {
-		speedup(&sb);
+	if (argc == 1 && (!strcmp(scenario, "speedup") || !strcmp(scenario, "futex-flip") ||
+			  !strcmp(scenario, "futex-release-kinds"))) {
+		if (!strcmp(scenario, "speedup"))
+			speedup(&sb);
+		else if (!strcmp(scenario, "futex-flip"))
+			futex_flip(&sb);
+		else
+			futex_release_kinds(&sb);
 		fputs(sb.data, stdout);
 		return 0;
 	}

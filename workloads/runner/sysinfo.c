@@ -157,6 +157,8 @@ static void amp_json(struct sbuf *sb)
 	else
 		sb_printf(sb, "null");
 	free(available);
+	sb_printf(sb, ",\"stats\":");
+	sb_file_str(sb, AMP_STATS_FILE);
 	sb_printf(sb, "}");
 }
 

@@ -6,6 +6,8 @@
 #include "sbuf.h"
 
 #define AMP_POLICY_FILE "/proc/sys/kernel/sched_amp_policy"
+/* 1: the per-task counters are kept under every policy, cfs included */
+#define AMP_STATS_FILE "/proc/sys/kernel/sched_colab_stats"
 #define AMP_AVAILABLE_FILE "/proc/sys/kernel/sched_amp_available_policies"
 
 /*
