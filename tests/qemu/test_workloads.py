@@ -66,13 +66,21 @@ def test_four_applications_under_the_restart_method(
 def test_lock_workloads_show_futex_blocking_in_the_kernel_counters(
     program: str, tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
-    # the futex accounting runs while a policy that uses it is in force; ten
-    # times the small size, so that the threads overlap long enough to
-    # contend (an uncontended mutex never enters the kernel)
-    mix = make_mix(App(program, threads=4, size=10 * SMALL_SIZES[program]))
+    # the futex accounting runs while a policy that uses it is in force. An
+    # uncontended mutex never enters the kernel, and whether the threads
+    # overlap is chance (once they did not, and nothing blocked), so -b: the
+    # first holder of the lock keeps it until every other thread is asleep
+    # in a futex wait, then 2 ms more (AMPKIT_CONVOY_HOLD_NS); the program
+    # fails if it did not see them asleep
+    mix = make_mix(App(program, threads=4, size=10 * SMALL_SIZES[program], args=("-b",)))
     outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix, policy="colab")
     assert outcome.ok, outcome.status
-    tasks = outcome.report.apps[0]["tasks"]
+    app = outcome.report.apps[0]
+    assert "3 slept on the first holder" in app["output"], app
+    tasks = app["tasks"]
+    # the premise: each of the three was blocked for the hold at least (half
+    # of it here, to leave the sleep's clock and the futex clock some play)
+    assert sum(t["futex_blocked_ns"] >= 1_000_000 for t in tasks) >= 3, tasks
     blocked = sum(t["futex_blocked_ns"] for t in tasks)
     caused = sum(t["futex_caused_ns"] for t in tasks)
     assert blocked > 0 and caused > 0, tasks

@@ -43,6 +43,28 @@ def test_compute_result_does_not_depend_on_the_split(host_bin: Path) -> None:
     assert len(results) == 1, results
 
 
+@pytest.mark.parametrize("program", ["contend", "stages"])
+@pytest.mark.parametrize("threads", [2, 3, 5])
+def test_b_makes_every_other_thread_sleep_behind_the_first_lock_holder(
+    host_bin: Path, program: str, threads: int
+) -> None:
+    # -b: the first holder keeps the lock until the others are asleep in a
+    # futex wait; with 300 items none of stages' threads can be done by then
+    plain = run(host_bin / program, "-t", str(threads), "-n", "300")
+    convoy = run(host_bin / program, "-b", "-t", str(threads), "-n", "300")
+    assert convoy.returncode == 0, convoy.stderr
+    result = plain.stdout.splitlines()[0]
+    assert convoy.stdout.splitlines()[0] == f"{result}, {threads - 1} slept on the first holder"
+    assert sum(line.startswith("thread ") for line in convoy.stdout.splitlines()) == threads
+
+
+@pytest.mark.parametrize("program", ["contend", "stages"])
+def test_b_needs_a_second_thread(host_bin: Path, program: str) -> None:
+    result = run(host_bin / program, "-b", "-t", "1")
+    assert result.returncode == 2
+    assert "-b needs at least 2 threads" in result.stderr
+
+
 @pytest.mark.parametrize("program", WORKLOADS)
 @pytest.mark.parametrize("args", [["-t", "0"], ["-n", "x"], ["-t", "2000"], ["extra"]])
 def test_bad_arguments_exit_2_with_a_message(host_bin: Path, program: str, args: list[str]) -> None:

@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,14 +18,21 @@
 /* For messages; set by ampkit_parse_args. */
 static const char *program = "workload";
 
-static void usage(const char *prog, const char *summary, int threads, long size)
+static void usage(const char *prog, const char *summary, int threads, long size,
+		  const struct ampkit_flag *flags)
 {
+	const struct ampkit_flag *f;
+
+	fprintf(stderr, "%s: %s\nusage: %s [-t THREADS] [-n SIZE]", prog, summary, prog);
+	for (f = flags; f && f->letter; f++)
+		fprintf(stderr, " [-%c]", f->letter);
 	fprintf(stderr,
-		"%s: %s\n"
-		"usage: %s [-t THREADS] [-n SIZE]\n"
+		"\n"
 		"  -t THREADS  worker threads, 1..%d (default %d)\n"
 		"  -n SIZE     problem size, >= 1 (default %ld)\n",
-		prog, summary, prog, MAX_THREADS, threads, size);
+		MAX_THREADS, threads, size);
+	for (f = flags; f && f->letter; f++)
+		fprintf(stderr, "  -%c          %s\n", f->letter, f->help);
 }
 
 static long parse_positive(const char *prog, const char *opt, const char *s, long max)
@@ -45,13 +54,35 @@ void ampkit_parse_args(int argc, char **argv, const char *summary,
 		       int default_threads, long default_size,
 		       struct ampkit_args *args)
 {
+	ampkit_parse_args_flags(argc, argv, summary, default_threads, default_size, NULL, args);
+}
+
+/* The flag of @flags for option letter @opt, or NULL. */
+static const struct ampkit_flag *find_flag(const struct ampkit_flag *flags, int opt)
+{
+	for (; flags && flags->letter; flags++)
+		if (flags->letter == opt)
+			return flags;
+	return NULL;
+}
+
+void ampkit_parse_args_flags(int argc, char **argv, const char *summary,
+			     int default_threads, long default_size,
+			     const struct ampkit_flag *flags, struct ampkit_args *args)
+{
 	const char *prog = argc > 0 ? argv[0] : program;
+	const struct ampkit_flag *f;
+	char optstring[64] = "t:n:h";
+	size_t len = strlen(optstring);
 	int opt;
 
 	program = prog;
 	args->threads = default_threads;
 	args->size = default_size;
-	while ((opt = getopt(argc, argv, "t:n:h")) != -1) {
+	for (f = flags; f && f->letter && len + 1 < sizeof(optstring); f++)
+		optstring[len++] = f->letter;
+	optstring[len] = '\0';
+	while ((opt = getopt(argc, argv, optstring)) != -1) {
 		switch (opt) {
 		case 't':
 			args->threads = (int)parse_positive(prog, "-t", optarg, MAX_THREADS);
@@ -60,16 +91,20 @@ void ampkit_parse_args(int argc, char **argv, const char *summary,
 			args->size = parse_positive(prog, "-n", optarg, 1L << 40);
 			break;
 		case 'h':
-			usage(prog, summary, default_threads, default_size);
+			usage(prog, summary, default_threads, default_size, flags);
 			exit(0);
 		default:
-			usage(prog, summary, default_threads, default_size);
-			exit(2);
+			f = find_flag(flags, opt);
+			if (!f) {
+				usage(prog, summary, default_threads, default_size, flags);
+				exit(2);
+			}
+			*f->set = 1;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		usage(prog, summary, default_threads, default_size);
+		usage(prog, summary, default_threads, default_size, flags);
 		exit(2);
 	}
 }
@@ -233,6 +268,183 @@ void ampkit_report_workers(const struct ampkit_thread_clock *first, size_t strid
 	if (ampkit_report_threads(clocks, n))
 		ampkit_fail("%s: cannot write the thread report", name());
 	free(clocks);
+}
+
+/* --- the convoy (-b of the lock workloads) --- */
+
+#define CONVOY_LEFT (-1)			/* in convoy_tids: the worker has left */
+#define CONVOY_TIMEOUT_NS 30000000000ULL	/* the others must be asleep by then */
+#define CONVOY_POLL_NS 200000ULL
+
+static atomic_int *convoy_tids;		/* per worker: 0 (not yet joined), tid, LEFT */
+static int convoy_workers;
+static atomic_int convoy_armed;		/* 1 until a holder is chosen */
+
+void ampkit_convoy_init(int workers)
+{
+	int i;
+
+	convoy_tids = ampkit_xcalloc((size_t)workers, sizeof(*convoy_tids));
+	for (i = 0; i < workers; i++)
+		atomic_init(&convoy_tids[i], 0);
+	convoy_workers = workers;
+	atomic_store(&convoy_armed, 1);
+}
+
+void ampkit_convoy_join(int index)
+{
+	atomic_store(&convoy_tids[index], (int)syscall(SYS_gettid));
+}
+
+void ampkit_convoy_leave(int index)
+{
+	atomic_store(&convoy_tids[index], CONVOY_LEFT);
+}
+
+/* Reads a small file into @text (NUL-terminated); its length, or -1 if it cannot be opened. */
+static ssize_t read_small_file(const char *path, char *text, size_t size)
+{
+	ssize_t n = 0, got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (n < (ssize_t)size - 1 && (got = read(fd, text + n, size - 1 - (size_t)n)) > 0)
+		n += got;
+	close(fd);
+	text[n] = '\0';
+	return n;
+}
+
+enum convoy_state { CONVOY_NOT_JOINED, CONVOY_AWAKE, CONVOY_ASLEEP, CONVOY_GONE };
+
+struct convoy_seen {
+	enum convoy_state state;
+	unsigned long long nvcsw;	/* voluntary context switches: one per sleep */
+	char what[64];			/* for the message if it never sleeps */
+};
+
+/* Is the system call named by a /proc/<tid>/syscall text a futex call? */
+static int futex_syscall(const char *text)
+{
+	char *end;
+	long nr = strtol(text, &end, 10);
+
+	if (end == text)
+		return 0;		/* "running" */
+#ifdef SYS_futex_time64
+	if (nr == SYS_futex_time64)
+		return 1;
+#endif
+	return nr == SYS_futex;
+}
+
+/*
+ * What worker @index is doing now, as /proc shows it. The system call is
+ * read first: the kernel shows it only for a thread off its CPU and off
+ * the run queue (asleep, not merely preempted), and "running" otherwise.
+ * The status read after it gives the count of voluntary context switches,
+ * which a thread woken and put to sleep again in between would have moved
+ * on. A kernel without /proc/<tid>/syscall leaves the state alone to judge.
+ */
+static void convoy_look(int index, struct convoy_seen *seen)
+{
+	int tid = atomic_load(&convoy_tids[index]);
+	char path[64], text[4096], state = '?', call[16] = "not shown";
+	const char *p;
+	int in_futex = 1, counted = 0;
+
+	seen->nvcsw = 0;
+	if (tid == 0 || tid == CONVOY_LEFT) {
+		seen->state = tid ? CONVOY_GONE : CONVOY_NOT_JOINED;
+		snprintf(seen->what, sizeof(seen->what), tid ? "left" : "not started");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	if (read_small_file(path, text, sizeof(text)) >= 0) {
+		in_futex = futex_syscall(text);
+		snprintf(call, sizeof(call), "%.*s", (int)strcspn(text, " \n"), text);
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	if (read_small_file(path, text, sizeof(text)) < 0) {
+		/* it left and ended since its tid was read */
+		seen->state = CONVOY_AWAKE;
+		snprintf(seen->what, sizeof(seen->what), "tid %d has no /proc entry", tid);
+		return;
+	}
+	p = strstr(text, "\nState:");
+	if (p)
+		sscanf(p + strlen("\nState:"), " %c", &state);
+	p = strstr(text, "\nvoluntary_ctxt_switches:");
+	if (p) {
+		seen->nvcsw = strtoull(p + strlen("\nvoluntary_ctxt_switches:"), NULL, 10);
+		counted = 1;
+	}
+	seen->state = state == 'S' && in_futex && counted ? CONVOY_ASLEEP : CONVOY_AWAKE;
+	snprintf(seen->what, sizeof(seen->what), "tid %d, state %c, system call %s", tid, state,
+		 call);
+}
+
+/*
+ * Every worker but @self seen twice, @first then @second: all of them were
+ * asleep at once, at any moment between the two passes, if each had left
+ * already at the first look, or was asleep at both looks with no voluntary
+ * context switch between them (a sleep that ended and began again would
+ * have made one). The number asleep; or -1, with the first worker that was
+ * not in *@awake.
+ */
+static int convoy_settled(const struct convoy_seen *first, const struct convoy_seen *second,
+			  int self, int *awake)
+{
+	int i, asleep = 0;
+
+	for (i = 0; i < convoy_workers; i++) {
+		if (i == self || (first[i].state == CONVOY_GONE && second[i].state == CONVOY_GONE))
+			continue;
+		if (first[i].state != CONVOY_ASLEEP || second[i].state != CONVOY_ASLEEP ||
+		    first[i].nvcsw != second[i].nvcsw) {
+			*awake = i;
+			return -1;
+		}
+		asleep++;
+	}
+	return asleep;
+}
+
+int ampkit_convoy_hold(int index, uint64_t hold_ns)
+{
+	struct convoy_seen *first, *second;
+	uint64_t deadline;
+	int i, asleep, awake = -1;
+
+	if (!atomic_load_explicit(&convoy_armed, memory_order_relaxed) ||
+	    !atomic_exchange(&convoy_armed, 0))
+		return -1;
+	first = ampkit_xcalloc((size_t)convoy_workers, sizeof(*first));
+	second = ampkit_xcalloc((size_t)convoy_workers, sizeof(*second));
+	deadline = ampkit_now_ns() + CONVOY_TIMEOUT_NS;
+	for (;;) {
+		for (i = 0; i < convoy_workers; i++)
+			if (i != index)
+				convoy_look(i, &first[i]);
+		for (i = 0; i < convoy_workers; i++)
+			if (i != index)
+				convoy_look(i, &second[i]);
+		asleep = convoy_settled(first, second, index, &awake);
+		if (asleep >= 0)
+			break;
+		if (ampkit_now_ns() > deadline)
+			ampkit_fail("%s: -b: thread %d held the lock for %llu s, and thread %d "
+				    "did not stay asleep in a futex wait (%s)",
+				    name(), index, CONVOY_TIMEOUT_NS / 1000000000ULL, awake,
+				    second[awake].what);
+		ampkit_sleep_ns(CONVOY_POLL_NS);
+	}
+	free(first);
+	free(second);
+	/* each of their waits lasts at least this long, and only our unlock ends it */
+	ampkit_sleep_ns(hold_ns);
+	return asleep;
 }
 
 void ampkit_queue_init(struct ampkit_queue *q, int capacity, int producers)

@@ -27,6 +27,18 @@ void ampkit_parse_args(int argc, char **argv, const char *summary,
 		       int default_threads, long default_size,
 		       struct ampkit_args *args);
 
+/* A workload's own option without a value: -<letter> sets *set to 1. */
+struct ampkit_flag {
+	char letter;
+	const char *help;	/* one line for the usage */
+	int *set;
+};
+
+/* ampkit_parse_args that also takes @flags, an array ended by letter 0. */
+void ampkit_parse_args_flags(int argc, char **argv, const char *summary,
+			     int default_threads, long default_size,
+			     const struct ampkit_flag *flags, struct ampkit_args *args);
+
 uint64_t ampkit_now_ns(void);		/* CLOCK_MONOTONIC */
 uint64_t ampkit_thread_cpu_ns(void);	/* CLOCK_THREAD_CPUTIME_ID */
 void ampkit_sleep_ns(uint64_t ns);	/* the whole of it, across signals */
@@ -91,6 +103,37 @@ void ampkit_queue_put(struct ampkit_queue *q, uint64_t item);
 void ampkit_queue_producer_done(struct ampkit_queue *q);
 /* Takes the oldest item into *item; returns 0 instead once the queue is done. */
 int ampkit_queue_get(struct ampkit_queue *q, uint64_t *item);
+
+/*
+ * Contention for certain (the lock workloads' -b). Whether threads that
+ * share a mutex ever meet on it in the kernel depends on how they happen to
+ * overlap: an uncontended mutex never leaves user space. A convoy removes
+ * the chance: the first worker to call ampkit_convoy_hold(), holding its
+ * lock, keeps it until every other worker is asleep in a futex wait (or has
+ * finished), and then @hold_ns longer, so each of those waits lasts at
+ * least that long and ends only when the holder lets go.
+ *
+ * "Asleep" is read from /proc/self/task/<tid>/: in the futex system call
+ * (which the kernel shows only for a thread off its CPU and run queue, where
+ * it shows system calls at all), state S, and a count of voluntary context
+ * switches unchanged across two passes over all of them: so every one was
+ * asleep at one moment between the passes, and from then on nobody is left
+ * awake to wake them but the holder. A worker that does not get there
+ * within a bound (30 s) fails the program, naming what it was doing.
+ *
+ * ampkit_convoy_init(n) before the workers start; each worker calls
+ * ampkit_convoy_join(index) first thing and ampkit_convoy_leave(index) once
+ * it will take no lock and wake nobody any more. ampkit_convoy_hold()
+ * returns how many other workers were asleep to the holder, and -1 at once
+ * to every later caller.
+ */
+void ampkit_convoy_init(int workers);
+void ampkit_convoy_join(int index);
+void ampkit_convoy_leave(int index);
+int ampkit_convoy_hold(int index, uint64_t hold_ns);
+
+/* How long the holder of a convoy keeps its lock once the others sleep. */
+#define AMPKIT_CONVOY_HOLD_NS 2000000ULL
 
 /* calloc that exits with a message naming the program when memory runs out. */
 void *ampkit_xcalloc(size_t n, size_t size);

@@ -7,6 +7,12 @@
  * takes one mutex, mixes a value into one of a few shared cells, and lets
  * go. Every update adds a known amount to a cell, so the final sum of the
  * cells is known in advance and checked.
+ *
+ * Whether the mutex is ever contended, and so ever enters the kernel,
+ * depends on how the threads happen to overlap. With -b it certainly is:
+ * the first thread to take the lock keeps it until every other thread is
+ * asleep on it in a futex wait, and a little longer (ampkit_convoy_hold),
+ * and the program fails if they were not all seen asleep.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +26,14 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t cells[CELLS];
 static uint64_t noise[CELLS];
+static int convoy;		/* -b */
+static int convoy_asleep = -1;	/* how many the first holder saw asleep on the lock */
+
+static const struct ampkit_flag flags[] = {
+	{ 'b', "the first holder keeps the lock until every other thread sleeps on it",
+	  &convoy },
+	{ 0, NULL, NULL },
+};
 
 struct worker {
 	int index;
@@ -34,16 +48,26 @@ static void *update(void *arg)
 	long k;
 
 	ampkit_thread_begin(&w->clock);
+	if (convoy)
+		ampkit_convoy_join(w->index);
 	for (k = 0; k < w->updates; k++) {
 		uint64_t v = ampkit_mix64_rounds((uint64_t)w->index << 32 | (uint64_t)k, WORK_OUTSIDE);
 		int cell = (int)(v % CELLS);
 
 		pthread_mutex_lock(&lock);
+		if (convoy) {
+			int asleep = ampkit_convoy_hold(w->index, AMPKIT_CONVOY_HOLD_NS);
+
+			if (asleep >= 0)
+				convoy_asleep = asleep;
+		}
 		cells[cell] += (uint64_t)w->index + 1;
 		noise[cell] = ampkit_mix64_rounds(noise[cell] ^ v, WORK_INSIDE);
 		pthread_mutex_unlock(&lock);
 		w->sink ^= v;
 	}
+	if (convoy)
+		ampkit_convoy_leave(w->index);
 	ampkit_thread_end(&w->clock);
 	return NULL;
 }
@@ -55,8 +79,12 @@ int main(int argc, char **argv)
 	uint64_t sum = 0, expected = 0;
 	int i;
 
-	ampkit_parse_args(argc, argv, "fine-grained mutex contention on shared cells", 4, 2000,
-			  &args);
+	ampkit_parse_args_flags(argc, argv, "fine-grained mutex contention on shared cells", 4,
+				2000, flags, &args);
+	if (convoy && args.threads < 2) {
+		fprintf(stderr, "contend: -b needs at least 2 threads\n");
+		return 2;
+	}
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
 
 	for (i = 0; i < args.threads; i++) {
@@ -64,14 +92,23 @@ int main(int argc, char **argv)
 		w[i].updates = args.size;
 		expected += (uint64_t)(i + 1) * (uint64_t)args.size;
 	}
+	if (convoy)
+		ampkit_convoy_init(args.threads);
 	ampkit_run_workers(update, w, sizeof(*w), args.threads);
+	/* every other thread needs the lock for its first update: all must have slept */
+	if (convoy && convoy_asleep != args.threads - 1)
+		ampkit_fail("contend: -b: %d of the other %d threads were seen asleep on the lock",
+			    convoy_asleep, args.threads - 1);
 	for (i = 0; i < CELLS; i++)
 		sum += cells[i];
 	if (sum != expected)
 		ampkit_fail("contend: cells sum to %llu, expected %llu (lost updates)",
 			    (unsigned long long)sum, (unsigned long long)expected);
-	printf("contend: %d threads x %ld locked updates, sum %llu\n", args.threads, args.size,
+	printf("contend: %d threads x %ld locked updates, sum %llu", args.threads, args.size,
 	       (unsigned long long)sum);
+	if (convoy)
+		printf(", %d slept on the first holder", convoy_asleep);
+	printf("\n");
 	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }

@@ -13,6 +13,13 @@
  * the stages. With fewer than three threads each thread runs all three
  * stages on its share of the items. The sum and the table's counts are
  * checked against the items made.
+ *
+ * With -b the threads certainly wait on each other in the kernel, however
+ * they happen to overlap: the first thread to take the table's lock keeps
+ * it until every other thread is asleep in a futex wait or done, and a
+ * little longer (ampkit_convoy_hold). Other middle-stage threads sleep on
+ * the lock, the last stage on its empty queue, the first stage on its full
+ * one (unless it made every item already).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +36,14 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t table[TABLE];
 static long nitems;
 static int nthreads;
+static int convoy;		/* -b */
+static int convoy_asleep = -1;	/* how many the first holder saw asleep */
+
+static const struct ampkit_flag flags[] = {
+	{ 'b', "the first holder of the table's lock keeps it until every other thread sleeps",
+	  &convoy },
+	{ 0, NULL, NULL },
+};
 
 struct worker {
 	int index;
@@ -41,9 +56,15 @@ static uint64_t first_stage(long i)
 	return ampkit_mix64_rounds((uint64_t)i, FIRST_WORK);
 }
 
-static uint64_t middle_stage(uint64_t v)
+static uint64_t middle_stage(uint64_t v, int index)
 {
 	pthread_mutex_lock(&table_lock);
+	if (convoy) {
+		int asleep = ampkit_convoy_hold(index, AMPKIT_CONVOY_HOLD_NS);
+
+		if (asleep >= 0)
+			convoy_asleep = asleep;
+	}
 	table[v % TABLE]++;
 	v = ampkit_mix64_rounds(v, LOCKED_WORK);
 	pthread_mutex_unlock(&table_lock);
@@ -57,21 +78,25 @@ static void *run(void *arg)
 	long i;
 
 	ampkit_thread_begin(&w->clock);
+	if (convoy)
+		ampkit_convoy_join(w->index);
 	if (nthreads < 3) {			/* every stage, on a share of the items */
 		for (i = w->index; i < nitems; i += nthreads)
-			w->sum += middle_stage(first_stage(i));
+			w->sum += middle_stage(first_stage(i), w->index);
 	} else if (w->index == 0) {
 		for (i = 0; i < nitems; i++)
 			ampkit_queue_put(&to_middle, first_stage(i));
 		ampkit_queue_producer_done(&to_middle);
 	} else if (w->index < nthreads - 1) {
 		while (ampkit_queue_get(&to_middle, &v))
-			ampkit_queue_put(&to_last, middle_stage(v));
+			ampkit_queue_put(&to_last, middle_stage(v, w->index));
 		ampkit_queue_producer_done(&to_last);
 	} else {
 		while (ampkit_queue_get(&to_last, &v))
 			w->sum += v;
 	}
+	if (convoy)
+		ampkit_convoy_leave(w->index);
 	ampkit_thread_end(&w->clock);
 	return NULL;
 }
@@ -84,16 +109,25 @@ int main(int argc, char **argv)
 	long i;
 	int t;
 
-	ampkit_parse_args(argc, argv, "three-stage pipeline whose middle stage holds a lock", 4,
-			  2000, &args);
+	ampkit_parse_args_flags(argc, argv, "three-stage pipeline whose middle stage holds a lock",
+				4, 2000, flags, &args);
 	nitems = args.size;
 	nthreads = args.threads;
+	/* the last stage sleeps behind the holder; with two threads, the other's item */
+	if (convoy && (nthreads < 2 || (nthreads == 2 && nitems < 2))) {
+		fprintf(stderr, "stages: -b needs at least 2 threads (and 2 items with 2)\n");
+		return 2;
+	}
 	ampkit_queue_init(&to_middle, QUEUE_LEN, 1);
 	ampkit_queue_init(&to_last, QUEUE_LEN, nthreads - 2);
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
 	for (t = 0; t < args.threads; t++)
 		w[t].index = t;
+	if (convoy)
+		ampkit_convoy_init(args.threads);
 	ampkit_run_workers(run, w, sizeof(*w), args.threads);
+	if (convoy && convoy_asleep < 1)
+		ampkit_fail("stages: -b: no other thread was seen asleep behind the first holder");
 	for (t = 0; t < args.threads; t++)
 		sum += w[t].sum;
 	for (i = 0; i < nitems; i++)
@@ -104,8 +138,10 @@ int main(int argc, char **argv)
 		ampkit_fail("stages: %llu of %ld items recorded, sum %llx, expected %llx",
 			    (unsigned long long)counted, nitems, (unsigned long long)sum,
 			    (unsigned long long)expected);
-	printf("stages: %ld items through 3 stages, sum %016llx\n", nitems,
-	       (unsigned long long)sum);
+	printf("stages: %ld items through 3 stages, sum %016llx", nitems, (unsigned long long)sum);
+	if (convoy)
+		printf(", %d slept on the first holder", convoy_asleep);
+	printf("\n");
 	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
 	return 0;
 }
