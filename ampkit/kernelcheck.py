@@ -159,16 +159,12 @@ class _Builder:
         obj.mkdir(parents=True, exist_ok=True)
         extra = CONFIGS[config]
         frag = obj / "ampkit.fragment"
-        # olddefconfig keeps an existing configuration current when a patch
-        # adds Kconfig symbols
-        target = "olddefconfig"
-        if not (frag.is_file() and frag.read_text() == self.fragment + extra):
-            frag.write_text(self.fragment + extra)
-            target = "allnoconfig"
-        if not (obj / ".config").is_file():
-            target = "allnoconfig"
+        frag.write_text(self.fragment + extra)
+        # allnoconfig every time, not olddefconfig: a patch that adds a
+        # symbol the fragment sets must get the fragment's value, not the
+        # symbol's default (cheap, and an unchanged .config rebuilds nothing)
         run_logged(
-            [*make_cmd(self.src, obj, 1, target), f"KCONFIG_ALLCONFIG={frag}"],
+            [*make_cmd(self.src, obj, 1, "allnoconfig"), f"KCONFIG_ALLCONFIG={frag}"],
             self.log_file,
             self.log,
         )

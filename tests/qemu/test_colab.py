@@ -127,6 +127,27 @@ def test_placement_by_class_on_2b2l(
     assert all(s <= 0.1 for s in colab["speedup-1.1"]), shares
 
 
+def test_balancer_vetoes_hold_the_classes_and_are_not_affinity_failures(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    """Two little-class threads, then four big-class ones on 2B2L: the big
+    CPUs run two threads each, and the busy little CPUs would pull big-class
+    threads to even the load, which COLAB vetoes. A veto is the policy's choice, not an affinity constraint:
+    none of these unpinned threads may count an affinity failure (a veto
+    counted as one also backs the balancing interval off)."""
+    result = run_schedtest(
+        tmp_path / "run", kernel_build, initramfs, "crowded", "4", qemu_clock=TIMED
+    )
+    roles = threads_by_role(result)
+    assert len(roles["speedup-3.0"]) == 4 and len(roles["speedup-1.1"]) == 2, result
+    big = [big_share(t) for t in roles["speedup-3.0"]]
+    little = [big_share(t) for t in roles["speedup-1.1"]]
+    print("share of run time on big CPUs:", big, little)
+    assert all(s >= 0.85 for s in big), (big, little)
+    assert all(s <= 0.15 for s in little), (big, little)
+    assert all(t["kernel"]["failed_affine"] == 0 for t in result["threads"]), result
+
+
 def test_the_slice_on_a_big_cpu_is_divided_by_the_speedup(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:

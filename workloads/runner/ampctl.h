@@ -33,6 +33,7 @@ struct thread_stats {
 	int64_t bottleneck;
 	int64_t wash_bound, wash_own_affinity;	/* wash.* lines; -1 without WASH */
 	int64_t run_ns, wait_ns, slices;	/* /proc/<pid>/task/<tid>/schedstat */
+	int64_t failed_affine;		/* moves the balancer gave up for affinity; -1 without SCHEDSTATS */
 };
 
 /* Reads them for thread tid of this process. 0, or -1 if the files are missing. */

@@ -16,6 +16,9 @@
  *                               flag sampled before and after
  *   placement SECONDS           two CPU-bound threads with speedup 3.0, two
  *                               with 1.1
+ *   crowded SECONDS             two CPU-bound threads with speedup 1.1, then
+ *                               four with 3.0: more big-class threads than
+ *                               big CPUs, busy little CPUs beside them
  *   vscale SECONDS CPU          two CPU-bound threads on one CPU, speedups
  *                               2.0 and 1.0
  *   bias SECONDS CPU            a lock holder that others wait for, on one
@@ -543,7 +546,12 @@ static void *cpu_bound(void *arg)
  * sets an application's, so that they are placed by class from their first
  * wake-up.
  */
-static void placement(double seconds)
+/*
+ * per_class[0] CPU-bound threads of speedup 3.0 (big class) and
+ * per_class[1] of 1.1 (little class), created in that order (the little
+ * ones first if per_class[1] is negative: its absolute value).
+ */
+static void placement(double seconds, const int per_class[2])
 {
 	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 	static const struct {
@@ -552,9 +560,10 @@ static void placement(double seconds)
 	} kinds[] = { { "speedup-3.0", 3072 }, { "speedup-1.1", 1126 } };
 	int i, k, err;
 
-	for (k = 0; k < 2; k++) {
+	for (int n = 0; n < 2; n++) {
+		k = per_class[1] < 0 ? 1 - n : n;
 		set_speedup(kinds[k].speedup);
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < abs(per_class[k]); i++) {
 			struct worker *w = add_worker(kinds[k].role, -1, deadline);
 
 			err = pthread_create(&w->thread, NULL, cpu_bound, w);
@@ -1131,7 +1140,7 @@ static void trace(double seconds, struct sbuf *sb)
 	write_file(TRACEFS "/tracing_on", "1");
 	mutex_bottleneck(seconds / 2);
 	nworkers = 0;
-	placement(seconds / 2);
+	placement(seconds / 2, (const int[2]){ 2, 2 });
 	write_file(TRACEFS "/tracing_on", "0");
 
 	text = read_text(TRACEFS "/trace");
@@ -1315,7 +1324,7 @@ static int usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [-t N] [-n N] SCENARIO ARGS...\n"
 		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | exit-join SECONDS\n"
-		"  placement SECONDS\n"
+		"  placement SECONDS | crowded SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU | stress SECONDS\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS\n"
 		"  wash-overhead SECONDS THREADS\n"
@@ -1370,7 +1379,11 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(scenario, "exit-join") && seconds >= 0.5) {
 		exit_join_run(seconds, &sb);
 	} else if (argc == 2 && !strcmp(scenario, "placement")) {
-		placement(seconds);
+		placement(seconds, (const int[2]){ 2, 2 });
+		print_workers(&sb, scenario);
+	} else if (argc == 2 && !strcmp(scenario, "crowded")) {
+		/* the little ones first: the extra big ones queue on big CPUs */
+		placement(seconds, (const int[2]){ 4, -2 });
 		print_workers(&sb, scenario);
 	} else if (argc == 3 && !strcmp(scenario, "vscale")) {
 		vscale(seconds, atoi(argv[2]));
