@@ -132,9 +132,10 @@ def test_balancer_vetoes_hold_the_classes_and_are_not_affinity_failures(
 ) -> None:
     """Two little-class threads, then four big-class ones on 2B2L: the big
     CPUs run two threads each, and the busy little CPUs would pull big-class
-    threads to even the load, which COLAB vetoes. A veto is the policy's choice, not an affinity constraint:
-    none of these unpinned threads may count an affinity failure (a veto
-    counted as one also backs the balancing interval off)."""
+    threads to even the load, which COLAB vetoes. A veto is the policy's
+    choice, not an affinity constraint: none of these unpinned threads may
+    count an affinity failure (a veto counted as one also backs the
+    balancing interval off)."""
     result = run_schedtest(
         tmp_path / "run", kernel_build, initramfs, "crowded", "4", qemu_clock=TIMED
     )
@@ -227,6 +228,40 @@ def test_bias_global_runs_the_bottleneck_first(
     # measured under icount: CFS 0.33 in every run, colab 0.55 to 0.72
     assert 0.25 <= share["cfs"] <= 0.42, share
     assert share["colab"] >= share["cfs"] + 0.15, share
+
+
+def test_a_nice_19_bottleneck_does_not_jump_nice_0_tasks(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    """The bias scenario with the bottleneck at nice 19: it still holds the
+    others up and is flagged, but it weighs less than the nice 0 hogs on its
+    CPU, so COLAB gives it what CFS gives it and no more."""
+    share = {}
+    for policy in ("colab", "cfs"):
+        result = run_schedtest(
+            tmp_path / policy,
+            kernel_build,
+            initramfs,
+            "bias",
+            "4",
+            "1",
+            "19",
+            policy=policy,
+            qemu_clock=TIMED,
+        )
+        roles = threads_by_role(result)
+        neck = roles["bottleneck"][0]
+        on_cpu1 = neck["cpu_ns"] + sum(h["cpu_ns"] for h in roles["hog"])
+        share[policy] = neck["cpu_ns"] / on_cpu1
+        flag = result["flag"]
+        assert flag["unreadable"] == 0 and flag["taken"] >= 50, result
+        if policy == "colab":
+            # the premise: it is a bottleneck the bias could favour
+            assert flag["flagged"] >= 0.5 * flag["taken"], result
+    print("nice 19 bottleneck's share of CPU 1:", share)
+    # nice 19 weighs 15 against 1024 for each hog: about 1% under CFS
+    assert share["cfs"] <= 0.05, share
+    assert share["colab"] <= max(0.05, 2 * share["cfs"]), share
 
 
 def test_tracepoints_log_placements_and_bottlenecks(

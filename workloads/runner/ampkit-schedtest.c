@@ -21,8 +21,8 @@
  *                               big CPUs, busy little CPUs beside them
  *   vscale SECONDS CPU          two CPU-bound threads on one CPU, speedups
  *                               2.0 and 1.0
- *   bias SECONDS CPU            a lock holder that others wait for, on one
- *                               CPU with two CPU hogs
+ *   bias SECONDS CPU [NICE]     a lock holder that others wait for, on one
+ *                               CPU with two CPU hogs; the holder at NICE
  *   stress SECONDS              switches the policy every 10 ms under a fork,
  *                               pipe and futex load, through every policy
  *                               the kernel lists; then back to cfs, lists
@@ -70,6 +70,7 @@
 #include <linux/futex.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -134,6 +135,7 @@ struct worker {
 	uint64_t restricted_rounds;	/* rounds that ended restricted (wash-*) */
 	struct thread_stats at_bind;	/* snapshot at that moment */
 	unsigned int speedup;		/* set by the thread itself when nonzero */
+	int nice;			/* set by the thread itself when nonzero */
 	int cpu;			/* pinned there when >= 0 */
 	struct thread_stats at_pin;	/* snapshot once pinned there */
 	_Atomic pid_t tid;		/* set once it runs */
@@ -171,6 +173,9 @@ static void worker_begin(struct worker *w)
 	}
 	if (w->speedup)
 		set_speedup(w->speedup);
+	/* Linux: PRIO_PROCESS with who 0 sets the calling thread's nice */
+	if (w->nice && setpriority(PRIO_PROCESS, 0, w->nice))
+		die("setpriority", errno);
 }
 
 static void sleep_until(uint64_t t)
@@ -596,13 +601,14 @@ static void vscale(double seconds, int cpu)
  */
 static struct flag_samples bias_flag;
 
-static void bias(double seconds, int cpu)
+static void bias(double seconds, int cpu, int nice)
 {
 	uint64_t start = ampkit_now_ns(), deadline = start + (uint64_t)(seconds * 1e9);
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN), i;
 	struct worker *w;
 
 	w = add_worker("bottleneck", cpu, UINT64_MAX);
+	w->nice = nice;
 	w->hold_ns = 1 * MS;
 	w->outside_ns = 200 * US;
 	add_worker("hog", cpu, UINT64_MAX);
@@ -1325,7 +1331,7 @@ static int usage(const char *prog)
 		"usage: %s [-t N] [-n N] SCENARIO ARGS...\n"
 		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | exit-join SECONDS\n"
 		"  placement SECONDS | crowded SECONDS\n"
-		"  vscale SECONDS CPU | bias SECONDS CPU | stress SECONDS\n"
+		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | stress SECONDS\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS\n"
 		"  wash-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
@@ -1388,8 +1394,8 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(scenario, "vscale")) {
 		vscale(seconds, atoi(argv[2]));
 		print_workers(&sb, scenario);
-	} else if (argc == 3 && !strcmp(scenario, "bias")) {
-		bias(seconds, atoi(argv[2]));
+	} else if ((argc == 3 || argc == 4) && !strcmp(scenario, "bias")) {
+		bias(seconds, atoi(argv[2]), argc == 4 ? atoi(argv[3]) : 0);
 		print_workers_open(&sb, scenario);
 		flag_samples_json(&sb, "flag", &bias_flag);
 		sb_printf(&sb, "}\n");
