@@ -18,7 +18,8 @@
  *                               with 1.1
  *   crowded SECONDS             two CPU-bound threads with speedup 1.1, then
  *                               four with 3.0: more big-class threads than
- *                               big CPUs, busy little CPUs beside them
+ *                               big CPUs, busy little CPUs beside them (with
+ *                               schedstats on, for the balancer's counters)
  *   vscale SECONDS CPU          two CPU-bound threads on one CPU, speedups
  *                               2.0 and 1.0
  *   bias SECONDS CPU [NICE]     a lock holder that others wait for, on one
@@ -1388,6 +1389,8 @@ int main(int argc, char **argv)
 		placement(seconds, (const int[2]){ 2, 2 });
 		print_workers(&sb, scenario);
 	} else if (argc == 2 && !strcmp(scenario, "crowded")) {
+		/* the balancer's per-task counters (affinity failures) */
+		write_file("/proc/sys/kernel/sched_schedstats", "1");
 		/* the little ones first: the extra big ones queue on big CPUs */
 		placement(seconds, (const int[2]){ 4, -2 });
 		print_workers(&sb, scenario);
