@@ -718,7 +718,8 @@ def parser() -> argparse.ArgumentParser:
         default="host",
         choices=qemu.CLOCKS,
         help="host: guest time is host time, vCPUs in parallel (default); icount: guest "
-        "time follows executed instructions, so host load cannot stall a vCPU in the guest's eyes",
+        "time follows executed instructions, so host load cannot stall a vCPU in the guest's "
+        "eyes; instructions: 1 ns per instruction and idle time skipped, whatever the host does",
     )
     s.add_argument(
         "--wall-limit",

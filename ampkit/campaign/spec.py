@@ -8,6 +8,7 @@
     repetitions = 3
     references = ["alone", "little-only"]    # added for every mix (the default)
     qemu_clock = "icount"  # host (default) | icount: guest time immune to host load
+                           # | instructions: 1 ns per instruction, idle time skipped
 
     [limits]
     mix_s = 120          # seconds the mix may take in the guest

@@ -2,20 +2,12 @@
 
 from pathlib import Path
 
-import pytest
-
-from ampkit import build, kernel
+from ampkit import kernel
 from ampkit.mix import load_mix
 
 from .helpers import run_mix, run_schedtest
 
-
-@pytest.fixture(scope="module")
-def debug_build() -> kernel.KernelBuild:
-    build.scons(build.kernel_target("debug"))
-    found = kernel.find_build("debug")
-    assert found is not None
-    return found
+# debug_build: tests/qemu/conftest.py
 
 
 def test_debug_variant_is_what_it_claims(debug_build: kernel.KernelBuild) -> None:

@@ -1,0 +1,14 @@
+"""Fixtures the QEMU tests share."""
+
+import pytest
+
+from ampkit import build, kernel
+
+
+@pytest.fixture(scope="session")
+def debug_build() -> kernel.KernelBuild:
+    """The debug variant (lockdep, atomic-sleep checks, KASAN), built if its inputs changed."""
+    build.scons(build.kernel_target("debug"))
+    found = kernel.find_build("debug")
+    assert found is not None
+    return found
