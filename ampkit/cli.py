@@ -67,8 +67,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _kernel_variant(args: argparse.Namespace) -> str:
+    if args.debug and args.unpatched:
+        raise AmpkitError("--debug and --unpatched exclude each other", "choose one variant")
+    return "debug" if args.debug else "unpatched" if args.unpatched else "default"
+
+
 def cmd_kernel_build(args: argparse.Namespace) -> int:
-    variant = "debug" if args.debug else "default"
+    variant = _kernel_variant(args)
     started = time.monotonic()
     build_mod.scons(build_mod.kernel_target(variant), kernel_jobs=args.jobs)
     found = kernel.find_build(variant)
@@ -78,7 +84,7 @@ def cmd_kernel_build(args: argparse.Namespace) -> int:
 
 
 def cmd_kernel_info(args: argparse.Namespace) -> int:
-    variant = "debug" if args.debug else "default"
+    variant = _kernel_variant(args)
     inputs = kernel.KernelInputs.discover(variant)
     found = kernel.find_build(variant)
     info = {
@@ -582,10 +588,16 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the debug variant: lockdep, atomic-sleep checks, KASAN",
     )
+    s.add_argument(
+        "--unpatched",
+        action="store_true",
+        help="the same configuration without the series: the baseline for overhead figures",
+    )
     s.add_argument("--jobs", type=int, help="make -j (default: all CPUs)")
     s.set_defaults(func=cmd_kernel_build)
     s = k.add_parser("info", help="the inputs, their hash and where the build lives")
     s.add_argument("--debug", action="store_true", help="the debug variant")
+    s.add_argument("--unpatched", action="store_true", help="the variant without the series")
     s.set_defaults(func=cmd_kernel_info)
     s = k.add_parser(
         "check",

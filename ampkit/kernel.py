@@ -50,7 +50,11 @@ CROSS_COMPILE = "aarch64-linux-gnu-"
 VARIANTS: dict[str, tuple[Path, ...]] = {
     "default": (KERNEL_PATCHES / "ampkit.fragment",),
     "debug": (KERNEL_PATCHES / "ampkit.fragment", KERNEL_PATCHES / "debug.fragment"),
+    "unpatched": (KERNEL_PATCHES / "ampkit.fragment", KERNEL_PATCHES / "unpatched.fragment"),
 }
+
+#: Variants built from the pristine source, without the series: baselines.
+PRISTINE_VARIANTS = frozenset({"unpatched"})
 
 #: Bump when the way a kernel is built changes, so old builds are not reused.
 RECIPE_VERSION = 1
@@ -165,7 +169,7 @@ class KernelInputs:
         tarball = hostdeps.require_file(TARBALL)
         version = debian_version()
         tar_sha = sha256_file_memo(tarball, cache_dir() / "digests")
-        patches = tuple(read_series())
+        patches = () if variant in PRISTINE_VARIANTS else tuple(read_series())
         fragments = VARIANTS[variant]
         toolchain = toolchain_id()
         record = {
@@ -244,7 +248,10 @@ class SourceTree:
 
     def __init__(self, inputs: KernelInputs) -> None:
         self.inputs = inputs
-        self.base = cache_dir() / "linux" / inputs.debian_version
+        # A tree without the series is kept apart, so that building a
+        # baseline never touches the files every patched build depends on.
+        pristine = "-pristine" if not inputs.patches else ""
+        self.base = cache_dir() / "linux" / f"{inputs.debian_version}{pristine}"
         self.src = self.base / "src"
         self.orig = self.base / "orig"
         self.state_file = self.base / "state.json"

@@ -46,7 +46,8 @@
  *   mutex-pingpong ROUNDS       hand-offs between two threads through a
  *                               mutex and a condition variable
  *   overhead ROUNDS BLOCKS P,Q  both ping-pongs under each policy in turn,
- *                               BLOCKS times, in one guest
+ *                               BLOCKS times, in one guest; a policy is a
+ *                               name (per-task counters off) or NAME+stats
  *   futex-flip                  a thread waits under colab, again under cfs,
  *                               and colab returns while it is queued: what
  *                               the release that ends the second wait charges
@@ -1034,6 +1035,41 @@ static double mutex_pingpong(long rounds)
 	return (double)elapsed / (double)rounds;
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		die(path, errno);
+}
+
+/*
+ * Puts a policy of the overhead scenario in force: a policy name, with the
+ * per-task counters off ("cfs" is then the unpatched fair class but for
+ * patched-out branches), or NAME+stats with them on. On a kernel without
+ * the AMP policies only "cfs" exists, and nothing is written.
+ */
+static void overhead_policy(const char *token)
+{
+	char name[32];
+	const char *plus = strchr(token, '+');
+	int stats = plus && !strcmp(plus, "+stats"), err;
+
+	if (plus && !stats)
+		die(token, EINVAL);
+	snprintf(name, sizeof(name), "%.*s", (int)(plus ? plus - token : (long)strlen(token)),
+		 token);
+	if (access(AMP_POLICY_FILE, F_OK)) {
+		if (strcmp(name, "cfs") || stats)
+			die("this kernel has only cfs, without counters", EINVAL);
+		return;
+	}
+	err = set_amp_policy(name, NULL, 0);
+	if (err)
+		die("switching the policy", err);
+	write_file(AMP_STATS_FILE, stats ? "1" : "0");
+}
+
 /*
  * Both ping-pongs under each policy named in @policies (comma-separated),
  * @blocks times over, the order of the policies reversed every other
@@ -1044,7 +1080,7 @@ static void overhead(long rounds, long blocks, char *policies, struct sbuf *sb)
 {
 	static const char *const kinds[] = { "pipe-pingpong", "mutex-pingpong" };
 	char *names[8], *save = NULL, *name;
-	int nr = 0, i, j, k, err;
+	int nr = 0, i, j, k;
 	long b;
 
 	for (name = strtok_r(policies, ",", &save); name && nr < 8;
@@ -1055,9 +1091,7 @@ static void overhead(long rounds, long blocks, char *policies, struct sbuf *sb)
 		for (k = 0; k < 2; k++) {
 			for (i = 0; i < nr; i++) {
 				j = b % 2 ? nr - 1 - i : i;
-				err = set_amp_policy(names[j], NULL, 0);
-				if (err)
-					die("switching the policy", err);
+				overhead_policy(names[j]);
 				sb_printf(sb, "%s{\"kind\":\"%s\",\"policy\":",
 					  b || k || i ? "," : "", kinds[k]);
 				sb_json_str(sb, names[j]);
@@ -1122,14 +1156,6 @@ static void speedup(struct sbuf *sb)
 /* --- trace ------------------------------------------------------------------- */
 
 #define TRACEFS "/sys/kernel/tracing"
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		die(path, errno);
-}
 
 static void trace(double seconds, struct sbuf *sb)
 {

@@ -1,0 +1,118 @@
+"""Figures for what the series costs the CFS baseline, measured on gem5.
+
+    GEM5_ROOT=$(../shared/gem5/unpack) .venv/bin/python benchmarks/cfs_overhead.py
+        [--rounds 300] [--platform 1B1L]
+
+The kit claims that under ``cfs``, with the per-task counters off
+(``kernel.sched_colab_stats=0``), the patched kernel runs what an unpatched
+6.1 kernel runs on every scheduler hot path but for patched-out static
+branches. This measures it. Two kernels of the same configuration boot on
+gem5, one big and one little CPU by default: the unpatched Debian source
+(``ampkit kernel build --unpatched``) and the kit's kernel. In each guest
+ampkit-schedtest runs its two ping-pongs: pipe-pingpong (round trips
+between two threads over pipes: wake-ups, context switches, placement) and
+mutex-pingpong (hand-offs through a mutex and a condition variable: futex
+waits and wakes). On the kit's kernel they run under ``cfs`` with the
+counters off, ``cfs+stats`` (the counters on, as under every run the kit
+makes), ``colab`` and ``wash``, in one guest.
+
+gem5 is deterministic: a configuration run again gives the same cycles, so
+one run is the figure and there is no noise to average away. Each guest
+runs two blocks and only the second counts (the first warms caches, TLBs
+and predictors after the checkpoint's restore). Printed: simulated ns per
+round (the guest's clock is simulated time) and each configuration's ratio
+to the unpatched kernel's cfs. Figures, not tests.
+"""
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ampkit import build, kernel
+from ampkit.engines import gem5
+from ampkit.errors import AmpkitError
+from ampkit.mix import App, Mix
+from ampkit.platform import get_platform
+from ampkit.run import RunRequest, execute
+
+KINDS = ("pipe-pingpong", "mutex-pingpong")
+PATCHED_POLICIES = ("cfs", "cfs+stats", "colab", "wash")
+BLOCKS = 2  # the first warms up after the restore and is dropped
+
+
+def samples(
+    out: Path, variant: str, policies: tuple[str, ...], *, platform: str, rounds: int
+) -> dict[tuple[str, str], float]:
+    """ns per round of the last block, by (kind, policy), from one gem5 run."""
+    build.scons(build.kernel_target(variant), build.INITRAMFS)
+    built = kernel.find_build(variant)
+    assert built is not None
+    app = App(
+        program="ampkit-schedtest",
+        threads=2,
+        size=1,
+        args=("overhead", str(rounds), str(BLOCKS), ",".join(policies)),
+    )
+    mix = Mix(
+        name="cfs-overhead",
+        description="the scheduler's hot paths",
+        category="communication",
+        apps=(app,),
+        source=Path("cfs-overhead"),
+    )
+    request = RunRequest(
+        platform=get_platform(platform),
+        policy="cfs",
+        mix=mix,
+        engine="gem5",
+        kernel_variant=variant,
+        timeout_s=60,
+    )
+    outcome = execute(request, out, built, build.initramfs_image())
+    if not outcome.ok:
+        raise SystemExit(f"the {variant} run failed: {outcome.status} ({out})")
+    record: dict[str, Any] = outcome.report.apps[0]
+    found = json.loads(record["output"])["samples"]
+    last = found[len(found) // BLOCKS * (BLOCKS - 1) :]
+    return {(str(s["kind"]), str(s["policy"])): float(s["ns_per_round"]) for s in last}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=300, help="rounds per sample")
+    p.add_argument("--platform", default="1B1L")
+    p.add_argument("--keep", type=Path, help="keep the two run directories here")
+    args = p.parse_args()
+    try:
+        gem5.Gem5.locate()
+    except AmpkitError as e:
+        print(f"cfs_overhead.py: skipped: {e.what}")
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="ampkit-cfs-overhead-") as tmp:
+        where = args.keep or Path(tmp)
+        base = samples(
+            where / "unpatched", "unpatched", ("cfs",), platform=args.platform, rounds=args.rounds
+        )
+        kit = samples(
+            where / "patched",
+            "default",
+            PATCHED_POLICIES,
+            platform=args.platform,
+            rounds=args.rounds,
+        )
+    print(f"gem5, {args.platform}, {args.rounds} rounds per sample, block 2 of {BLOCKS}")
+    print(f"{'kind':15} {'kernel':10} {'policy':10} {'ns/round':>10} {'/ unpatched':>12}")
+    for kind in KINDS:
+        ref = base[(kind, "cfs")]
+        print(f"{kind:15} {'unpatched':10} {'cfs':10} {ref:10.1f} {1.0:12.4f}")
+        for policy in PATCHED_POLICIES:
+            ns = kit[(kind, policy)]
+            print(f"{kind:15} {'kit':10} {policy:10} {ns:10.1f} {ns / ref:12.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
