@@ -250,7 +250,7 @@ class SourceTree:
         self.inputs = inputs
         # A tree without the series is kept apart, so that building a
         # baseline never touches the files every patched build depends on.
-        pristine = "-pristine" if not inputs.patches else ""
+        pristine = "-pristine" if inputs.variant in PRISTINE_VARIANTS else ""
         self.base = cache_dir() / "linux" / f"{inputs.debian_version}{pristine}"
         self.src = self.base / "src"
         self.orig = self.base / "orig"

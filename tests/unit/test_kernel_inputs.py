@@ -161,3 +161,45 @@ def test_the_series_check_compiles_what_the_series_touched() -> None:
     touched = {"kernel/sys.c", "include/linux/sched.h", "kernel/sched/colab.c", "init/Kconfig"}
     assert kernelcheck.patch_targets(touched) == ["kernel/futex/", "kernel/sched/", "kernel/sys.o"]
     assert kernelcheck.patch_targets(set()) == ["kernel/futex/", "kernel/sched/"]
+
+
+def test_a_baseline_variant_builds_the_pristine_source_in_a_tree_of_its_own(
+    mini: Path, tmp_path: Path
+) -> None:
+    p1 = tmp_path / "0001-two.patch"
+    p1.write_text(patch_text("kernel/hello.c", "line 2", "line two"))
+    patched = tree_for(inputs_for(mini, [p1]))
+    assert patched.apply_series(lambda _m: None)
+    baseline = kernel.KernelInputs(
+        variant="unpatched",
+        tarball=mini,
+        tarball_sha256="0",
+        debian_version="0-test",
+        patches=(),
+        fragments=(),
+        toolchain=(),
+        record={"series": []},
+    )
+    pristine = tree_for(baseline)
+    assert pristine.base != patched.base
+    assert not pristine.apply_series(lambda _m: None)  # nothing to apply
+    assert (pristine.src / "kernel" / "hello.c").read_text() == HELLO
+    # building the baseline never touched the patched tree
+    assert (patched.src / "kernel" / "hello.c").read_text() == "line 1\nline two\nline 3\n"
+
+
+def test_the_unpatched_variant_has_no_series_and_turns_the_kit_off() -> None:
+    assert "unpatched" in kernel.PRISTINE_VARIANTS
+    fragments = kernel.VARIANTS["unpatched"]
+    assert fragments[0] == kernel.VARIANTS["default"][0]
+    requested = kernel.parse_config("".join(f.read_text() for f in fragments))
+    # the kit's own symbols are off; everything else is the kit's configuration
+    for symbol in ("CONFIG_SCHED_AMP", "CONFIG_SCHED_COLAB", "CONFIG_SCHED_WASH"):
+        assert requested[symbol] == "n", symbol
+    kit = kernel.parse_config(fragments[0].read_text())
+    others = {
+        s: v
+        for s, v in kit.items()
+        if not s.startswith(("CONFIG_SCHED_AMP", "CONFIG_SCHED_COLAB", "CONFIG_SCHED_WASH"))
+    }
+    assert all(requested[s] == v for s, v in others.items())
