@@ -193,6 +193,22 @@ def test_shares_of_a_big_cpu_do_not_depend_on_the_speedup(
         assert 0.85 <= share <= 1.15, (policy, shares)
 
 
+def bias_run(
+    out: Path, kernel_build: KernelBuild, initramfs: Path, policy: str, nice: int = 0
+) -> tuple[float, dict[str, Any]]:
+    """The bias scenario on CPU 1 with the holder at nice: the bottleneck's
+    share of CPU 1 (beside its two hogs) and the scenario's result, whose
+    flag samples were all readable and enough."""
+    args = ("bias", "4", "1", *([str(nice)] if nice else []))
+    result = run_schedtest(out, kernel_build, initramfs, *args, policy=policy, qemu_clock=TIMED)
+    roles = threads_by_role(result)
+    neck = roles["bottleneck"][0]
+    on_cpu1 = neck["cpu_ns"] + sum(h["cpu_ns"] for h in roles["hog"])
+    flag = result["flag"]
+    assert flag["unreadable"] == 0 and flag["taken"] >= 50, result
+    return float(neck["cpu_ns"] / on_cpu1), result
+
+
 def test_bias_global_runs_the_bottleneck_first(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
@@ -202,23 +218,10 @@ def test_bias_global_runs_the_bottleneck_first(
     bottleneck gets the larger part."""
     share, wait_per_slice = {}, {}
     for policy in ("colab", "cfs"):
-        result = run_schedtest(
-            tmp_path / policy,
-            kernel_build,
-            initramfs,
-            "bias",
-            "4",
-            "1",
-            policy=policy,
-            qemu_clock=TIMED,
-        )
-        roles = threads_by_role(result)
-        neck = roles["bottleneck"][0]
-        on_cpu1 = neck["cpu_ns"] + sum(h["cpu_ns"] for h in roles["hog"])
-        share[policy] = neck["cpu_ns"] / on_cpu1
+        share[policy], result = bias_run(tmp_path / policy, kernel_build, initramfs, policy)
+        neck = threads_by_role(result)["bottleneck"][0]
         wait_per_slice[policy] = neck["kernel"]["wait_ns"] / max(1, neck["kernel"]["slices"])
         flag = result["flag"]
-        assert flag["unreadable"] == 0 and flag["taken"] >= 50, result
         if policy == "colab":
             # flagged through most of the run. The waiters also hold the
             # lock, briefly, and a waiter's vCPU that loses its turn holding
@@ -242,23 +245,10 @@ def test_a_nice_19_bottleneck_does_not_jump_nice_0_tasks(
     CPU, so COLAB gives it what CFS gives it and no more."""
     share = {}
     for policy in ("colab", "cfs"):
-        result = run_schedtest(
-            tmp_path / policy,
-            kernel_build,
-            initramfs,
-            "bias",
-            "4",
-            "1",
-            "19",
-            policy=policy,
-            qemu_clock=TIMED,
+        share[policy], result = bias_run(
+            tmp_path / policy, kernel_build, initramfs, policy, nice=19
         )
-        roles = threads_by_role(result)
-        neck = roles["bottleneck"][0]
-        on_cpu1 = neck["cpu_ns"] + sum(h["cpu_ns"] for h in roles["hog"])
-        share[policy] = neck["cpu_ns"] / on_cpu1
         flag = result["flag"]
-        assert flag["unreadable"] == 0 and flag["taken"] >= 50, result
         if policy == "colab":
             # the premise: it is a bottleneck the bias could favour
             assert flag["flagged"] >= 0.5 * flag["taken"], result
