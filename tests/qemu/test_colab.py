@@ -250,8 +250,10 @@ def test_a_nice_19_bottleneck_does_not_jump_nice_0_tasks(
         )
         flag = result["flag"]
         if policy == "colab":
-            # the premise: it is a bottleneck the bias could favour
-            assert flag["flagged"] >= 0.5 * flag["taken"], result
+            # the premise: it is a bottleneck the bias could favour, for a
+            # good part of the run (measured: 64-99% of samples; starved at
+            # nice 19, it releases seldom, so its flag can lapse between)
+            assert flag["flagged"] >= 0.3 * flag["taken"], (flag, result)
     print("nice 19 bottleneck's share of CPU 1:", share)
     # nice 19 weighs 15 against 1024 for each hog: about 1% under CFS
     assert share["cfs"] <= 0.05, share
