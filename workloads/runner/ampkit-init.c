@@ -423,13 +423,9 @@ static void set_policy(const struct run *run)
 	 * are kept under every policy alike, so that cfs is measured as the
 	 * others are: the same instrumentation, and numbers to compare.
 	 */
-	if (access(AMP_STATS_FILE, F_OK) == 0) {
-		int fd = open(AMP_STATS_FILE, O_WRONLY | O_CLOEXEC);
-
-		if (fd < 0 || write(fd, "1", 1) != 1)
-			fail("could not keep the per-task counters", AMP_STATS_FILE);
-		close(fd);
-	}
+	err = set_amp_stats(1);
+	if (err && err != ENOENT)
+		fail("could not keep the per-task counters", AMP_STATS_FILE);
 }
 
 /* What every application gets beside its own: set once the description is read. */

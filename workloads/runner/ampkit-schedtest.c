@@ -108,6 +108,15 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
+/* Puts policy name in force, or exits saying why not. */
+static void switch_policy(const char *name)
+{
+	int err = set_amp_policy(name, NULL, 0);
+
+	if (err)
+		die("switching the policy", err);
+}
+
 static void pin_to(int cpu)
 {
 	cpu_set_t set;
@@ -801,7 +810,6 @@ static void *flipper(void *arg)
 	char *available = read_text(AMP_AVAILABLE_FILE);
 	char *names[8], *save = NULL, *name;
 	unsigned int i = 0, nr = 0;
-	int err;
 
 	(void)arg;
 	if (!available)
@@ -812,9 +820,7 @@ static void *flipper(void *arg)
 	if (nr < 2)
 		die("fewer than two policies to flip between", EINVAL);
 	while (!atomic_load(&stop_flips)) {
-		err = set_amp_policy(names[i++ % nr], NULL, 0);
-		if (err)
-			die("switching the policy", err);
+		switch_policy(names[i++ % nr]);
 		atomic_fetch_add(&flips, 1);
 		nanosleep(&ten_ms, NULL);
 	}
@@ -927,7 +933,7 @@ static void stress(double seconds, struct sbuf *sb)
 	pthread_t flip, fork_thread, echo_thread, futex_threads[4];
 	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 	struct sbuf restricted;
-	int i, err, nr_restricted;
+	int i, nr_restricted;
 	char c = 1;
 
 	if (pipe(pipes[0]) || pipe(pipes[1]))
@@ -948,9 +954,7 @@ static void stress(double seconds, struct sbuf *sb)
 	 */
 	atomic_store(&stop_flips, 1);
 	pthread_join(flip, NULL);
-	err = set_amp_policy("cfs", NULL, 0);
-	if (err)
-		die("switching to cfs", err);
+	switch_policy("cfs");
 	sb_init(&restricted);
 	nr_restricted = restricted_user_threads(&restricted);
 	atomic_store(&stop, 1);
@@ -1064,10 +1068,10 @@ static void overhead_policy(const char *token)
 			die("this kernel has only cfs, without counters", EINVAL);
 		return;
 	}
-	err = set_amp_policy(name, NULL, 0);
+	switch_policy(name);
+	err = set_amp_stats(stats);
 	if (err)
-		die("switching the policy", err);
-	write_file(AMP_STATS_FILE, stats ? "1" : "0");
+		die("setting " AMP_STATS_FILE, err);
 }
 
 /*
@@ -1198,8 +1202,6 @@ static void trace(double seconds, struct sbuf *sb)
 
 /* --- futex accounting: stale stamps and every kind of release ---------------- */
 
-#define POLICY_FILE "/proc/sys/kernel/sched_amp_policy"
-#define STATS_FILE "/proc/sys/kernel/sched_colab_stats"
 
 static long futex_op(_Atomic uint32_t *uaddr, int op, uint32_t val, uintptr_t val2,
 		     _Atomic uint32_t *uaddr2, uint32_t val3)
@@ -1251,11 +1253,13 @@ static void futex_flip(struct sbuf *sb)
 	uint64_t first_release;
 	struct thread_stats st;
 	pthread_t t;
+	int err;
 
 	/* Measurement under every policy would keep the accounting on. */
-	if (access(STATS_FILE, W_OK) == 0)
-		write_file(STATS_FILE, "0");
-	write_file(POLICY_FILE, "colab");
+	err = set_amp_stats(0);
+	if (err && err != ENOENT)
+		die("setting " AMP_STATS_FILE, err);
+	switch_policy("colab");
 	if (pthread_create(&t, NULL, flip_waiter, NULL))
 		die("pthread_create", errno);
 	ampkit_sleep_ns(20 * MS);
@@ -1263,10 +1267,10 @@ static void futex_flip(struct sbuf *sb)
 	futex_op(&flip.first, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
 	first_release = ampkit_now_ns();
 
-	write_file(POLICY_FILE, "cfs");
+	switch_policy("cfs");
 	atomic_store(&flip.go, 1);
 	ampkit_sleep_ns(300 * MS);
-	write_file(POLICY_FILE, "colab");
+	switch_policy("colab");
 	before = caused_ns(self);
 	ampkit_sleep_ns(5 * MS);
 	atomic_store(&flip.second, 1);
@@ -1311,7 +1315,7 @@ static void futex_release_kinds(struct sbuf *sb)
 	pid_t self = gettid_();
 	size_t k;
 
-	write_file(POLICY_FILE, "colab");
+	switch_policy("colab");
 	sb_printf(sb, "{\"scenario\":\"futex-release-kinds\",\"waited_ns\":%llu,\"charged_ns\":{",
 		  (unsigned long long)waited);
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {

@@ -191,6 +191,19 @@ void sysinfo_json(struct sbuf *sb)
 	amp_json(sb);
 }
 
+int set_amp_stats(int on)
+{
+	int fd, err = 0;
+
+	fd = open(AMP_STATS_FILE, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
 int set_amp_policy(const char *name, char *in_force, size_t len)
 {
 	int fd, err = 0;

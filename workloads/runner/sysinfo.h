@@ -22,4 +22,10 @@ void sysinfo_json(struct sbuf *sb);
  */
 int set_amp_policy(const char *name, char *in_force, size_t len);
 
+/*
+ * Keeps the per-task counters under every policy (on) or only under the
+ * policies that use them. 0, ENOENT on a kernel without them, or an errno.
+ */
+int set_amp_stats(int on);
+
 #endif
