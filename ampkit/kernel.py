@@ -207,6 +207,20 @@ class KernelInputs:
         return cache_dir() / "kernels" / f"{self.variant}-{self.digest[:16]}"
 
 
+def unpack_source(tarball: Path, dest: Path) -> None:
+    """Unpack the kernel source tarball so that its one top folder becomes dest."""
+    tmp = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    hostdeps.require("xz")
+    subprocess.run(["tar", "-xf", str(tarball), "-C", str(tmp)], check=True)
+    tops = list(tmp.iterdir())
+    if len(tops) != 1 or not (tops[0] / "Makefile").is_file():
+        raise AmpkitError(f"{tarball} does not hold one kernel source tree")
+    tops[0].rename(dest)
+    tmp.rmdir()
+
+
 @dataclass(frozen=True)
 class KernelBuild:
     """A finished build: its directory holds Image, vmlinux, config, build.log, manifest.json."""
@@ -274,16 +288,7 @@ class SourceTree:
         if self.src.is_dir():
             return
         log(f"kernel: unpacking {self.inputs.tarball} (once per Debian version)")
-        tmp = self.base / "src.partial"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        hostdeps.require("xz")
-        subprocess.run(["tar", "-xf", str(self.inputs.tarball), "-C", str(tmp)], check=True)
-        tops = list(tmp.iterdir())
-        if len(tops) != 1 or not (tops[0] / "Makefile").is_file():
-            raise AmpkitError(f"{self.inputs.tarball} does not hold one kernel source tree")
-        tops[0].rename(self.src)
-        tmp.rmdir()
+        unpack_source(self.inputs.tarball, self.src)
         self._save_state({"touched": [], "absent": [], "applied": []})
 
     def _load_state(self) -> dict[str, Any]:

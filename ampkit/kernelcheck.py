@@ -24,7 +24,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ from ampkit.kernel import (
     run_logged,
     say,
     touched_files,
+    unpack_source,
 )
 from ampkit.paths import cache_dir
 
@@ -220,14 +220,8 @@ def check(inputs: KernelInputs | None = None, log: Log = say) -> SeriesCheck:
 
         # A pristine tree of its own: the shared one holds the whole series.
         shutil.rmtree(src, ignore_errors=True)
-        src.parent.mkdir(parents=True, exist_ok=True)
         log(f"kernel check: unpacking a pristine tree in {src}")
-        tmp = base / "src.partial"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        subprocess.run(["tar", "-xf", str(inputs.tarball), "-C", str(tmp)], check=True)
-        next(tmp.iterdir()).rename(src)
-        tmp.rmdir()
+        unpack_source(inputs.tarball, src)
 
         builder = _Builder(
             src=src,
