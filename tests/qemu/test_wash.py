@@ -100,3 +100,24 @@ def test_the_lock_holder_is_bound_and_the_light_threads_are_not(
     for t in roles["light"]:
         assert t["rounds"] > 50, t
         assert "bound_at_ms" not in t, t
+
+
+def test_a_thread_that_sets_its_own_cpus_leaves_wash_for_good(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    """Two CPU-bound threads on 2B4L are bound to the big CPUs (Algorithm 1,
+    lines 7-8). Once bound, the first sets its allowed CPUs itself, to the
+    very CPUs WASH chose, and creates a third thread. That choice is the
+    application's: WASH's binding ends with it (wash.bound 0, own_affinity
+    1), WASH never widens the mask afterwards (with three threads it would
+    release the ones it bound), and the new thread inherits the chosen mask
+    rather than all CPUs."""
+    result = run_wash(tmp_path, kernel_build, initramfs, "wash-own")
+    roles = threads_by_role(result)
+    chooser, child = roles["chooser"][0], roles["child"][0]
+    assert "bound_at_ms" in chooser, chooser  # the premise: WASH bound it
+    assert chooser["cpus"] == 2, chooser
+    assert chooser["widened_rounds"] == 0, chooser
+    assert chooser["kernel"]["wash_bound"] == 0, chooser
+    assert chooser["kernel"]["wash_own_affinity"] == 1, chooser
+    assert child["cpus"] == 2, child

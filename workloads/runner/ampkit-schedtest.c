@@ -20,6 +20,11 @@
  *                               four with 3.0: more big-class threads than
  *                               big CPUs, busy little CPUs beside them (with
  *                               schedstats on, for the balancer's counters)
+ *   evict SECONDS               two CPU-bound threads with speedup 1.1; two
+ *                               with 1.75 held on the big CPUs for 300 ms,
+ *                               then free; then two with 3.0, which queue
+ *                               beside them (at_release: the 1.75 ones once
+ *                               the 3.0 ones run)
  *   vscale SECONDS CPU          two CPU-bound threads on one CPU, speedups
  *                               2.0 and 1.0
  *   bias SECONDS CPU [NICE]     a lock holder that others wait for, on one
@@ -33,6 +38,14 @@
  *   wash-lock SECONDS           a thread holding a mutex 10 ms at a time,
  *                               three that take it briefly, two light ones;
  *                               each notes when its CPUs were first restricted
+ *   colab-overhead SECONDS THREADS  wash-overhead's application, its threads
+ *                               given speedups 3.0, 1.1 and none in turn;
+ *                               prints what COLAB's worker spent meanwhile
+ *                               (kernel.sched_colab_work)
+ *   wash-own SECONDS            two CPU-bound threads; once WASH binds the
+ *                               first, it sets its allowed CPUs itself, to
+ *                               the same CPUs, and creates a third (cpus:
+ *                               how many it was allowed at the start)
  *   wash-overhead SECONDS THREADS  THREADS threads of one application that
  *                               WASH must rank (one long lock holder, a
  *                               quarter briefly taking the lock, the rest
@@ -42,6 +55,8 @@
  *                               threads it creates read back, what is refused
  *   trace SECONDS               mutex-bottleneck and placement with the COLAB
  *                               tracepoints enabled; counts what they logged
+ *                               (placements by class, bottleneck flags,
+ *                               moves) and shows the first line of each kind
  *   pipe-pingpong ROUNDS        round trips between two threads over pipes
  *   mutex-pingpong ROUNDS       hand-offs between two threads through a
  *                               mutex and a condition variable
@@ -60,6 +75,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -149,6 +165,10 @@ struct worker {
 	int nice;			/* set by the thread itself when nonzero */
 	int cpu;			/* pinned there when >= 0 */
 	struct thread_stats at_pin;	/* snapshot once pinned there */
+	struct thread_stats at_release;	/* evict: snapshot once the big class runs */
+	_Atomic int released;		/* evict: unpinned */
+	int cpus;			/* wash-own: CPUs allowed at the start */
+	uint64_t widened_rounds;	/* wash-own: rounds found unrestricted */
 	_Atomic pid_t tid;		/* set once it runs */
 	_Atomic uint64_t deadline;	/* another thread may move it */
 	uint64_t rounds, cpu_ns;
@@ -322,6 +342,13 @@ static void print_workers_open(struct sbuf *sb, const char *scenario)
 		if (w->cpu >= 0) {
 			sb_printf(sb, ",\"at_pin\":");
 			thread_stats_json(sb, &w->at_pin);
+		}
+		if (w->cpus)
+			sb_printf(sb, ",\"cpus\":%d,\"widened_rounds\":%llu", w->cpus,
+				  (unsigned long long)w->widened_rounds);
+		if (w->released) {
+			sb_printf(sb, ",\"at_release\":");
+			thread_stats_json(sb, &w->at_release);
 		}
 		if (w->bound_at_ns) {
 			sb_printf(sb, ",\"bound_at_ms\":%.1f,\"at_bind\":",
@@ -591,6 +618,112 @@ static void placement(double seconds, const int per_class[2])
 	join_workers();
 }
 
+/* --- evict: threads of the either class leave big CPUs to the big class -- */
+
+static _Atomic int evict_release;
+
+/* The CPUs of the highest capacity, as the kernel reports them. */
+static int big_cpus(int *cpus, int max)
+{
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN), i, n = 0;
+	long cap, top = -1;
+	char path[96], *text;
+
+	for (i = 0; i < ncpus; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", i);
+		text = read_text(path);
+		if (!text)
+			die("reading cpu_capacity", errno ? errno : ENOENT);
+		cap = strtol(text, NULL, 10);
+		free(text);
+		if (cap > top) {
+			top = cap;
+			n = 0;
+		}
+		if (cap == top && n < max)
+			cpus[n++] = i;
+	}
+	return n;
+}
+
+/* Runs pinned until released, then anywhere. */
+static void *pinned_then_free(void *arg)
+{
+	struct worker *w = arg;
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN), i;
+	cpu_set_t all;
+
+	worker_begin(w);
+	while (!evict_release) {
+		spin(100 * US);
+		w->rounds++;
+	}
+	CPU_ZERO(&all);
+	for (i = 0; i < ncpus; i++)
+		CPU_SET(i, &all);
+	if (sched_setaffinity(0, sizeof(all), &all))
+		die("sched_setaffinity", errno);
+	w->released = 1;
+	while (ampkit_now_ns() < w->deadline) {
+		spin(100 * US);
+		w->rounds++;
+	}
+	worker_end(w);
+	return NULL;
+}
+
+/*
+ * Two little-class threads; two either-class ones held on the big CPUs for
+ * the first 300 ms, then let free; then two big-class threads, which find
+ * every CPU busy and queue on big CPUs beside the either-class ones.
+ */
+static void evict(double seconds)
+{
+	uint64_t start = ampkit_now_ns(), deadline = start + (uint64_t)(seconds * 1e9);
+	int big[2], i, err;
+	struct worker *w;
+
+	if (big_cpus(big, 2) != 2)
+		die("evict needs two CPUs of the highest capacity", EINVAL);
+	set_speedup(1126);
+	for (i = 0; i < 2; i++) {
+		w = add_worker("speedup-1.1", -1, deadline);
+		err = pthread_create(&w->thread, NULL, cpu_bound, w);
+		if (err)
+			die("pthread_create", err);
+	}
+	set_speedup(1792);
+	for (i = 0; i < 2; i++) {
+		w = add_worker("speedup-1.75", big[i], deadline);
+		err = pthread_create(&w->thread, NULL, pinned_then_free, w);
+		if (err)
+			die("pthread_create", err);
+	}
+	sleep_until(start + 300 * MS);
+	evict_release = 1;
+	for (i = 2; i < 4; i++)
+		while (!workers[i].released)
+			ampkit_sleep_ns(1 * MS);
+	set_speedup(3072);
+	for (i = 0; i < 2; i++) {
+		w = add_worker("speedup-3.0", -1, deadline);
+		err = pthread_create(&w->thread, NULL, cpu_bound, w);
+		if (err)
+			die("pthread_create", err);
+	}
+	set_speedup(0);
+	/*
+	 * From the moment the big-class threads run: the time a busy host
+	 * takes to run this thread again after the release is not COLAB's.
+	 */
+	for (i = 4; i < 6; i++)
+		worker_tid(&workers[i]);
+	for (i = 2; i < 4; i++)
+		if (read_thread_stats(workers[i].tid, &workers[i].at_release))
+			die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	join_workers();
+}
+
 static void vscale(double seconds, int cpu)
 {
 	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
@@ -737,6 +870,152 @@ static void wash_scenario(const char *name, double seconds)
 	}
 	start_workers(wash_worker);
 	join_workers();
+}
+
+/* kernel.sched_colab_work: "periods P cpu_ns C swaps S moves M" */
+#define COLAB_WORK_FILE "/proc/sys/kernel/sched_colab_work"
+
+struct colab_work {
+	unsigned long long periods, cpu_ns, swaps, moves;
+};
+
+static void read_colab_work(struct colab_work *st)
+{
+	char *text = read_text(COLAB_WORK_FILE);
+
+	if (!text || sscanf(text, "periods %llu cpu_ns %llu swaps %llu moves %llu",
+			    &st->periods, &st->cpu_ns, &st->swaps, &st->moves) != 4)
+		die("reading " COLAB_WORK_FILE " (a kernel without CONFIG_SCHED_COLAB?)", EINVAL);
+	free(text);
+}
+
+/*
+ * colab-overhead: wash-overhead's application, its threads given
+ * speedups of every class in turn (3.0, 1.1, none), so that the COLAB
+ * worker ranks them and its class balancer has threads to place; what the
+ * worker spent on the whole machine meanwhile.
+ */
+static void colab_overhead(double seconds, int threads, struct sbuf *sb)
+{
+	static const unsigned int speedups[] = { 3072, 1126, 0 };
+	struct colab_work before, after;
+	uint64_t start, deadline, elapsed;
+	int i;
+
+	if (threads < 2 || threads > MAX_THREADS) {
+		fprintf(stderr, "ampkit-schedtest: colab-overhead: THREADS must be 2 to %d\n",
+			MAX_THREADS);
+		exit(2);
+	}
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	read_colab_work(&before);
+	start = ampkit_now_ns();
+	scenario_start = start;
+	deadline = start + (uint64_t)(seconds * 1e9);
+	add_wash_worker("holder", deadline, 10 * MS, 200 * US, 0);
+	for (i = 1; i < threads; i++) {
+		if (i <= threads / 4)
+			add_wash_worker("waiter", deadline, 200 * US, 200 * US, 0);
+		else
+			add_wash_worker("burst", deadline, 0, 1 * MS, 1 * MS);
+	}
+	for (i = 0; i < nworkers; i++)
+		workers[i].speedup = speedups[i % 3];
+	start_workers(wash_worker);
+	join_workers();
+	elapsed = ampkit_now_ns() - start;
+	read_colab_work(&after);
+	sb_printf(sb,
+		  "{\"scenario\":\"colab-overhead\",\"threads\":%d,\"cpus\":%ld,"
+		  "\"elapsed_ns\":%llu,\"periods\":%llu,\"cpu_ns\":%llu,"
+		  "\"swaps\":%llu,\"moves\":%llu}\n",
+		  threads, sysconf(_SC_NPROCESSORS_ONLN), (unsigned long long)elapsed,
+		  after.periods - before.periods, after.cpu_ns - before.cpu_ns,
+		  after.swaps - before.swaps, after.moves - before.moves);
+}
+
+/* --- wash-own: a bound thread chooses its CPUs itself ----------------------- */
+
+static int allowed_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		die("sched_getaffinity", errno);
+	return CPU_COUNT(&set);
+}
+
+static void *wash_own_child(void *arg)
+{
+	struct worker *w = arg;
+
+	worker_begin(w);
+	w->cpus = allowed_cpus();
+	while (ampkit_now_ns() < w->deadline) {
+		spin(1 * MS);
+		w->rounds++;
+	}
+	worker_end(w);
+	return NULL;
+}
+
+/*
+ * Runs until WASH binds it, then sets its allowed CPUs itself, to the very
+ * CPUs WASH chose, and creates a thread (workers[2]); then counts the
+ * rounds in which it found its CPUs widened, which WASH may no longer do.
+ */
+static void *wash_own_chooser(void *arg)
+{
+	struct worker *w = arg;
+	cpu_set_t set;
+	int err;
+
+	worker_begin(w);
+	while (ampkit_now_ns() < w->deadline && !restricted_now()) {
+		spin(1 * MS);
+		w->rounds++;
+	}
+	if (restricted_now()) {
+		w->bound_at_ns = ampkit_now_ns() - scenario_start;
+		if (read_thread_stats(gettid_(), &w->at_bind))
+			die("reading /proc/self/task/<tid>/sched", ENOENT);
+		if (sched_getaffinity(0, sizeof(set), &set) ||
+		    sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity", errno);
+		w->cpus = CPU_COUNT(&set);
+	}
+	err = pthread_create(&workers[2].thread, NULL, wash_own_child, &workers[2]);
+	if (err)
+		die("pthread_create", err);
+	while (ampkit_now_ns() < w->deadline) {
+		spin(1 * MS);
+		w->rounds++;
+		if (w->cpus && !restricted_now())
+			w->widened_rounds++;
+	}
+	worker_end(w);
+	return NULL;
+}
+
+static void wash_own(double seconds)
+{
+	uint64_t deadline;
+	int err;
+
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	scenario_start = ampkit_now_ns();
+	deadline = scenario_start + (uint64_t)(seconds * 1e9);
+	add_worker("chooser", -1, deadline);
+	add_worker("cpu-bound", -1, deadline);
+	add_worker("child", -1, deadline);
+	err = pthread_create(&workers[0].thread, NULL, wash_own_chooser, &workers[0]);
+	if (!err)
+		err = pthread_create(&workers[1].thread, NULL, wash_own_child, &workers[1]);
+	if (err)
+		die("pthread_create", err);
+	pthread_join(workers[0].thread, NULL);
+	pthread_join(workers[1].thread, NULL);
+	pthread_join(workers[2].thread, NULL);
 }
 
 /* kernel.sched_wash_stats: "quanta Q cpu_ns C wall_ns W binds B unbinds U" */
@@ -1161,11 +1440,51 @@ static void speedup(struct sbuf *sb)
 
 #define TRACEFS "/sys/kernel/tracing"
 
+/* All of a file, however long (read_text() keeps the first 4 KiB), or NULL. */
+static char *read_all(const char *path)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *text = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || !text) {
+		free(text);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			char *more = realloc(text, cap * 2);
+
+			if (!more)
+				break;
+			text = more;
+			cap *= 2;
+		}
+		n = read(fd, text + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	text[len] = '\0';
+	return text;
+}
+
 static void trace(double seconds, struct sbuf *sb)
 {
+	static const char *const kinds[] = {
+		"class=big", "class=little", "class=either", "sched_colab_bottleneck:",
+		"sched_colab_move:",
+	};
+	enum { NKINDS = sizeof(kinds) / sizeof(kinds[0]) };
+	long counts[NKINDS] = { 0 };
 	char *text, *line, *save;
-	long place = 0, bottleneck = 0;
-	int shown = 0;
+	int k, listed = 0;
 
 	if (access(TRACEFS "/events", F_OK) &&
 	    mount("tracefs", TRACEFS, "tracefs", 0, NULL))
@@ -1174,30 +1493,39 @@ static void trace(double seconds, struct sbuf *sb)
 	write_file(TRACEFS "/trace", "");
 	write_file(TRACEFS "/events/sched/sched_colab_place/enable", "1");
 	write_file(TRACEFS "/events/sched/sched_colab_bottleneck/enable", "1");
+	write_file(TRACEFS "/events/sched/sched_colab_move/enable", "1");
 	write_file(TRACEFS "/tracing_on", "1");
 	mutex_bottleneck(seconds / 2);
 	nworkers = 0;
 	placement(seconds / 2, (const int[2]){ 2, 2 });
 	write_file(TRACEFS "/tracing_on", "0");
 
-	text = read_text(TRACEFS "/trace");
+	text = read_all(TRACEFS "/trace");
 	if (!text)
 		die("reading " TRACEFS "/trace", errno);
-	sb_printf(sb, "{\"scenario\":\"trace\",\"sample\":[");
+	/* the first line of each kind, and how many there were */
+	sb_printf(sb, "{\"scenario\":\"trace\",\"sample\":{");
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		int is_place = strstr(line, "sched_colab_place:") != NULL;
-		int is_neck = strstr(line, "sched_colab_bottleneck:") != NULL;
-
-		place += is_place;
-		bottleneck += is_neck;
-		if ((is_place || is_neck) && shown < 8) {
-			sb_printf(sb, "%s", shown++ ? "," : "");
-			sb_json_str(sb, line);
+		for (k = 0; k < NKINDS; k++) {
+			if (!strstr(line, kinds[k]) ||
+			    (k < 3 && !strstr(line, "sched_colab_place:")))
+				continue;
+			if (!counts[k]++) {
+				sb_printf(sb, "%s", listed++ ? "," : "");
+				sb_json_str(sb, kinds[k]);
+				sb_printf(sb, ":");
+				sb_json_str(sb, line);
+			}
 		}
 	}
 	free(text);
-	sb_printf(sb, "],\"sched_colab_place\":%ld,\"sched_colab_bottleneck\":%ld}\n", place,
-		  bottleneck);
+	sb_printf(sb, "},\"counts\":{");
+	for (k = 0; k < NKINDS; k++) {
+		sb_printf(sb, "%s", k ? "," : "");
+		sb_json_str(sb, kinds[k]);
+		sb_printf(sb, ":%ld", counts[k]);
+	}
+	sb_printf(sb, "}}\n");
 }
 
 /* --- futex accounting: stale stamps and every kind of release ---------------- */
@@ -1361,10 +1689,10 @@ static int usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [-t N] [-n N] SCENARIO ARGS...\n"
 		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | exit-join SECONDS\n"
-		"  placement SECONDS | crowded SECONDS\n"
+		"  placement SECONDS | crowded SECONDS | evict SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | stress SECONDS\n"
-		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS\n"
-		"  wash-overhead SECONDS THREADS\n"
+		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS | wash-own SECONDS\n"
+		"  wash-overhead SECONDS THREADS | colab-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
 		"  overhead ROUNDS BLOCKS POLICY,POLICY...\n"
 		"  futex-flip | futex-release-kinds\n",
@@ -1424,6 +1752,9 @@ int main(int argc, char **argv)
 		/* the little ones first: the extra big ones queue on big CPUs */
 		placement(seconds, (const int[2]){ 4, -2 });
 		print_workers(&sb, scenario);
+	} else if (argc == 2 && !strcmp(scenario, "evict")) {
+		evict(seconds);
+		print_workers(&sb, scenario);
 	} else if (argc == 3 && !strcmp(scenario, "vscale")) {
 		vscale(seconds, atoi(argv[2]));
 		print_workers(&sb, scenario);
@@ -1436,6 +1767,11 @@ int main(int argc, char **argv)
 				 !strcmp(scenario, "wash-scalable") ||
 				 !strcmp(scenario, "wash-lock"))) {
 		wash_scenario(scenario, seconds);
+		print_workers(&sb, scenario);
+	} else if (argc == 3 && !strcmp(scenario, "colab-overhead")) {
+		colab_overhead(seconds, atoi(argv[2]), &sb);
+	} else if (argc == 2 && !strcmp(scenario, "wash-own")) {
+		wash_own(seconds);
 		print_workers(&sb, scenario);
 	} else if (argc == 3 && !strcmp(scenario, "wash-overhead")) {
 		wash_overhead(seconds, atoi(argv[2]), &sb);
