@@ -1,5 +1,8 @@
 """What the benchmark scripts share: one application booted alone in a guest."""
 
+import argparse
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -37,3 +40,55 @@ def run_alone(
         raise SystemExit(f"the {name} run failed: {outcome.status} ({out})")
     record: dict[str, Any] = outcome.report.apps[0]
     return record
+
+
+def worker_cost_args(
+    description: str, policy: str
+) -> tuple[argparse.Namespace, kernel.KernelBuild]:
+    """The command line of the worker-cost figures (WASH's and COLAB's), and
+    the kit kernel and initramfs, built if need be."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeat", type=int, default=3, help="boots")
+    parser.add_argument("--seconds", type=float, default=10.0, help="scenario length per boot")
+    parser.add_argument("--threads", type=int, default=32, help="threads of the application")
+    parser.add_argument("--platform", default="4B4L", help="guest machine")
+    args = parser.parse_args()
+    build.scons("kernel", build.INITRAMFS)
+    build_ = kernel.find_build("default")
+    assert build_ is not None
+    print(
+        f"machine: {os.cpu_count()} CPUs; {args.platform} guest under {policy}; "
+        f"{args.threads} threads; {args.repeat} boots x {args.seconds:g} s"
+    )
+    return args, build_
+
+
+def worker_cost_boot(
+    out: Path,
+    build_: kernel.KernelBuild,
+    scenario: str,
+    *,
+    policy: str,
+    platform: str,
+    seconds: float,
+    threads: int,
+) -> dict[str, float]:
+    """One boot of an ampkit-schedtest worker-cost scenario (wash-overhead,
+    colab-overhead): the figures it printed."""
+    record = run_alone(
+        out,
+        build_,
+        App(
+            program="ampkit-schedtest",
+            threads=threads,
+            size=1,
+            args=(scenario, str(seconds), str(threads)),
+        ),
+        name=scenario,
+        category="synchronisation",
+        platform=platform,
+        policy=policy,
+        timeout_s=int(seconds * 10 + 120),
+    )
+    figures: dict[str, float] = json.loads(record["output"])
+    return figures

@@ -21,61 +21,26 @@ time its vCPU waits for a host core as run time, so the per-quantum
 times are upper bounds for a real Cortex-A57. Figures, not tests.
 """
 
-import argparse
-import json
-import os
 import statistics
 import tempfile
 from pathlib import Path
 
-from guest import run_alone  # benchmarks/guest.py
-
-from ampkit import build, kernel
-from ampkit.mix import App
-
-
-def one_boot(
-    out: Path, build_: kernel.KernelBuild, *, platform: str, seconds: float, threads: int
-) -> dict[str, float]:
-    args = ("wash-overhead", str(seconds), str(threads))
-    record = run_alone(
-        out,
-        build_,
-        App(program="ampkit-schedtest", threads=threads, size=1, args=args),
-        name="wash-overhead",
-        category="synchronisation",
-        platform=platform,
-        policy="wash",
-        timeout_s=int(seconds * 10 + 120),
-    )
-    figures: dict[str, float] = json.loads(record["output"])
-    return figures
+from guest import worker_cost_args, worker_cost_boot  # benchmarks/guest.py
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="boots")
-    parser.add_argument("--seconds", type=float, default=10.0, help="scenario length per boot")
-    parser.add_argument("--threads", type=int, default=32, help="threads of the application")
-    parser.add_argument("--platform", default="4B4L", help="guest machine")
-    args = parser.parse_args()
-
-    build.scons("kernel", build.INITRAMFS)
-    build_ = kernel.find_build("default")
-    assert build_ is not None
-    print(
-        f"machine: {os.cpu_count()} CPUs; {args.platform} guest under wash; {args.threads} "
-        f"threads; {args.repeat} boots x {args.seconds:g} s"
-    )
+    args, build_ = worker_cost_args(__doc__.splitlines()[0], "wash")
     cpu_us: list[float] = []
     wall_us: list[float] = []
     shares: list[float] = []
     changes: list[float] = []
     with tempfile.TemporaryDirectory(prefix="ampkit-wash-overhead-") as tmp:
         for i in range(args.repeat):
-            f = one_boot(
+            f = worker_cost_boot(
                 Path(tmp) / f"boot{i}",
                 build_,
+                "wash-overhead",
+                policy="wash",
                 platform=args.platform,
                 seconds=args.seconds,
                 threads=args.threads,

@@ -872,6 +872,40 @@ static void wash_scenario(const char *name, double seconds)
 	join_workers();
 }
 
+/* The worker-cost scenarios take 2 to MAX_THREADS threads. */
+static void check_overhead_threads(const char *scenario, int threads)
+{
+	if (threads < 2 || threads > MAX_THREADS) {
+		fprintf(stderr, "ampkit-schedtest: %s: THREADS must be 2 to %d\n", scenario,
+			MAX_THREADS);
+		exit(2);
+	}
+}
+
+/*
+ * Their application, which a policy must rank every period: one thread
+ * holds the mutex 10 ms at a time, a quarter of the others take it
+ * briefly, the rest compute in 1 ms bursts.  Returns when it started.
+ */
+static uint64_t add_ranked_application(double seconds, int threads)
+{
+	uint64_t start, deadline;
+	int i;
+
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	start = ampkit_now_ns();
+	scenario_start = start;
+	deadline = start + (uint64_t)(seconds * 1e9);
+	add_wash_worker("holder", deadline, 10 * MS, 200 * US, 0);
+	for (i = 1; i < threads; i++) {
+		if (i <= threads / 4)
+			add_wash_worker("waiter", deadline, 200 * US, 200 * US, 0);
+		else
+			add_wash_worker("burst", deadline, 0, 1 * MS, 1 * MS);
+	}
+	return start;
+}
+
 /* kernel.sched_colab_work: "periods P cpu_ns C swaps S moves M" */
 #define COLAB_WORK_FILE "/proc/sys/kernel/sched_colab_work"
 
@@ -899,26 +933,12 @@ static void colab_overhead(double seconds, int threads, struct sbuf *sb)
 {
 	static const unsigned int speedups[] = { 3072, 1126, 0 };
 	struct colab_work before, after;
-	uint64_t start, deadline, elapsed;
+	uint64_t start, elapsed;
 	int i;
 
-	if (threads < 2 || threads > MAX_THREADS) {
-		fprintf(stderr, "ampkit-schedtest: colab-overhead: THREADS must be 2 to %d\n",
-			MAX_THREADS);
-		exit(2);
-	}
-	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	check_overhead_threads("colab-overhead", threads);
 	read_colab_work(&before);
-	start = ampkit_now_ns();
-	scenario_start = start;
-	deadline = start + (uint64_t)(seconds * 1e9);
-	add_wash_worker("holder", deadline, 10 * MS, 200 * US, 0);
-	for (i = 1; i < threads; i++) {
-		if (i <= threads / 4)
-			add_wash_worker("waiter", deadline, 200 * US, 200 * US, 0);
-		else
-			add_wash_worker("burst", deadline, 0, 1 * MS, 1 * MS);
-	}
+	start = add_ranked_application(seconds, threads);
 	for (i = 0; i < nworkers; i++)
 		workers[i].speedup = speedups[i % 3];
 	start_workers(wash_worker);
@@ -1043,26 +1063,11 @@ static void read_wash_stats(struct wash_stats *st)
 static void wash_overhead(double seconds, int threads, struct sbuf *sb)
 {
 	struct wash_stats before, after;
-	uint64_t start, deadline, elapsed;
-	int i;
+	uint64_t start, elapsed;
 
-	if (threads < 2 || threads > MAX_THREADS) {
-		fprintf(stderr, "ampkit-schedtest: wash-overhead: THREADS must be 2 to %d\n",
-			MAX_THREADS);
-		exit(2);
-	}
-	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	check_overhead_threads("wash-overhead", threads);
 	read_wash_stats(&before);
-	start = ampkit_now_ns();
-	scenario_start = start;
-	deadline = start + (uint64_t)(seconds * 1e9);
-	add_wash_worker("holder", deadline, 10 * MS, 200 * US, 0);
-	for (i = 1; i < threads; i++) {
-		if (i <= threads / 4)
-			add_wash_worker("waiter", deadline, 200 * US, 200 * US, 0);
-		else
-			add_wash_worker("burst", deadline, 0, 1 * MS, 1 * MS);
-	}
+	start = add_ranked_application(seconds, threads);
 	start_workers(wash_worker);
 	join_workers();
 	elapsed = ampkit_now_ns() - start;
