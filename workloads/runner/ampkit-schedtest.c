@@ -60,6 +60,10 @@
  *   pipe-pingpong ROUNDS        round trips between two threads over pipes
  *   mutex-pingpong ROUNDS       hand-offs between two threads through a
  *                               mutex and a condition variable
+ *   futex-scan WAITERS ROUNDS BLOCKS  WAITERS threads wait on one futex; ROUNDS
+ *                               releases that wake none of them, BLOCKS
+ *                               times, with the futex accounting off and on
+ *                               in turn: what it adds to the bucket lock
  *   overhead ROUNDS BLOCKS P,Q  both ping-pongs under each policy in turn,
  *                               BLOCKS times, in one guest; a policy is a
  *                               name (per-task counters off) or NAME+stats
@@ -1549,6 +1553,104 @@ static void futex_wait_zero(_Atomic uint32_t *word)
 		futex_op(word, FUTEX_WAIT_PRIVATE, 0, 0, NULL, 0);
 }
 
+/* --- futex-scan: what the accounting adds to a release's bucket lock ------- */
+
+static _Atomic uint32_t scan_word;
+static _Atomic int scan_done;
+
+/* Waits on scan_word with bitset 1 until the scenario ends. */
+static void *scan_waiter(void *arg)
+{
+	struct worker *w = arg;
+
+	worker_begin(w);
+	while (!atomic_load(&scan_done))
+		futex_op(&scan_word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, 0, NULL, 1);
+	return NULL;
+}
+
+/* Whether thread @tid sleeps ('S' in /proc/self/task/<tid>/stat). */
+static int thread_sleeps(pid_t tid)
+{
+	char path[64], *text, *paren;
+	int sleeps;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	text = read_text(path);
+	if (!text)
+		die("reading /proc/self/task/<tid>/stat", errno ? errno : ENOENT);
+	paren = strrchr(text, ')');
+	sleeps = paren && paren[1] == ' ' && paren[2] == 'S';
+	free(text);
+	return sleeps;
+}
+
+/*
+ * ns per FUTEX_WAKE_BITSET with bitset 2 on scan_word: it wakes none of the
+ * waiters (bitset 1), but takes the bucket lock and walks them; with the
+ * accounting on, the release hook walks them once more.
+ */
+static double scan_ns_per_call(long rounds)
+{
+	uint64_t start = ampkit_now_ns();
+	long i;
+
+	for (i = 0; i < rounds; i++)
+		futex_op(&scan_word, FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG, 1, 0, NULL, 2);
+	return (double)(ampkit_now_ns() - start) / (double)rounds;
+}
+
+/*
+ * WAITERS threads wait on one futex; then, BLOCKS times, ROUNDS releases
+ * that wake none of them with the per-task counters (and the futex
+ * accounting) off and on in turn, under the policy in force.
+ */
+static void futex_scan(int waiters, long rounds, long blocks, struct sbuf *sb)
+{
+	char *was = read_text(AMP_STATS_FILE);
+	long b;
+	int i, k, on, err;
+
+	if (!was)
+		die("reading " AMP_STATS_FILE " (a kernel without CONFIG_SCHED_COLAB?)", ENOENT);
+	if (waiters < 1 || waiters > MAX_THREADS || rounds < 1 || blocks < 1) {
+		fprintf(stderr, "ampkit-schedtest: futex-scan: WAITERS 1 to %d, ROUNDS and "
+			"BLOCKS at least 1\n", MAX_THREADS);
+		exit(2);
+	}
+	for (i = 0; i < waiters; i++)
+		add_worker("waiter", -1, 0);
+	start_workers(scan_waiter);
+	/* the premise: every waiter is queued on the futex */
+	for (i = 0; i < waiters; i++) {
+		while (!thread_sleeps(worker_tid(&workers[i])))
+			ampkit_sleep_ns(1 * MS);
+	}
+	sb_printf(sb, "{\"scenario\":\"futex-scan\",\"waiters\":%d,\"rounds\":%ld,"
+		  "\"samples\":[", waiters, rounds);
+	for (b = 0; b < blocks; b++) {
+		for (k = 0; k < 2; k++) {
+			on = b % 2 ? !k : k;
+			err = set_amp_stats(on);
+			if (err)
+				die("setting " AMP_STATS_FILE, err);
+			sb_printf(sb, "%s{\"accounting\":%d,\"ns_per_release\":%.1f}",
+				  b || k ? "," : "", on, scan_ns_per_call(rounds));
+		}
+	}
+	sb_printf(sb, "]}\n");
+	atomic_store(&scan_done, 1);
+	atomic_store(&scan_word, 1);
+	futex_op(&scan_word, FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG, INT32_MAX, 0, NULL,
+		 FUTEX_BITSET_MATCH_ANY);
+	join_workers();
+	/* as the runner left it */
+	err = set_amp_stats(!strcmp(was, "1"));
+	free(was);
+	if (err)
+		die("setting " AMP_STATS_FILE, err);
+}
+
 static int64_t caused_ns(pid_t tid)
 {
 	struct thread_stats st;
@@ -1699,7 +1801,7 @@ static int usage(const char *prog)
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS | wash-own SECONDS\n"
 		"  wash-overhead SECONDS THREADS | colab-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
-		"  overhead ROUNDS BLOCKS POLICY,POLICY...\n"
+		"  overhead ROUNDS BLOCKS POLICY,POLICY... | futex-scan WAITERS ROUNDS BLOCKS\n"
 		"  futex-flip | futex-release-kinds\n",
 		prog);
 	return 2;
@@ -1788,6 +1890,8 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(scenario, "mutex-pingpong")) {
 		sb_printf(&sb, "{\"scenario\":\"%s\",\"rounds\":%ld,\"ns_per_round\":%.1f}\n",
 			  scenario, (long)seconds, mutex_pingpong((long)seconds));
+	} else if (argc == 4 && !strcmp(scenario, "futex-scan")) {
+		futex_scan((int)seconds, atol(argv[2]), atol(argv[3]), &sb);
 	} else if (argc == 4 && !strcmp(scenario, "overhead") && atol(argv[2]) > 0) {
 		overhead((long)seconds, atol(argv[2]), argv[3], &sb);
 	} else {
