@@ -373,28 +373,11 @@ static void parse_desc(char *text, struct run *run)
 
 static char *read_file(const char *path)
 {
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	size_t off = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *text = read_text(path);
 
-	if (fd < 0 || fstat(fd, &st))
+	if (!text)
 		fail("cannot read the run description", path);
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		fail("out of memory", NULL);
-	while (off < (size_t)st.st_size) {
-		n = read(fd, buf + off, (size_t)st.st_size - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	close(fd);
-	buf[off] = '\0';
-	return buf;
+	return text;
 }
 
 /* --- running the mix ----------------------------------------------------- */

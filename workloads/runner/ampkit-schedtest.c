@@ -79,7 +79,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -271,15 +270,20 @@ static void worker_end(struct worker *w)
 		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
 }
 
+static void start_worker(struct worker *w, void *(*fn)(void *))
+{
+	int err = pthread_create(&w->thread, NULL, fn, w);
+
+	if (err)
+		die("pthread_create", err);
+}
+
 static void start_workers(void *(*fn)(void *))
 {
-	int i, err;
+	int i;
 
-	for (i = 0; i < nworkers; i++) {
-		err = pthread_create(&workers[i].thread, NULL, fn, &workers[i]);
-		if (err)
-			die("pthread_create", err);
-	}
+	for (i = 0; i < nworkers; i++)
+		start_worker(&workers[i], fn);
 }
 
 static void join_workers(void)
@@ -605,18 +609,13 @@ static void placement(double seconds, const int per_class[2])
 		const char *role;
 		unsigned int speedup;
 	} kinds[] = { { "speedup-3.0", 3072 }, { "speedup-1.1", 1126 } };
-	int i, k, err;
+	int i, k;
 
 	for (int n = 0; n < 2; n++) {
 		k = per_class[1] < 0 ? 1 - n : n;
 		set_speedup(kinds[k].speedup);
-		for (i = 0; i < abs(per_class[k]); i++) {
-			struct worker *w = add_worker(kinds[k].role, -1, deadline);
-
-			err = pthread_create(&w->thread, NULL, cpu_bound, w);
-			if (err)
-				die("pthread_create", err);
-		}
+		for (i = 0; i < abs(per_class[k]); i++)
+			start_worker(add_worker(kinds[k].role, -1, deadline), cpu_bound);
 	}
 	set_speedup(0);
 	join_workers();
@@ -684,37 +683,24 @@ static void *pinned_then_free(void *arg)
 static void evict(double seconds)
 {
 	uint64_t start = ampkit_now_ns(), deadline = start + (uint64_t)(seconds * 1e9);
-	int big[2], i, err;
-	struct worker *w;
+	int big[2], i;
 
 	if (big_cpus(big, 2) != 2)
 		die("evict needs two CPUs of the highest capacity", EINVAL);
 	set_speedup(1126);
-	for (i = 0; i < 2; i++) {
-		w = add_worker("speedup-1.1", -1, deadline);
-		err = pthread_create(&w->thread, NULL, cpu_bound, w);
-		if (err)
-			die("pthread_create", err);
-	}
+	for (i = 0; i < 2; i++)
+		start_worker(add_worker("speedup-1.1", -1, deadline), cpu_bound);
 	set_speedup(1792);
-	for (i = 0; i < 2; i++) {
-		w = add_worker("speedup-1.75", big[i], deadline);
-		err = pthread_create(&w->thread, NULL, pinned_then_free, w);
-		if (err)
-			die("pthread_create", err);
-	}
+	for (i = 0; i < 2; i++)
+		start_worker(add_worker("speedup-1.75", big[i], deadline), pinned_then_free);
 	sleep_until(start + 300 * MS);
 	evict_release = 1;
 	for (i = 2; i < 4; i++)
 		while (!workers[i].released)
 			ampkit_sleep_ns(1 * MS);
 	set_speedup(3072);
-	for (i = 0; i < 2; i++) {
-		w = add_worker("speedup-3.0", -1, deadline);
-		err = pthread_create(&w->thread, NULL, cpu_bound, w);
-		if (err)
-			die("pthread_create", err);
-	}
+	for (i = 0; i < 2; i++)
+		start_worker(add_worker("speedup-3.0", -1, deadline), cpu_bound);
 	set_speedup(0);
 	/*
 	 * From the moment the big-class threads run: the time a busy host
@@ -766,13 +752,8 @@ static void bias(double seconds, int cpu, int nice)
 		w->hold_ns = 50 * US;
 		w->outside_ns = 300 * US;
 	}
-	for (i = 0; i < nworkers; i++) {
-		int err = pthread_create(&workers[i].thread, NULL,
-					 strcmp(workers[i].role, "hog") ? lock_holder : cpu_bound,
-					 &workers[i]);
-		if (err)
-			die("pthread_create", err);
-	}
+	for (i = 0; i < nworkers; i++)
+		start_worker(&workers[i], strcmp(workers[i].role, "hog") ? lock_holder : cpu_bound);
 	sleep_until(start + 300 * MS);
 	sample_flag(worker_tid(&workers[0]), deadline - 100 * MS, 20 * MS, &bias_flag);
 	snapshot_then_stop(deadline);
@@ -992,7 +973,6 @@ static void *wash_own_chooser(void *arg)
 {
 	struct worker *w = arg;
 	cpu_set_t set;
-	int err;
 
 	worker_begin(w);
 	while (ampkit_now_ns() < w->deadline && !restricted_now()) {
@@ -1008,9 +988,7 @@ static void *wash_own_chooser(void *arg)
 			die("sched_setaffinity", errno);
 		w->cpus = CPU_COUNT(&set);
 	}
-	err = pthread_create(&workers[2].thread, NULL, wash_own_child, &workers[2]);
-	if (err)
-		die("pthread_create", err);
+	start_worker(&workers[2], wash_own_child);
 	while (ampkit_now_ns() < w->deadline) {
 		spin(1 * MS);
 		w->rounds++;
@@ -1024,7 +1002,6 @@ static void *wash_own_chooser(void *arg)
 static void wash_own(double seconds)
 {
 	uint64_t deadline;
-	int err;
 
 	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	scenario_start = ampkit_now_ns();
@@ -1032,11 +1009,8 @@ static void wash_own(double seconds)
 	add_worker("chooser", -1, deadline);
 	add_worker("cpu-bound", -1, deadline);
 	add_worker("child", -1, deadline);
-	err = pthread_create(&workers[0].thread, NULL, wash_own_chooser, &workers[0]);
-	if (!err)
-		err = pthread_create(&workers[1].thread, NULL, wash_own_child, &workers[1]);
-	if (err)
-		die("pthread_create", err);
+	start_worker(&workers[0], wash_own_chooser);
+	start_worker(&workers[1], wash_own_child);
 	pthread_join(workers[0].thread, NULL);
 	pthread_join(workers[1].thread, NULL);
 	pthread_join(workers[2].thread, NULL);
@@ -1449,41 +1423,6 @@ static void speedup(struct sbuf *sb)
 
 #define TRACEFS "/sys/kernel/tracing"
 
-/* All of a file, however long (read_text() keeps the first 4 KiB), or NULL. */
-static char *read_all(const char *path)
-{
-	size_t len = 0, cap = 1 << 16;
-	char *text = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0 || !text) {
-		free(text);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			char *more = realloc(text, cap * 2);
-
-			if (!more)
-				break;
-			text = more;
-			cap *= 2;
-		}
-		n = read(fd, text + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	text[len] = '\0';
-	return text;
-}
-
 static void trace(double seconds, struct sbuf *sb)
 {
 	static const char *const kinds[] = {
@@ -1509,7 +1448,7 @@ static void trace(double seconds, struct sbuf *sb)
 	placement(seconds / 2, (const int[2]){ 2, 2 });
 	write_file(TRACEFS "/tracing_on", "0");
 
-	text = read_all(TRACEFS "/trace");
+	text = read_text(TRACEFS "/trace");
 	if (!text)
 		die("reading " TRACEFS "/trace", errno);
 	/* the first line of each kind, and how many there were */

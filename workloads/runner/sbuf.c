@@ -87,22 +87,34 @@ void sb_json_str(struct sbuf *sb, const char *s)
 
 char *read_text(const char *path)
 {
-	char buf[4096];
+	struct sbuf sb;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0)
 		return NULL;
-	do {
-		n = read(fd, buf, sizeof(buf) - 1);
-	} while (n < 0 && errno == EINTR);
+	sb_init(&sb);
+	/* to the end: procfs and tracefs files report no size, and hand out a page a read */
+	for (;;) {
+		sb_reserve(&sb, 4096);
+		n = read(fd, sb.data + sb.len, sb.cap - sb.len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		sb.len += (size_t)n;
+	}
+	err = errno;
 	close(fd);
-	if (n < 0)
+	if (n < 0) {
+		sb_free(&sb);
+		errno = err;
 		return NULL;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return strdup(buf);
+	}
+	while (sb.len > 0 && (sb.data[sb.len - 1] == '\n' || sb.data[sb.len - 1] == ' '))
+		sb.len--;
+	sb.data[sb.len] = '\0';
+	return sb.data;
 }
 
 int sb_write(const struct sbuf *sb, int fd)

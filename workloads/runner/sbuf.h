@@ -17,7 +17,7 @@ void sb_printf(struct sbuf *sb, const char *fmt, ...) __attribute__((format(prin
 /* Appends s as a JSON string literal, quotes included. */
 void sb_json_str(struct sbuf *sb, const char *s);
 void sb_json_strn(struct sbuf *sb, const char *s, size_t n);
-/* Reads a whole small file (sysfs, procfs); NULL if it cannot be read. Trailing newline dropped. */
+/* Reads a whole file (sysfs, procfs, tracefs); NULL if it cannot be read. Trailing newline dropped. */
 char *read_text(const char *path);
 /* Writes the buffer to fd in one write() where the kernel allows, so lines stay whole. */
 int sb_write(const struct sbuf *sb, int fd);
