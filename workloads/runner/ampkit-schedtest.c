@@ -231,19 +231,21 @@ static pid_t worker_tid(const struct worker *w)
 }
 
 /*
- * Samples of one thread's bottleneck flag, every period until a time.  A
- * single read at the end would judge the ranking by one moment, which a
- * vCPU that the host kept waiting can spoil; a share of many cannot be.
+ * Samples of one thread's bottleneck flag, every period until a time, and
+ * until at least min_taken were tried.  A single read at the end would
+ * judge the ranking by one moment, which a vCPU that the host kept waiting
+ * can spoil; a share of many cannot be.
  */
 struct flag_samples {
 	int taken, flagged, unreadable;
 };
 
-static void sample_flag(pid_t tid, uint64_t until, uint64_t period, struct flag_samples *fs)
+static void sample_flag(pid_t tid, uint64_t until, uint64_t period, long min_taken,
+			struct flag_samples *fs)
 {
 	struct thread_stats st;
 
-	while (ampkit_now_ns() < until) {
+	while (ampkit_now_ns() < until || fs->taken + fs->unreadable < min_taken) {
 		if (read_thread_stats(tid, &st)) {
 			fs->unreadable++;
 		} else {
@@ -507,11 +509,18 @@ static void condvar_pipeline(double seconds)
  * bottleneck flag is sampled over the last second (at most half the run)
  * before the main thread leaves and over the EXIT_JOIN_AFTER_MS after: a
  * ranking that counted the dead leader's charge would take the flag away
- * for about that long, until the charge had decayed.  The holders run
- * until the watcher has its samples.
+ * for about that long, until the charge had decayed (and for at least
+ * EXIT_JOIN_AFTER_MIN samples).  The holders run until the watcher has its
+ * samples.
  */
 #define EXIT_JOIN_AFTER_MS 200
 #define EXIT_JOIN_PERIOD (10 * MS)
+/*
+ * The window after runs on until it has this many samples, too: the
+ * holders live until the watcher is done, and a busy host may keep the
+ * watcher's vCPU from running for much of 200 ms (seen once: 2 samples).
+ */
+#define EXIT_JOIN_AFTER_MIN 10
 
 static struct {
 	pthread_t leader;
@@ -532,7 +541,7 @@ static void *exit_join_watcher(void *arg)
 	if (err)
 		die("pthread_join(main thread)", err);
 	sample_flag(holder, ampkit_now_ns() + EXIT_JOIN_AFTER_MS * MS, EXIT_JOIN_PERIOD,
-		    &exit_join.after);
+		    EXIT_JOIN_AFTER_MIN, &exit_join.after);
 	exit_join.leader_read = !read_thread_stats(exit_join.leader_tid,
 						   &exit_join.leader_stats);
 	for (i = 0; i < nworkers; i++)
@@ -573,7 +582,7 @@ static void exit_join_run(double seconds, struct sbuf *sb)
 		die("pthread_create", err);
 	worker_tid(&workers[0]);
 	sleep_until(start + run - window);
-	sample_flag(workers[0].tid, start + run, EXIT_JOIN_PERIOD, &exit_join.before);
+	sample_flag(workers[0].tid, start + run, EXIT_JOIN_PERIOD, 0, &exit_join.before);
 	pthread_exit(NULL);
 }
 
@@ -755,7 +764,7 @@ static void bias(double seconds, int cpu, int nice)
 	for (i = 0; i < nworkers; i++)
 		start_worker(&workers[i], strcmp(workers[i].role, "hog") ? lock_holder : cpu_bound);
 	sleep_until(start + 300 * MS);
-	sample_flag(worker_tid(&workers[0]), deadline - 100 * MS, 20 * MS, &bias_flag);
+	sample_flag(worker_tid(&workers[0]), deadline - 100 * MS, 20 * MS, 0, &bias_flag);
 	snapshot_then_stop(deadline);
 }
 
