@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ampkit.errors import AmpkitError
 from ampkit.mix import SPEEDUP_MAX, SPEEDUP_MIN, App, Mix
+from ampkit.rundir import Excluded, RunDir
 
 if TYPE_CHECKING:
     from ampkit.kernel import KernelBuild
@@ -174,13 +175,6 @@ def load_profile(path: Path) -> Profile:
     )
 
 
-def _turnaround_ns(run_dir: Path) -> int:
-    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
-    if len(records) != 1:
-        raise AmpkitError(f"{run_dir}: expected one application record, found {len(records)}")
-    return int(records[0]["end_ns"]) - int(records[0]["start_ns"])
-
-
 def measure(
     apps: list[App],
     cpus: int,
@@ -198,7 +192,7 @@ def measure(
     from ampkit.platform import make_platform
     from ampkit.policies import BASELINE
     from ampkit.references import alone_mix, is_done
-    from ampkit.run import RunRequest, execute, read_status
+    from ampkit.run import RunRequest, execute
 
     holder = Mix(
         name="profile",
@@ -225,13 +219,13 @@ def measure(
                 run_dir = runs_dir / request.run_id
                 if not is_done(run_dir):
                     execute(request, run_dir, build, image, force=True)
-                status = read_status(run_dir)
-                if status != "ok":
+                try:
+                    times[kind].append(RunDir(run_dir).only_turnaround_ns())
+                except Excluded as e:
                     raise AmpkitError(
-                        f"{run_dir}: {status}",
+                        f"{run_dir}: {e}",
                         "its console.log says why; a profile is made of sound runs only",
-                    )
-                times[kind].append(_turnaround_ns(run_dir))
+                    ) from e
                 runs[kind].append(run_dir.name)
         entries.append(
             Entry(

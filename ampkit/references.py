@@ -18,7 +18,8 @@ from ampkit.errors import AmpkitError
 from ampkit.mix import App, Mix
 from ampkit.platform import Platform
 from ampkit.policies import BASELINE
-from ampkit.run import RunRequest, read_status
+from ampkit.run import RunRequest
+from ampkit.rundir import RunDir
 
 #: Where each kind of reference runs, given the mix's platform.
 KINDS = ("alone", "little-only", "big-only")
@@ -77,4 +78,4 @@ def references(request: RunRequest, kinds: Iterable[str] = KINDS) -> list[Refere
 
 def is_done(run_dir: Path) -> bool:
     """A finished, sound run is there: a campaign or a second call skips it."""
-    return run_dir.is_dir() and read_status(run_dir) == "ok"
+    return RunDir(run_dir).is_ok()

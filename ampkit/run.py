@@ -1,57 +1,29 @@
 """One run: a mix under one policy on one platform, booted on an engine.
 
-A run directory holds everything needed to trust, or distrust, its numbers:
-
-    manifest.json   what ran: engine, platform, policy, mix, and the hash of
-                    every input (kernel, device tree, initramfs, description)
-    run.desc        the run description the guest runner read
-    platform.dtb    the device tree the guest booted with
-    console.log     the whole guest console, kept whatever happened
-    guest.json      what the guest kernel believed: CPUs, capacities,
-                    clusters, scheduling domains, AMP policies
-    results.jsonl   one record per application, as the runner printed it
-    status          "ok" or "failed: <reason>"
-
-and on gem5, where the console is the boot's (kept with the checkpoint)
-followed by the run's:
-
-    m5out/          gem5's output: config.ini/json, stats.txt, stats.json.xz
-                    (compressed by the kit: tens of MB as gem5 writes it), the terminal
-    gem5.log        gem5's own messages
-    gem5.json       the statistics the analysis uses: simulated seconds, per-CPU
-                    committed instructions, per-cluster energy, per-application
-                    work items (region of interest)
-
-The directory is written under a temporary name and renamed when the run
-is over, so a directory with the final name is always a finished run.
+What a run leaves, and how a finished run is told from an unfinished or
+failed one, is ``ampkit.rundir``'s: this module decides what to run and
+writes through its ``RunWriter``.
 """
 
 import datetime
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ampkit import hostdeps, parsec
+from ampkit import gem5stats, hostdeps, parsec
 from ampkit import kernel as kernel_mod
-from ampkit.analysis import gem5stats
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import gem5, qemu
 from ampkit.errors import AmpkitError
-from ampkit.hashing import (
-    atomic_write_text,
-    sha256_bytes,
-    sha256_file_memo,
-    sha256_json,
-    write_json,
-)
+from ampkit.hashing import sha256_bytes, sha256_file_memo, sha256_json, write_json
 from ampkit.initramfs import with_run_description
 from ampkit.mix import Mix
 from ampkit.paths import cache_dir
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import METHODS, RunDescription
+from ampkit.rundir import CONSOLE, DEVICE_TREE, GEM5_SUMMARY, RUN_DESC, RunDir, RunWriter
 
 ENGINES = ("qemu", "gem5")
 
@@ -309,20 +281,17 @@ def execute(
     if request.engine == "gem5":  # what would stop gem5 stops the run before it starts
         found_gem5 = gem5.Gem5.locate()
         gem5.check_kernel(build.vmlinux)
-    if out_dir.exists():
-        if not force:
-            raise AmpkitError(
-                f"{out_dir} already exists", "choose another --out, or pass --force to replace it"
-            )
-        shutil.rmtree(out_dir)
-    work = out_dir.with_name(out_dir.name + ".partial")
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    try:
+        writer = RunWriter(out_dir, force=force)
+    except FileExistsError as e:
+        raise AmpkitError(
+            f"{out_dir} already exists", "choose another --out, or pass --force to replace it"
+        ) from e
+    work = writer.work
 
     desc, dtb, machine, suite = prepared.desc, prepared.dtb, prepared.machine, prepared.suite
     cmdline, limit_s = prepared.cmdline, prepared.limit_s
-    (work / "run.desc").write_text(desc)
-    (work / "platform.dtb").write_bytes(dtb)
+    writer.write_inputs(desc, dtb)
 
     manifest: dict[str, Any] = {
         "kind": "ampkit-run",
@@ -362,7 +331,7 @@ def execute(
         "started": _now(),
         "status": "running",
     }
-    write_json(work / "manifest.json", manifest)
+    writer.write_manifest(manifest)
 
     boot: qemu.BootResult | gem5.Gem5Result
     extra: tuple[str, ...] = ()
@@ -378,10 +347,10 @@ def execute(
             boot = qemu.boot(
                 machine,
                 image=build.image,
-                dtb=work / "platform.dtb",
+                dtb=work / DEVICE_TREE,
                 initrd=initrd,
                 cmdline=cmdline,
-                console=work / "console.log",
+                console=work / CONSOLE,
                 timeout_s=limit_s,
                 disk=suite.image if suite else None,
             )
@@ -389,12 +358,10 @@ def execute(
             initrd.unlink(missing_ok=True)  # the shared image plus run.desc: both kept already
         engine_name = "QEMU"
 
-    report = parse_console((work / "console.log").read_text(errors="replace"))
-    with (work / "results.jsonl").open("w") as f:
-        for record in report.apps:
-            f.write(json.dumps(record, sort_keys=True) + "\n")
+    report = parse_console((work / CONSOLE).read_text(errors="replace"))
+    writer.write_results(report.apps)
     if report.guest is not None:
-        write_json(work / "guest.json", report.guest)
+        writer.write_guest(report.guest)
     status = judge(boot, report, limit_s, engine=engine_name, extra=extra)
     manifest.update(
         {
@@ -405,9 +372,8 @@ def execute(
             "status": status,
         }
     )
-    write_json(work / "manifest.json", manifest)
-    atomic_write_text(work / "status", status + "\n")
-    work.rename(out_dir)
+    writer.write_manifest(manifest)
+    writer.finish(status)
     return RunOutcome(directory=out_dir, status=status, report=report)
 
 
@@ -447,7 +413,7 @@ def _simulate_gem5(
             timeout_s=GEM5_BOOT_LIMIT_S,
         )
     except AmpkitError as e:
-        (work / "console.log").write_text("")
+        (work / CONSOLE).write_text("")
         failed = gem5.checkpoint_dir(ckpt_key).with_name(ckpt_key + ".failed")
         for name in ("gem5.log", "m5out/system.terminal"):
             if (failed / name).is_file():
@@ -468,7 +434,7 @@ def _simulate_gem5(
         initrd=initramfs,
         cmdline=prepared.cmdline,
         outdir=work / "m5out",
-        readfile=work / "run.desc",
+        readfile=work / RUN_DESC,
         checkpoint=ckpt.directory,
         disk=suite.image if suite else None,
     )
@@ -476,7 +442,7 @@ def _simulate_gem5(
     result = gem5.simulate(cmd, work / "gem5.log", prepared.limit_s)
     boot_console = ckpt.directory / gem5.BOOT_CONSOLE
     run_console = work / "m5out" / "system.terminal"
-    with (work / "console.log").open("wb") as out:
+    with (work / CONSOLE).open("wb") as out:
         for part in (boot_console, run_console):
             if part.is_file():
                 out.write(part.read_bytes())
@@ -491,14 +457,12 @@ def _simulate_gem5(
         dumps = None
     gem5.compress_json_stats(work / "m5out")
     if dumps:
-        write_json(work / "gem5.json", gem5stats.summary(dumps))
+        write_json(work / GEM5_SUMMARY, gem5stats.summary(dumps))
     elif result.exit_code == 0:
         extra.append("gem5 wrote no statistics")
     return result, tuple(extra), more
 
 
 def read_status(run_dir: Path) -> str:
-    try:
-        return (run_dir / "status").read_text().strip()
-    except OSError:
-        return "failed: no status file (the run did not finish)"
+    """'ok' or 'failed: <reason>' (see ampkit.rundir)."""
+    return RunDir(run_dir).status()

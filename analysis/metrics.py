@@ -34,7 +34,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ampkit.errors import AmpkitError
-from ampkit.platform import get_platform
 
 REFERENCE_POLICY = "cfs"
 GROUP = ["engine", "platform", "policy", "mix"]
@@ -160,18 +159,36 @@ def with_slow_references(
     return out.drop(columns=["slow_platform"])
 
 
-def infer_little_only(platforms: set[str]) -> dict[str, str]:
-    """Each mixed platform whose little-only platform (0B<L>L, as
-    ``Platform.little_only`` names it) has runs too (``ampkit run
-    --references`` makes them). Names the kit cannot read are skipped."""
+def platform_counts(apps: pd.DataFrame) -> dict[str, tuple[int | None, int | None]]:
+    """Each platform's big and little CPU counts, as the run manifests recorded
+    them (None where a manifest did not)."""
+    if not {"platform", "big", "little"} <= set(apps.columns):
+        return {}
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for name, big, little in apps[["platform", "big", "little"]].itertuples(index=False):
+        counts = tuple(None if pd.isna(c) else int(c) for c in (big, little))
+        out[str(name)] = (counts[0], counts[1])
+    return out
+
+
+def infer_little_only(counts: dict[str, tuple[int | None, int | None]]) -> dict[str, str]:
+    """Each mixed platform (big and little CPUs) whose little CPUs alone, a
+    platform with no big CPU and as many little ones, have runs too
+    (``ampkit run --references`` makes them, as 0B<L>L). ``counts`` are the
+    platforms' CPU counts from the run manifests (``platform_counts``); a
+    platform without them is skipped."""
+    known = {
+        name: (big, little)
+        for name, (big, little) in counts.items()
+        if big is not None and little is not None
+    }
     out = {}
-    for name in platforms:
-        try:
-            mixed = get_platform(name)
-        except AmpkitError:
+    for name, (big, little) in known.items():
+        if not (big and little):
             continue
-        if mixed.big and mixed.little and mixed.little_only.name in platforms:
-            out[name] = mixed.little_only.name
+        alone = sorted(n for n, (b, l_) in known.items() if b == 0 and l_ == little)
+        if alone:
+            out[name] = alone[0]
     return out
 
 
@@ -303,7 +320,7 @@ def compute(
         )
     slow = with_slowdowns(pd.concat([mixed, apps[napps == 1]]), reference)
     slow = slow[slow["run"].isin(mixed["run"])]
-    little_only = {**infer_little_only(set(apps["platform"])), **(little_only or {})}
+    little_only = {**infer_little_only(platform_counts(apps)), **(little_only or {})}
     if little_only:
         slow = with_slow_references(pd.concat([slow, apps[napps == 1]]), little_only, reference)
         slow = slow[slow["run"].isin(mixed["run"])]

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ampkit.analysis import metrics
 from ampkit.analysis.collect import Collection, collect
-from ampkit.summary import QEMU_NOTICE
+from ampkit.rundir import QEMU_NOTICE
 
 #: figures of normalised means, in report order
 NORMALISED = ("h_antt", "h_stp", "fairness", "unfairness", "energy_j", "edp")

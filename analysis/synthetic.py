@@ -6,10 +6,12 @@ times chosen by the caller. Nothing here is ever collected as a result of
 the kit's own runs.
 """
 
-import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from ampkit.rundir import RunWriter, instances
 
 
 @dataclass(frozen=True)
@@ -34,14 +36,17 @@ def write_run(
     status: str = "ok",
 ) -> Path:
     run_id = f"{platform}-{policy}-{mix}-r{repetition}"
-    d = parent / run_id
-    d.mkdir(parents=True)
+    writer = RunWriter(parent / run_id)
+    counts = re.fullmatch(r"(\d+)B(\d+)L", platform)
     manifest = {
         "kind": "ampkit-run",
         "version": 1,
         "run_id": run_id,
         "engine": {"name": engine},
-        "platform": {"name": platform},
+        "platform": {
+            "name": platform,
+            **({"big": int(counts[1]), "little": int(counts[2])} if counts else {}),
+        },
         "policy": policy,
         "mix": {
             "name": mix,
@@ -53,31 +58,25 @@ def write_run(
         "repetition": repetition,
         "status": status,
     }
-    (d / "manifest.json").write_text(json.dumps(manifest))
-    lines = []
-    seen: dict[str, int] = {}
-    for a in apps:
-        instance = seen.get(a.program, 0)
-        seen[a.program] = instance + 1
+    writer.write_manifest(manifest)
+    records = []
+    for a, (_, instance) in zip(apps, instances(a.program for a in apps), strict=True):
         times = list(a.thread_ns) or [a.turnaround_ns] * a.threads
-        lines.append(
-            json.dumps(
-                {
-                    "type": "app",
-                    "run_id": run_id,
-                    "app": a.program,
-                    "instance": instance,
-                    "threads": a.threads,
-                    "argv": list(a.argv),
-                    "start_ns": 1_000_000,
-                    "end_ns": 1_000_000 + a.turnaround_ns,
-                    "status": "ok",
-                    "thread_times_ns": times,
-                    "thread_cpu_ns": times,
-                    **({"tasks": list(a.tasks)} if a.tasks else {}),
-                }
-            )
+        records.append(
+            {
+                "type": "app",
+                "run_id": run_id,
+                "app": a.program,
+                "instance": instance,
+                "threads": a.threads,
+                "argv": list(a.argv),
+                "start_ns": 1_000_000,
+                "end_ns": 1_000_000 + a.turnaround_ns,
+                "status": "ok",
+                "thread_times_ns": times,
+                "thread_cpu_ns": times,
+                **({"tasks": list(a.tasks)} if a.tasks else {}),
+            }
         )
-    (d / "results.jsonl").write_text("\n".join(lines) + "\n")
-    (d / "status").write_text(status + "\n")
-    return d
+    writer.write_results(records)
+    return writer.finish(status)

@@ -33,6 +33,7 @@ from ampkit.campaign.plan import expand, keys, pins_for  # noqa: E402
 from ampkit.campaign.spec import load_spec  # noqa: E402
 from ampkit.campaign.store import CampaignDir  # noqa: E402
 from ampkit.mix import mix_names  # noqa: E402
+from ampkit.rundir import RunDir  # noqa: E402
 
 PLATFORMS = ["2B2L", "2B4L", "4B2L", "4B4L"]
 
@@ -93,11 +94,7 @@ def executor_figures(tmp: Path, runs: int, executor: str) -> None:
     if result.returncode != 0:
         print(f"{executor}: the campaign failed:\n{result.stderr[-2000:]}")
         return
-    engine = sum(
-        json.loads((d / "manifest.json").read_text())["wall_s"]
-        for d in (root / "runs").iterdir()
-        if d.is_dir()
-    )
+    engine = sum(RunDir(d).manifest()["wall_s"] for d in (root / "runs").iterdir() if d.is_dir())
     print(
         f"{executor} executor: {runs} runs one at a time in {total:.1f} s, the engine "
         f"{engine:.1f} s of it: {(total - engine) / runs:.2f} s per run added"

@@ -11,7 +11,6 @@ Figures, not tests: nothing here fails because a number is over its target.
 """
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -20,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from ampkit.rundir import RunDir
 
 AMPKIT = [sys.executable, "-m", "ampkit"]
 
@@ -84,7 +85,7 @@ def main() -> int:
                     ]
                 )
             )
-            boots.append(json.loads((out / "manifest.json").read_text())["wall_s"])
+            boots.append(RunDir(out).manifest()["wall_s"])
     lines.append(row("QEMU demo run, CLI end to end", walls, 15))
     lines.append(row("QEMU demo run, QEMU alone", boots, 15))
     print("\n".join(lines))

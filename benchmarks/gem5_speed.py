@@ -24,14 +24,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ampkit import build, kernel
-from ampkit.analysis import gem5stats
+from ampkit import build, gem5stats, kernel
 from ampkit.engines import gem5
 from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
 from ampkit.mix import App, Mix
 from ampkit.platform import get_platform
 from ampkit.run import EngineIdentity, RunRequest, execute, prepare
+from ampkit.rundir import RunDir
 
 
 def small_mix() -> Mix:
@@ -95,8 +95,8 @@ def main() -> None:
             shutil.copytree(restored.directory, keep)
             raise SystemExit(f"the restored run failed: {restored.status} (kept in {keep})")
         boot = json.loads((gem5.checkpoint_dir(ckpt_key) / "boot.json").read_text())
-        manifest = json.loads((restored.directory / "manifest.json").read_text())
-        summary = json.loads((restored.directory / "gem5.json").read_text())
+        manifest = RunDir(restored.directory).manifest()
+        summary = RunDir(restored.directory).gem5_summary()
         when = "now" if manifest["gem5"]["boot_wall_s"] else "when the checkpoint was taken"
         print(
             f"(1) atomic boot to the checkpoint ({when}): {boot['sim_seconds']:.3f} simulated s "

@@ -34,7 +34,7 @@ from typing import Any
 
 from ampkit.errors import AmpkitError
 from ampkit.hashing import write_json
-from ampkit.run import read_status
+from ampkit.rundir import CONSOLE, RunDir, partial_of
 
 META = "campaign.json"
 
@@ -164,23 +164,18 @@ class CampaignDir:
 
     def state(self, run_id: str, key: str | None) -> RunState:
         """What the directory says about a run planned with ``key``."""
-        run_dir = self.run_dir(run_id)
-        if (run_dir / "status").is_file():
-            status = read_status(run_dir)
-            try:
-                recorded = json.loads((run_dir / "manifest.json").read_text()).get("key")
-            except (OSError, ValueError):
-                recorded = None
-            if key is not None and recorded != key:
-                return RunState(STALE, "finished with other inputs than planned", run_dir)
+        run = RunDir(self.run_dir(run_id))
+        if run.is_finished():
+            if key is not None and run.recorded_key() != key:
+                return RunState(STALE, "finished with other inputs than planned", run.path)
+            status = run.status()
             if status == "ok":
-                return RunState(OK, "", run_dir)
-            return RunState(FAILED, status.removeprefix("failed: "), run_dir / "console.log")
+                return RunState(OK, "", run.path)
+            return RunState(FAILED, status.removeprefix("failed: "), run.path / CONSOLE)
         if failure := self.failure(run_id):
             log = Path(failure["log"]) if failure.get("log") else None
             return RunState(FAILED, str(failure.get("reason")), log)
-        partial = run_dir.with_name(run_id + ".partial")
-        return RunState(TODO, "interrupted" if partial.exists() else "", None)
+        return RunState(TODO, "interrupted" if run.was_interrupted() else "", None)
 
     def set_aside(self, run_id: str, why: str) -> Path | None:
         """Move what an earlier attempt left (finished run, failure record,
@@ -189,7 +184,7 @@ class CampaignDir:
         leftovers = {
             "run": run_dir,
             "failure.json": self.failures / f"{run_id}.json",
-            "interrupted": run_dir.with_name(run_id + ".partial"),
+            "interrupted": partial_of(run_dir),
         }
         present = {name: path for name, path in leftovers.items() if path.exists()}
         if not present:

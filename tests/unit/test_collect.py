@@ -11,7 +11,8 @@ import matplotlib.image
 import pandas as pd
 import pytest
 
-from ampkit.analysis import gem5stats, metrics
+from ampkit import gem5stats
+from ampkit.analysis import metrics
 from ampkit.analysis.collect import collect
 from ampkit.analysis.report import write_report
 from ampkit.analysis.synthetic import SynthApp, write_run

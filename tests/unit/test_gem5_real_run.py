@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ampkit.analysis import gem5stats
+from ampkit import gem5stats
 from ampkit.analysis.collect import collect
 from ampkit.console import parse_console
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ampkit.analysis import gem5stats
+from ampkit import gem5stats
 from ampkit.campaign.spec import Limits, slurm_minutes
 from ampkit.engines import gem5
 from ampkit.errors import AmpkitError

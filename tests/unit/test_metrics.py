@@ -172,6 +172,14 @@ def test_repetitions_give_a_mean_and_interval(tmp_path: Path) -> None:
 
 
 def test_little_only_platforms_are_found_by_the_platform_model() -> None:
-    found = metrics.infer_little_only({"2B2L", "0B2L", "4B4L", "2B0L", "not-a-platform"})
+    found = metrics.infer_little_only(
+        {
+            "2B2L": (2, 2),
+            "0B2L": (0, 2),
+            "4B4L": (4, 4),
+            "2B0L": (2, 0),
+            "not-a-platform": (None, None),
+        }
+    )
     # 4B4L has no 0B4L runs; single-type and unreadable names map to nothing
     assert found == {"2B2L": "0B2L"}

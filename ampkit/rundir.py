@@ -1,0 +1,431 @@
+"""The run directory: the one place that writes, reads and judges one.
+
+A run directory holds everything needed to trust, or distrust, a run's
+numbers:
+
+    manifest.json   what ran: engine, platform, policy, mix, and the hash of
+                    every input (kernel, device tree, initramfs, description)
+    run.desc        the run description the guest runner read
+    platform.dtb    the device tree the guest booted with
+    console.log     the whole guest console, kept whatever happened
+    guest.json      what the guest kernel believed: CPUs, capacities,
+                    clusters, scheduling domains, AMP policies
+    results.jsonl   one record per application, as the runner printed it
+    status          "ok" or "failed: <reason>"
+
+and on gem5, where the console is the boot's (kept with the checkpoint)
+followed by the run's:
+
+    m5out/          gem5's output: config.ini/json, stats.txt, stats.json.xz
+                    (compressed by the kit: tens of MB as gem5 writes it), the terminal
+    gem5.log        gem5's own messages
+    gem5.json       the statistics the analysis uses: simulated seconds, per-CPU
+                    committed instructions, per-cluster energy, per-application
+                    work items (region of interest)
+
+A run is written under ``<name>.partial`` (``RunWriter``) and renamed when
+it is over, so a directory with the final name is always a finished run;
+its ``status`` says whether it succeeded. Whether a finished run may count
+in a metric, and if not why, is ``RunDir.check()``: the analysis, the
+campaign store, the summary and the profiles all ask it.
+
+This module imports nothing of the kit but its file helpers, so that
+whatever reads run directories (the analysis above all) does not load the
+engines, the kernel builder or the platform catalogue.
+"""
+
+import json
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ampkit.hashing import atomic_write_text, write_json
+
+MANIFEST = "manifest.json"
+RESULTS = "results.jsonl"
+STATUS = "status"
+CONSOLE = "console.log"
+GUEST = "guest.json"
+GEM5_SUMMARY = "gem5.json"
+RUN_DESC = "run.desc"
+DEVICE_TREE = "platform.dtb"
+PARTIAL_SUFFIX = ".partial"
+
+#: What a QEMU run's timings can and cannot say (summaries and reports say it).
+QEMU_NOTICE = (
+    "QEMU runs every CPU at the same speed: these timings check that the "
+    "pipeline works and say nothing about big.LITTLE performance."
+)
+
+#: The status of a run that succeeded.
+OK = "ok"
+#: What ``RunDir.status()`` says of a directory without a status file.
+NO_STATUS = "failed: no status file (the run did not finish)"
+
+
+class Excluded(Exception):
+    """A run that must not count, and why (the message is the reason)."""
+
+
+def partial_of(run_dir: Path) -> Path:
+    """Where the run that will be ``run_dir`` is written until it is over."""
+    return run_dir.with_name(run_dir.name + PARTIAL_SUFFIX)
+
+
+def app_key(program: str, threads: int, argv: Iterable[str]) -> str:
+    """One application, whatever mix it ran in: references are matched by it."""
+    return " ".join([f"{program}/{threads}", *argv])
+
+
+def instances(programs: Iterable[str]) -> list[tuple[str, int]]:
+    """The (program, instance) of each application of a mix, in mix order:
+    the guest runner numbers the instances of each program from 0."""
+    seen: dict[str, int] = {}
+    out = []
+    for program in programs:
+        n = seen.get(program, 0)
+        seen[program] = n + 1
+        out.append((program, n))
+    return out
+
+
+@dataclass(frozen=True)
+class AppRecord:
+    """One application's record in results.jsonl."""
+
+    program: str
+    instance: int
+    threads: int
+    argv: tuple[str, ...]
+    start_ns: int
+    end_ns: int
+    status: str
+    #: The record as the runner printed it (thread times, kernel counters...).
+    raw: dict[str, Any]
+
+    @property
+    def turnaround_ns(self) -> int:
+        return self.end_ns - self.start_ns
+
+    @property
+    def key(self) -> str:
+        return app_key(self.program, self.threads, self.argv)
+
+    @property
+    def ident(self) -> tuple[str, int]:
+        return (self.program, self.instance)
+
+    @property
+    def name(self) -> str:
+        return f"{self.program}#{self.instance}"
+
+    @classmethod
+    def parse(cls, rec: dict[str, Any]) -> "AppRecord":
+        """Raises Excluded when a field the metrics need is absent or wrong."""
+        name = f"{rec.get('app')}#{rec.get('instance')}"
+        try:
+            record = cls(
+                program=str(rec["app"]),
+                instance=int(rec["instance"]),
+                threads=int(rec["threads"]),
+                argv=tuple(str(a) for a in rec.get("argv") or ()),
+                start_ns=int(rec["start_ns"]),
+                end_ns=int(rec["end_ns"]),
+                status=str(rec["status"]),
+                raw=rec,
+            )
+        except KeyError as e:
+            raise Excluded(f"corrupt: {name} record lacks {e}") from e
+        except (TypeError, ValueError) as e:
+            raise Excluded(f"corrupt: {name} record: {e}") from e
+        if record.status == OK and record.end_ns <= record.start_ns:
+            raise Excluded(f"corrupt: {name} ended before it started")
+        return record
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the manifest says a run was: the columns every table shares."""
+
+    run_id: str
+    engine: str
+    platform: str
+    #: The platform's big and little CPU counts (None in old manifests).
+    big: int | None
+    little: int | None
+    policy: str
+    mix: str
+    repetition: int
+    #: The manifest's copy of the mix's applications, in mix order.
+    mix_apps: tuple[dict[str, Any], ...]
+    campaign: str | None
+    #: The key a campaign planned the run with (None outside campaigns).
+    key: str | None
+
+    def columns(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "engine": self.engine,
+            "platform": self.platform,
+            "policy": self.policy,
+            "mix": self.mix,
+            "repetition": self.repetition,
+        }
+
+
+def _name_of(value: Any) -> Any:
+    return value.get("name") if isinstance(value, dict) else value
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError as e:
+        raise Excluded(f"incomplete: no {path.name}") from e
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise Excluded(f"corrupt: {path.name} is not JSON ({e})") from e
+
+
+class RunDir:
+    """A finished (or unfinished) run directory, read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.path)!r})"
+
+    @property
+    def partial(self) -> Path:
+        return partial_of(self.path)
+
+    # --- done-ness --------------------------------------------------------
+
+    def is_finished(self) -> bool:
+        """The run is over (whatever its outcome): its status was written."""
+        return (self.path / STATUS).is_file()
+
+    def status(self) -> str:
+        """'ok', or 'failed: <reason>'; NO_STATUS when the run did not finish."""
+        try:
+            return (self.path / STATUS).read_text().strip()
+        except OSError:
+            return NO_STATUS
+
+    def is_ok(self) -> bool:
+        """A finished, sound run is there: a campaign or a second call skips it."""
+        return self.path.is_dir() and self.status() == OK
+
+    def was_interrupted(self) -> bool:
+        return self.partial.exists()
+
+    # --- contents ---------------------------------------------------------
+
+    def manifest(self) -> dict[str, Any]:
+        data = _read_json(self.path / MANIFEST)
+        if not isinstance(data, dict):
+            raise Excluded(f"corrupt: {MANIFEST} is not an object")
+        return data
+
+    def recorded_key(self) -> str | None:
+        """The key in the manifest, or None if it cannot be read."""
+        try:
+            key = self.manifest().get("key")
+        except Excluded:
+            return None
+        return key if isinstance(key, str) else None
+
+    def info(self, campaign: str | None = None) -> RunInfo:
+        """The manifest's account of the run; Excluded when it lacks any of it."""
+        m = self.manifest()
+        platform, mix = m.get("platform"), m.get("mix")
+        values = {
+            "run_id": m.get("run_id"),
+            "engine": _name_of(m.get("engine")),
+            "platform": _name_of(platform),
+            "policy": m.get("policy"),
+            "mix": _name_of(mix),
+        }
+        missing = [k for k, v in values.items() if v is None]
+        repetition = m.get("repetition")
+        if missing or not isinstance(repetition, int) or isinstance(repetition, bool):
+            raise Excluded(f"corrupt: {MANIFEST} lacks {', '.join(missing) or 'repetition'}")
+        apps = mix.get("apps") if isinstance(mix, dict) else None
+        if not isinstance(apps, list) or not apps or not all(isinstance(a, dict) for a in apps):
+            raise Excluded(f"corrupt: {MANIFEST} names no applications of the mix")
+        counts = (platform.get("big"), platform.get("little")) if isinstance(platform, dict) else ()
+        big, little = counts if all(isinstance(c, int) for c in counts) and counts else (None, None)
+        return RunInfo(
+            run_id=str(values["run_id"]),
+            engine=str(values["engine"]),
+            platform=str(values["platform"]),
+            big=big,
+            little=little,
+            policy=str(values["policy"]),
+            mix=str(values["mix"]),
+            repetition=repetition,
+            mix_apps=tuple(apps),
+            campaign=str(m["campaign"]) if m.get("campaign") else campaign,
+            key=m.get("key") if isinstance(m.get("key"), str) else None,
+        )
+
+    def raw_records(self) -> list[dict[str, Any]]:
+        """Every record of results.jsonl; Excluded when it is absent or torn."""
+        path = self.path / RESULTS
+        if not path.is_file():
+            raise Excluded(f"incomplete: no {RESULTS}")
+        records = []
+        for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise Excluded(f"corrupt: {RESULTS} line {lineno} is not JSON (truncated?)") from e
+            if not isinstance(record, dict):
+                raise Excluded(f"corrupt: {RESULTS} line {lineno} is not an object")
+            records.append(record)
+        return records
+
+    def app_records(self) -> list[AppRecord]:
+        """The application records, whatever their status, in file order."""
+        return [AppRecord.parse(r) for r in self.raw_records() if r.get("type", "app") == "app"]
+
+    def gem5_summary(self) -> dict[str, Any]:
+        """gem5.json, the statistics a gem5 run's analysis uses."""
+        data = _read_json(self.path / GEM5_SUMMARY)
+        if not isinstance(data, dict):
+            raise Excluded(f"corrupt: {GEM5_SUMMARY} is not an object")
+        return data
+
+    def guest(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.path / GUEST).read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    # --- the verdict ------------------------------------------------------
+
+    def check(self, campaign: str | None = None) -> tuple[RunInfo, list[AppRecord]]:
+        """The run's account and its records, one per application of its mix
+        in mix order, if it may count in a metric; Excluded, with the reason,
+        if not: it did not finish, it failed, its files are torn, or an
+        application has no record, two records, or one that is not ok."""
+        info = self.info(campaign)
+        if not self.is_finished():
+            raise Excluded("incomplete: no status file (the run did not finish)")
+        status = self.status()
+        if status != OK:
+            raise Excluded(status)
+        wanted = instances(str(a.get("program")) for a in info.mix_apps)
+        by_app: dict[tuple[str, int], dict[str, Any]] = {}
+        for rec in self.raw_records():
+            if rec.get("type", "app") != "app":
+                continue
+            try:
+                ident = (str(rec.get("app")), int(rec.get("instance", -1)))
+            except (TypeError, ValueError) as e:
+                raise Excluded(f"corrupt: a record with instance {rec.get('instance')!r}") from e
+            if ident not in wanted:
+                raise Excluded(f"corrupt: a record of {ident[0]}#{ident[1]}, which the mix lacks")
+            if ident in by_app:
+                raise Excluded(f"corrupt: two records of {ident[0]}#{ident[1]}")
+            by_app[ident] = rec
+        absent = [f"{p}#{i}" for p, i in wanted if (p, i) not in by_app]
+        if absent:
+            raise Excluded(f"incomplete: no result for {', '.join(absent)}")
+        bad = [
+            f"{p}#{i}: {r.get('status')}" for (p, i), r in by_app.items() if r.get("status") != OK
+        ]
+        if bad:
+            raise Excluded(f"failed application: {'; '.join(bad)}")
+        return info, [AppRecord.parse(by_app[ident]) for ident in wanted]
+
+    def only_turnaround_ns(self) -> int:
+        """The turnaround of a sound run of one application (a reference or
+        profile run); Excluded otherwise."""
+        _, records = self.check()
+        if len(records) != 1:
+            raise Excluded(f"expected one application, found {len(records)}")
+        return records[0].turnaround_ns
+
+
+def find_run_dirs(root: Path) -> tuple[list[Path], list[Path]]:
+    """Run directories under ``root`` (or ``root`` itself), in one walk: those
+    that hold a manifest, and the ``*.partial`` ones of unfinished runs."""
+    if (root / MANIFEST).is_file():
+        return [root], []
+    finished, partial = [], []
+    for dirpath, _, filenames in os.walk(root):
+        here = Path(dirpath)
+        if here.name.endswith(PARTIAL_SUFFIX):
+            partial.append(here)
+        elif MANIFEST in filenames:
+            finished.append(here)
+    return sorted(finished), sorted(partial)
+
+
+class RunWriter:
+    """Writes a run directory: under ``<final>.partial`` while the run lasts,
+    renamed to ``final`` by ``finish()``. What a failed run wrote stays."""
+
+    def __init__(self, final: Path, *, force: bool = False) -> None:
+        if final.exists():
+            if not force:
+                raise FileExistsError(final)
+            shutil.rmtree(final)
+        self.final = final
+        self.work = partial_of(final)
+        shutil.rmtree(self.work, ignore_errors=True)
+        self.work.mkdir(parents=True)
+
+    def path(self, name: str) -> Path:
+        return self.work / name
+
+    def write_inputs(self, desc: str, dtb: bytes) -> None:
+        (self.work / RUN_DESC).write_text(desc)
+        (self.work / DEVICE_TREE).write_bytes(dtb)
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_json(self.work / MANIFEST, manifest)
+
+    def write_results(self, records: Iterable[dict[str, Any]]) -> None:
+        with (self.work / RESULTS).open("w") as f:
+            for record in records:
+                f.write(json.dumps(record, sort_keys=True) + "\n")
+
+    def write_guest(self, guest: dict[str, Any]) -> None:
+        write_json(self.work / GUEST, guest)
+
+    def write_gem5_summary(self, summary: dict[str, Any]) -> None:
+        write_json(self.work / GEM5_SUMMARY, summary)
+
+    def finish(self, status: str) -> Path:
+        """Write the status (the run is over) and give the directory its name."""
+        atomic_write_text(self.work / STATUS, status + "\n")
+        self.work.rename(self.final)
+        return self.final
+
+
+def walk_records(run_dirs: Iterable[Path]) -> Iterator[tuple[RunDir, list[AppRecord]]]:
+    """Each directory with those of its application records that can be read
+    (none when results.jsonl is absent or torn): for summaries of any run."""
+    for path in run_dirs:
+        run = RunDir(path)
+        records = []
+        try:
+            raw = run.raw_records()
+        except Excluded:
+            raw = []
+        for rec in raw:
+            if rec.get("type", "app") != "app":
+                continue
+            try:
+                records.append(AppRecord.parse(rec))
+            except Excluded:
+                continue
+        yield run, records
