@@ -29,7 +29,7 @@ ANALYSIS_MAY_IMPORT = LEAVES
 
 def kit_imports(path: Path, package: str) -> set[str]:
     """Every ampkit module a file imports, at any depth of its code."""
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
