@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/futex_hold.py [--waiters 1,8,32,64] [--rounds N] [--blocks N]
 
-The futex core's accounting hook (patch 0006) walks a released futex's
+The futex core's accounting hook (patch 0007) walks a released futex's
 hash bucket, under its lock, to tell the accountant about every task
 still queued there, looking at 32 entries at the most. For each number
 of waiters, one boot of the kit kernel on QEMU 1B1L under cfs runs

@@ -1025,19 +1025,25 @@ static void wash_own(double seconds)
 	pthread_join(workers[2].thread, NULL);
 }
 
-/* kernel.sched_wash_stats: "quanta Q cpu_ns C wall_ns W binds B unbinds U" */
+/*
+ * kernel.sched_wash_stats:
+ * "quanta Q cpu_ns C wall_ns W binds B unbinds U fork_copy F"
+ */
 #define WASH_STATS_FILE "/proc/sys/kernel/sched_wash_stats"
 
 struct wash_stats {
 	unsigned long long quanta, cpu_ns, wall_ns, binds, unbinds;
+	int fork_copy;		/* forks copy the allowed CPUs again */
 };
 
 static void read_wash_stats(struct wash_stats *st)
 {
 	char *text = read_text(WASH_STATS_FILE);
 
-	if (!text || sscanf(text, "quanta %llu cpu_ns %llu wall_ns %llu binds %llu unbinds %llu",
-			    &st->quanta, &st->cpu_ns, &st->wall_ns, &st->binds, &st->unbinds) != 5)
+	if (!text || sscanf(text,
+			    "quanta %llu cpu_ns %llu wall_ns %llu binds %llu unbinds %llu fork_copy %d",
+			    &st->quanta, &st->cpu_ns, &st->wall_ns, &st->binds, &st->unbinds,
+			    &st->fork_copy) != 6)
 		die("reading " WASH_STATS_FILE " (a kernel without CONFIG_SCHED_WASH?)", EINVAL);
 	free(text);
 }
@@ -1204,6 +1210,7 @@ static void stress(double seconds, struct sbuf *sb)
 	pthread_t flip, fork_thread, echo_thread, futex_threads[4];
 	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 	struct sbuf restricted;
+	struct wash_stats wash;
 	int i, nr_restricted;
 	char c = 1;
 
@@ -1226,6 +1233,7 @@ static void stress(double seconds, struct sbuf *sb)
 	atomic_store(&stop_flips, 1);
 	pthread_join(flip, NULL);
 	switch_policy("cfs");
+	read_wash_stats(&wash);
 	sb_init(&restricted);
 	nr_restricted = restricted_user_threads(&restricted);
 	atomic_store(&stop, 1);
@@ -1241,10 +1249,11 @@ static void stress(double seconds, struct sbuf *sb)
 		pthread_join(futex_threads[i], NULL);
 	sb_printf(sb,
 		  "{\"scenario\":\"stress\",\"flips\":%llu,\"forks\":%llu,\"messages\":%llu,"
-		  "\"handoffs\":%llu,\"restricted_after_cfs\":[%s],\"nr_restricted\":%d}\n",
+		  "\"handoffs\":%llu,\"restricted_after_cfs\":[%s],\"nr_restricted\":%d,"
+		  "\"wash_quanta\":%llu,\"wash_fork_copy_after_cfs\":%d}\n",
 		  (unsigned long long)flips, (unsigned long long)forks,
 		  (unsigned long long)messages, (unsigned long long)handoffs,
-		  restricted.data, nr_restricted);
+		  restricted.data, nr_restricted, wash.quanta, wash.fork_copy);
 	sb_free(&restricted);
 }
 
