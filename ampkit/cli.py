@@ -15,18 +15,11 @@ from typing import TYPE_CHECKING
 
 from ampkit import build as build_mod
 from ampkit import hostdeps, kernel, parsec, platform, policies, references
-from ampkit.engines import qemu
+from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
-from ampkit.run import (
-    BOOT_ALLOWANCE_S,
-    DEFAULT_TIMEOUT_S,
-    ENGINES,
-    GEM5_WALL_PER_CPU_SIM_S,
-    RunRequest,
-    execute,
-)
+from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, RunRequest, execute
 from ampkit.rundesc import METHODS
 from ampkit.summary import summarize
 
@@ -321,22 +314,17 @@ def cmd_parsec_list(args: argparse.Namespace) -> int:
 
 
 def cmd_shell(args: argparse.Namespace) -> int:
-    if args.engine != "qemu":
-        raise AmpkitError(f"ampkit shell has no '{args.engine}' engine yet", "use --engine qemu")
+    engine = get_engine(args.engine)
     policy = policies.check_policy(args.policy)
-    machine = qemu.QemuMachine(_platform_from(args))
+    target = _platform_from(args)
     variant = "debug" if args.debug_kernel else "default"
     found, disk = _artifacts(variant, args.no_build, build_mod.SHELL_IMAGE)
     with tempfile.TemporaryDirectory(prefix="ampkit-shell-") as tmp:
-        dtb = Path(tmp) / "platform.dtb"
-        dtb.write_bytes(qemu.asymmetric_dtb(machine))
-        cmdline = f"{qemu.SHELL_CMDLINE} amp_policy={policy} {args.append or ''}".strip()
-        cmd = qemu.shell_command(machine, image=found.image, dtb=dtb, disk=disk, cmdline=cmdline)
-        print(
-            f"ampkit shell: {machine.platform.name}, policy {policy}; Ctrl-A X quits QEMU",
-            file=sys.stderr,
+        cmd, how_to_quit = engine.shell_command(
+            target, policy, image=found.image, disk=disk, append=args.append or "", tmp=Path(tmp)
         )
-        # QEMU owns the terminal until it exits; Ctrl-C goes to the guest.
+        print(f"ampkit shell: {target.name}, policy {policy}; {how_to_quit}", file=sys.stderr)
+        # The engine owns the terminal until it exits; Ctrl-C goes to the guest.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             return subprocess.run(cmd, check=False).returncode
@@ -376,7 +364,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 def _add_machine_args(s: argparse.ArgumentParser) -> None:
     """The engine and the platform, for the commands that boot a guest."""
-    s.add_argument("--engine", default="qemu", choices=ENGINES)
+    s.add_argument("--engine", default=DEFAULT_ENGINE, choices=ENGINES)
     s.add_argument(
         "--platform",
         default="2B2L",
@@ -675,7 +663,7 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "profile", help="measure speedups: each application alone on big-only and little-only"
     )
-    s.add_argument("--engine", default="qemu", choices=ENGINES)
+    s.add_argument("--engine", default=DEFAULT_ENGINE, choices=ENGINES)
     s.add_argument("--mix", action="append", help="profile this mix's applications (repeatable)")
     s.add_argument(
         "--cpus",
@@ -738,7 +726,7 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="the engine's wall-clock limit for the run (default: the timeout plus "
-        f"{BOOT_ALLOWANCE_S} s on QEMU; {GEM5_WALL_PER_CPU_SIM_S} x the timeout x the CPUs on "
+        f"{qemu.BOOT_ALLOWANCE_S} s on QEMU; {gem5.WALL_PER_CPU_SIM_S} x the timeout x the CPUs on "
         "gem5, whose "
         "first run of a machine also boots it atomically, within its own limit)",
     )

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ampkit.engines import DEFAULT_ENGINE
 from ampkit.errors import AmpkitError
 from ampkit.mix import SPEEDUP_MAX, SPEEDUP_MIN, App, Mix
 from ampkit.rundir import Excluded, RunDir
@@ -183,7 +184,7 @@ def measure(
     *,
     build: "KernelBuild",
     image: Path,
-    engine: str = "qemu",
+    engine: str = DEFAULT_ENGINE,
 ) -> Profile:
     """Runs each application alone on <cpus>B0L and 0B<cpus>L under the
     baseline, ``repetitions`` times each, into ``runs_dir`` (sound runs

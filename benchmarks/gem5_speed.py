@@ -30,7 +30,7 @@ from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
 from ampkit.mix import App, Mix
 from ampkit.platform import get_platform
-from ampkit.run import EngineIdentity, RunRequest, execute, prepare
+from ampkit.run import RunRequest, engine_identity, execute, prepare
 from ampkit.rundir import RunDir
 
 
@@ -71,7 +71,7 @@ def main() -> None:
         timeout_s=10,
         method="once",
     )
-    engine = EngineIdentity.current("gem5")
+    engine = engine_identity("gem5")
     prepared = prepare(request, engine, kbuild.manifest["digest"], sha256_file(initramfs))
     assert isinstance(prepared.machine, gem5.Gem5Machine)
     ckpt_key = gem5.checkpoint_key(

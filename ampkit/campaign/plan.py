@@ -15,7 +15,7 @@ from ampkit.campaign.spec import Spec
 from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
 from ampkit.profile import load_profile
-from ampkit.run import EngineIdentity, RunRequest, prepare
+from ampkit.run import EngineIdentity, RunRequest, engine_identity, prepare
 
 #: The role of a run that is part of the matrix (references carry their kind).
 MATRIX = "matrix"
@@ -82,7 +82,7 @@ def pins_for(spec: Spec, runs: list[PlannedRun], kernel_digest: str, initramfs: 
     if not initramfs.is_file():
         raise AmpkitError(f"no initramfs at {initramfs}", "run 'ampkit images build'")
     return Pins(
-        engine=EngineIdentity.current(spec.engine),
+        engine=engine_identity(spec.engine),
         kernel_digest=kernel_digest,
         initramfs_sha256=sha256_file(initramfs),
         suite=suite,

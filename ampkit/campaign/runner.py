@@ -12,7 +12,6 @@ not, and runs only the missing ones.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -22,16 +21,15 @@ from typing import Any
 
 from ampkit import build as build_mod
 from ampkit import kernel as kernel_mod
-from ampkit import parsec
+from ampkit import parsec, process
 from ampkit.campaign.plan import MATRIX, PlannedRun, expand, keys, pins_for
 from ampkit.campaign.progress import Progress
 from ampkit.campaign.spec import Spec, load_spec
 from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir, RunState
-from ampkit.engines.qemu import DIE_WITH_PARENT
 from ampkit.errors import AmpkitError
 from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import cache_dir
-from ampkit.run import EngineIdentity, execute, prepare
+from ampkit.run import engine_identity, execute, prepare
 
 #: exec's exit statuses: the run finished ok / finished failed / never ran.
 EXEC_OK, EXEC_RUN_FAILED, EXEC_ERROR = 0, 1, 2
@@ -153,7 +151,7 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
         shutil.copyfile(image, tmp)
         tmp.replace(cdir.initramfs)
     atomic_write_text(root / "spec.toml", spec.text)  # SLURM tasks may be reading it
-    engine = EngineIdentity.current(spec.engine)
+    engine = engine_identity(spec.engine)
     meta: dict[str, Any] = {
         "kind": "ampkit-campaign",
         "version": 1,
@@ -248,36 +246,11 @@ def _spawn(cdir: CampaignDir, run_id: str) -> "subprocess.Popen[bytes]":
     with cdir.log(run_id).open("ab") as log:
         log.write(f"=== {time.strftime('%Y-%m-%d %H:%M:%S')} local executor\n".encode())
         log.flush()
-        return subprocess.Popen(
-            [
-                *DIE_WITH_PARENT,
-                sys.executable,
-                "-m",
-                "ampkit",
-                "campaign",
-                "exec",
-                str(cdir.root),
-                run_id,
-            ],
-            stdin=subprocess.DEVNULL,
+        # its own session: Ctrl-C reaches the runner only, which stops the runs
+        return process.start(
+            [sys.executable, "-m", "ampkit", "campaign", "exec", str(cdir.root), run_id],
             stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # Ctrl-C reaches the runner only; it stops the runs
         )
-
-
-def _stop(procs: dict[str, "subprocess.Popen[bytes]"]) -> None:
-    """SIGTERM first (the run unwinds: QEMU killed, logs kept), then SIGKILL."""
-    for proc in procs.values():
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 15
-    for proc in procs.values():
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def run_local(cdir: CampaignDir, todo: list[str], jobs: int, progress: Progress) -> None:
@@ -304,7 +277,7 @@ def run_local(cdir: CampaignDir, todo: list[str], jobs: int, progress: Progress)
                 progress.finished(run_id, state.state == OK, state.detail)
             progress.update(len(procs))
     finally:
-        _stop(procs)
+        process.stop_all(procs.values())
         progress.close()
 
 

@@ -36,10 +36,10 @@ from typing import Any, NoReturn
 
 from ampkit import platform as platform_mod
 from ampkit import policies, references
-from ampkit.engines import qemu
+from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine, qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
-from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, GEM5_BOOT_LIMIT_S, default_wall_limit_s
+from ampkit.run import DEFAULT_TIMEOUT_S, default_wall_limit_s
 from ampkit.rundesc import METHODS
 from ampkit.tomlfile import read_toml
 
@@ -77,7 +77,7 @@ class Limits:
     run_s: int | None = None
     memory_mb: int = 2048
     cpus: int = 1
-    engine: str = "qemu"  # the campaign's: it sets the default run_s
+    engine: str = DEFAULT_ENGINE  # the campaign's: it sets the default run_s
     guest_cpus: int = 4  # of the largest platform: gem5's default run_s grows with it
 
     @property
@@ -89,7 +89,7 @@ class Limits:
     def job_s(self) -> int:
         """What one run's job may take: on gem5 the first run of a machine
         also boots gem5 atomically to take the checkpoint the others reuse."""
-        return self.wall_s + (GEM5_BOOT_LIMIT_S if self.engine == "gem5" else 0)
+        return self.wall_s + get_engine(self.engine).setup_allowance_s
 
 
 @dataclass(frozen=True)
@@ -235,7 +235,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     name = data["name"]
     if not isinstance(name, str) or not _NAME.match(name):
         err.fail("name", f"must be letters, digits, '.', '_' or '-', not {name!r}")
-    engine = data.get("engine", "qemu")
+    engine = data.get("engine", DEFAULT_ENGINE)
     if engine not in ENGINES:
         err.fail("engine", f"must be one of {', '.join(ENGINES)}, not {engine!r}")
 

@@ -34,13 +34,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ampkit.engines.qemu import DIE_WITH_PARENT, wait_or_kill
+from ampkit import gem5stats, process
+from ampkit.engines.base import BootInputs, EngineIdentity, EngineOutcome, EngineResult, Setup
 from ampkit.errors import AmpkitError
-from ampkit.hashing import atomic_write_text, sha256_file, sha256_json
+from ampkit.hashing import atomic_write_text, sha256_file, sha256_file_memo, sha256_json, write_json
 from ampkit.paths import CONFIGS, cache_dir
 from ampkit.platform import Platform
+from ampkit.rundir import CONSOLE, GEM5_SUMMARY
+
+if TYPE_CHECKING:
+    from ampkit.run import RunRequest
 
 BINARY = Path("build/ARM/gem5.opt")
 BOOTLOADER = Path("system/arm/bootloader/arm64/boot.arm64")
@@ -350,26 +355,17 @@ def write_checkpoint_meta(checkpoint: Path, machine: Gem5Machine, key: str) -> N
     )
 
 
-@dataclass(frozen=True)
-class Gem5Result:
-    exit_code: int | None  # None when gem5 had to be killed
-    timed_out: bool
-    wall_s: float
-    console_truncated: bool = False  # gem5's terminal file has no size limit
+#: How a simulation ended (exit_code None when gem5 had to be killed; gem5's
+#: terminal file has no size limit, so the console is never truncated).
+Gem5Result = EngineResult
 
 
 def simulate(cmd: list[str], log: Path, timeout_s: float) -> Gem5Result:
     """gem5 under a wall-clock limit, its output to log; it never outlives us."""
     started = time.monotonic()
     with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [*DIE_WITH_PARENT, *cmd],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        timed_out = wait_or_kill(proc, timeout_s)
+        proc = process.start(cmd, stdout=out)
+        timed_out = process.wait_or_kill(proc, timeout_s)
     return Gem5Result(
         exit_code=None if timed_out else proc.returncode,
         timed_out=timed_out,
@@ -491,3 +487,149 @@ def ensure_checkpoint(
         cpt.rename(target)
         shutil.rmtree(work, ignore_errors=True)
         return Checkpoint(target, key, booted_now=True, boot_wall_s=result.wall_s)
+
+
+#: Wall seconds allowed per simulated second of the mix and per simulated
+#: CPU when no limit is given, so that the guest's own timeout, not this
+#: limit, ends a slow mix. On one host core the detailed 2B2L clusters took
+#: 1700 (COLAB, a probe beside compute) to 4600 (compute and a pointer
+#: chase, three threads) wall seconds per simulated second (gem5's
+#: hostSeconds, benchmarks/gem5_speed.py): about 1500 per busy CPU. A
+#: campaign on gem5 should size its mixes and set [limits] run_s.
+WALL_PER_CPU_SIM_S = 2000
+#: Wall seconds beyond that for restoring and powering off.
+RESTORE_ALLOWANCE_S = 60
+#: The wall-clock limit of the atomic boot that takes a checkpoint.
+BOOT_LIMIT_S = 4 * 3600
+
+
+class Gem5Engine:
+    """The Engine protocol (ampkit.engines.base) on gem5: the shared
+    checkpoint (booted now if no run has), then the run restored from it
+    into the detailed clusters."""
+
+    name = "gem5"
+    label = "gem5"
+    uses_m5ops = True
+    setup_allowance_s = BOOT_LIMIT_S
+
+    def identity(self) -> EngineIdentity:
+        found = Gem5.locate()
+        digests = cache_dir() / "digests"
+        return EngineIdentity(
+            name=self.name,
+            version=found.version(),
+            binary_sha256=sha256_file_memo(found.binary, digests),
+            bootloader_sha256=sha256_file_memo(found.bootloader, digests),
+        )
+
+    def default_wall_limit_s(self, timeout_s: int, cpus: int) -> int:
+        return timeout_s * WALL_PER_CPU_SIM_S * cpus + RESTORE_ALLOWANCE_S
+
+    def setup(
+        self, request: "RunRequest", identity: EngineIdentity, dtb_cache: dict[str, bytes]
+    ) -> Setup:
+        machine = Gem5Machine(request.platform)
+        dtb = dtb_cache.get(request.platform.name)
+        if dtb is None:
+            dtb = dtb_cache[request.platform.name] = cached_device_tree(
+                machine, identity.binary_sha256
+            )
+        # The policy is not on the command line: the runner sets it from the
+        # run description, so one boot (one checkpoint) serves every policy.
+        cmdline = f"{BASE_CMDLINE} {request.extra_cmdline}".strip()
+        key_parts = {
+            "bootloader_sha256": identity.bootloader_sha256,
+            "configs_sha256": configs_sha256(),
+            "command": [*machine.args(), "--mode", "detailed"],
+        }
+        return Setup(machine, dtb, cmdline, key_parts)
+
+    def check_ready(self, vmlinux: Path) -> None:
+        Gem5.locate()
+        check_kernel(vmlinux)
+
+    def shell_command(
+        self, platform: Platform, policy: str, *, image: Path, disk: Path, append: str, tmp: Path
+    ) -> tuple[list[str], str]:
+        raise AmpkitError(
+            "ampkit shell has no gem5 engine: a detailed simulation is too slow to type into",
+            "use --engine qemu",
+        )
+
+    def boot(self, inputs: BootInputs, work: Path) -> EngineOutcome:
+        """The console is the boot's followed by the run's: together,
+        everything the guest printed."""
+        machine = inputs.machine
+        assert isinstance(machine, Gem5Machine)
+        found = Gem5.locate()
+        ckpt_key = checkpoint_key(
+            machine,
+            gem5_sha256=inputs.identity.binary_sha256,
+            kernel_sha256=inputs.vmlinux_sha256,
+            initramfs_sha256=inputs.initramfs_sha256,
+            cmdline=inputs.cmdline,
+            disk_sha256=inputs.disk_sha256,
+        )
+        more: dict[str, Any] = {"gem5": {"checkpoint_key": ckpt_key}}
+        try:
+            ckpt = ensure_checkpoint(
+                found,
+                machine,
+                key=ckpt_key,
+                kernel=inputs.vmlinux,
+                initrd=inputs.initramfs,
+                cmdline=inputs.cmdline,
+                disk=inputs.disk,
+                timeout_s=BOOT_LIMIT_S,
+            )
+        except AmpkitError as e:
+            (work / CONSOLE).write_text("")
+            failed = checkpoint_dir(ckpt_key).with_name(ckpt_key + ".failed")
+            for name in ("gem5.log", "m5out/system.terminal"):
+                if (failed / name).is_file():
+                    shutil.copyfile(failed / name, work / ("boot-" + Path(name).name))
+            result = EngineResult(exit_code=None, timed_out=False, wall_s=0.0)
+            return EngineOutcome(result, (f"gem5 boot: {e.what}",), more)
+        more["gem5"].update(
+            {
+                "checkpoint": str(ckpt.directory),
+                "checkpoint_reused": not ckpt.booted_now,
+                "boot_wall_s": ckpt.boot_wall_s,
+            }
+        )
+        cmd = run_command(
+            found,
+            machine,
+            kernel=inputs.vmlinux,
+            initrd=inputs.initramfs,
+            cmdline=inputs.cmdline,
+            outdir=work / "m5out",
+            readfile=inputs.run_desc,
+            checkpoint=ckpt.directory,
+            disk=inputs.disk,
+        )
+        write_json(work / "gem5-command.json", cmd)
+        result = simulate(cmd, work / "gem5.log", inputs.limit_s)
+        with (work / CONSOLE).open("wb") as out:
+            for part in (ckpt.directory / BOOT_CONSOLE, work / "m5out" / "system.terminal"):
+                if part.is_file():
+                    out.write(part.read_bytes())
+        problems: list[str] = []
+        booted_dtb = ckpt.directory / BOOT_DTB
+        if booted_dtb.is_file() and booted_dtb.read_bytes() != inputs.dtb_bytes:
+            problems.append(f"the checkpoint's device tree ({booted_dtb}) is not this run's")
+        try:
+            dumps = gem5stats.read_stats(work / "m5out")
+        except gem5stats.StatsError as e:
+            problems.append(f"gem5 stats unreadable: {e}")
+            dumps = None
+        compress_json_stats(work / "m5out")
+        if dumps:
+            write_json(work / GEM5_SUMMARY, gem5stats.summary(dumps))
+        elif result.exit_code == 0:
+            problems.append("gem5 wrote no statistics")
+        return EngineOutcome(result, tuple(problems), more)
+
+
+ENGINE = Gem5Engine()

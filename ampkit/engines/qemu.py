@@ -12,22 +12,28 @@ PR_SET_PDEATHSIG, through setpriv), so neither a timeout, nor Ctrl-C, nor a kill
 leaves a QEMU process behind.
 """
 
-import contextlib
 import hashlib
 import os
-import signal
 import subprocess
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ampkit import hostdeps
+from ampkit import hostdeps, process
 from ampkit.devicetree import make_asymmetric
+from ampkit.engines.base import BootInputs, EngineIdentity, EngineOutcome, EngineResult, Setup
 from ampkit.errors import AmpkitError
 from ampkit.fdt import DeviceTree
+from ampkit.hashing import sha256_file_memo
+from ampkit.initramfs import with_run_description
+from ampkit.paths import cache_dir
 from ampkit.platform import Platform
+
+if TYPE_CHECKING:
+    from ampkit.run import RunRequest
 
 QEMU = "qemu-system-aarch64"
 
@@ -37,11 +43,6 @@ BASE_CMDLINE = "console=ttyAMA0 earlycon=pl011,0x9000000 rdinit=/init panic=-1"
 
 #: A runaway guest must not fill the disk.
 MAX_CONSOLE_BYTES = 64 << 20
-
-#: util-linux's setpriv sets the parent-death signal and then runs QEMU, so a
-#: CLI killed outright (SIGKILL) still takes QEMU down with it.
-DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "KILL", "--"]
-
 
 #: How the guest's clock advances. "host": every vCPU is a host thread (MTTCG)
 #: and guest time is host time, so a vCPU the host does not run for 20 ms is,
@@ -149,12 +150,8 @@ def asymmetric_dtb(machine: QemuMachine) -> bytes:
     return make_asymmetric(tree, machine.platform).to_bytes()
 
 
-@dataclass(frozen=True)
-class BootResult:
-    exit_code: int | None  # None when QEMU had to be killed
-    timed_out: bool
-    wall_s: float
-    console_truncated: bool
+#: How a QEMU boot ended (exit_code None when QEMU had to be killed).
+BootResult = EngineResult
 
 
 #: The kernel command line of the shell image: the ext4 disk as root, its
@@ -182,7 +179,7 @@ def shell_command(
     Ctrl-A X quit.
     """
     return [
-        *DIE_WITH_PARENT,
+        *process.DIE_WITH_PARENT,
         *machine.args(),
         "-kernel",
         str(image),
@@ -194,26 +191,6 @@ def shell_command(
         "-serial",
         "mon:stdio",
     ]
-
-
-def kill_session(proc: "subprocess.Popen[bytes]") -> None:
-    """Kills an engine started with start_new_session, and everything it started."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
-def wait_or_kill(proc: "subprocess.Popen[bytes]", timeout_s: float) -> bool:
-    """Waits for an engine at most timeout_s; whether it had to be killed.
-    Killed also on KeyboardInterrupt or SystemExit: no engine outlives us."""
-    try:
-        proc.wait(timeout=timeout_s)
-        return False
-    except subprocess.TimeoutExpired:
-        return True
-    finally:
-        kill_session(proc)
 
 
 def boot(
@@ -247,17 +224,11 @@ def boot(
         "stdio",
         *(virtio_disk_args(disk) if disk else []),
     ]
-    hostdeps.require(QEMU, DIE_WITH_PARENT[0])
+    hostdeps.require(QEMU)
     started = time.monotonic()
     truncated = threading.Event()
     with console.open("wb") as out:
-        proc = subprocess.Popen(
-            [*DIE_WITH_PARENT, *cmd],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = process.start(cmd, stdout=subprocess.PIPE)
 
         def copy() -> None:
             assert proc.stdout is not None
@@ -274,7 +245,7 @@ def boot(
         reader = threading.Thread(target=copy, name="qemu-console", daemon=True)
         reader.start()
         try:
-            timed_out = wait_or_kill(proc, timeout_s)
+            timed_out = process.wait_or_kill(proc, timeout_s)
         finally:
             reader.join(timeout=10)
     return BootResult(
@@ -283,3 +254,71 @@ def boot(
         wall_s=round(time.monotonic() - started, 3),
         console_truncated=truncated.is_set(),
     )
+
+
+#: Wall seconds a QEMU boot may take beyond the mix's own limit: boot and power-off.
+BOOT_ALLOWANCE_S = 60
+
+
+class QemuEngine:
+    """The Engine protocol (ampkit.engines.base) on QEMU."""
+
+    name = "qemu"
+    label = "QEMU"
+    uses_m5ops = False
+    setup_allowance_s = 0
+
+    def identity(self) -> EngineIdentity:
+        binary = hostdeps.require_program(QEMU)
+        digest = sha256_file_memo(Path(binary), cache_dir() / "digests")
+        return EngineIdentity(name=self.name, version=version(), binary_sha256=digest)
+
+    def default_wall_limit_s(self, timeout_s: int, cpus: int) -> int:
+        return timeout_s + BOOT_ALLOWANCE_S
+
+    def setup(
+        self, request: "RunRequest", identity: EngineIdentity, dtb_cache: dict[str, bytes]
+    ) -> Setup:
+        machine = QemuMachine(request.platform, clock=request.qemu_clock)
+        dtb = dtb_cache.get(request.platform.name)
+        if dtb is None:
+            dtb = dtb_cache[request.platform.name] = asymmetric_dtb(machine)
+        cmdline = f"{BASE_CMDLINE} amp_policy={request.policy} {request.extra_cmdline}"
+        return Setup(machine, dtb, cmdline.strip(), {"command": machine.args()})
+
+    def check_ready(self, vmlinux: Path) -> None:
+        hostdeps.require(QEMU)
+
+    def shell_command(
+        self, platform: Platform, policy: str, *, image: Path, disk: Path, append: str, tmp: Path
+    ) -> tuple[list[str], str]:
+        machine = QemuMachine(platform)
+        dtb = tmp / "platform.dtb"
+        dtb.write_bytes(asymmetric_dtb(machine))
+        cmdline = f"{SHELL_CMDLINE} amp_policy={policy} {append}".strip()
+        cmd = shell_command(machine, image=image, dtb=dtb, disk=disk, cmdline=cmdline)
+        return cmd, "Ctrl-A X quits QEMU"
+
+    def boot(self, inputs: BootInputs, work: Path) -> EngineOutcome:
+        assert isinstance(inputs.machine, QemuMachine)
+        initrd = work / "initrd.img"
+        initrd.write_bytes(
+            with_run_description(inputs.initramfs.read_bytes(), inputs.run_desc.read_text())
+        )
+        try:
+            result = boot(
+                inputs.machine,
+                image=inputs.image,
+                dtb=inputs.dtb,
+                initrd=initrd,
+                cmdline=inputs.cmdline,
+                console=work / "console.log",
+                timeout_s=inputs.limit_s,
+                disk=inputs.disk,
+            )
+        finally:
+            initrd.unlink(missing_ok=True)  # the shared image plus run.desc: both kept already
+        return EngineOutcome(result)
+
+
+ENGINE = QemuEngine()

@@ -17,17 +17,13 @@ import pytest
 from ampkit import gem5stats
 from ampkit.campaign.spec import Limits, slurm_minutes
 from ampkit.engines import gem5
+from ampkit.engines.gem5 import BOOT_LIMIT_S as GEM5_BOOT_LIMIT_S
+from ampkit.engines.gem5 import RESTORE_ALLOWANCE_S as BOOT_ALLOWANCE_S
+from ampkit.engines.gem5 import WALL_PER_CPU_SIM_S as GEM5_WALL_PER_CPU_SIM_S
 from ampkit.errors import AmpkitError
 from ampkit.mix import load_mix
 from ampkit.platform import get_platform
-from ampkit.run import (
-    BOOT_ALLOWANCE_S,
-    GEM5_BOOT_LIMIT_S,
-    GEM5_WALL_PER_CPU_SIM_S,
-    EngineIdentity,
-    RunRequest,
-    prepare,
-)
+from ampkit.run import EngineIdentity, RunRequest, prepare
 
 pytestmark = pytest.mark.unit
 

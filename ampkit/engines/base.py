@@ -1,0 +1,138 @@
+"""What an engine is to the rest of the kit.
+
+An engine boots the kit's kernel and initramfs on a platform, runs the
+guest until it powers off (or a wall-clock limit passes) and leaves its
+outputs in the run's directory. ``ampkit.run`` knows engines only through
+the ``Engine`` protocol below, so a third one (real hardware over SSH, gem5
+with another ISA) is one new module registered in ``ampkit.engines``.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ampkit.platform import Platform
+    from ampkit.run import RunRequest
+
+
+@dataclass(frozen=True)
+class EngineIdentity:
+    """The engine a run boots on, pinned by the hash of its binary."""
+
+    name: str
+    version: str
+    binary_sha256: str
+    #: gem5: the bootloader's hash (it is part of what boots)
+    bootloader_sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    """How the engine's process ended."""
+
+    exit_code: int | None  # None when it had to be killed
+    timed_out: bool
+    wall_s: float
+    console_truncated: bool = False
+
+
+class Machine(Protocol):
+    """The simulated machine an engine builds for a platform."""
+
+    @property
+    def memory_mb(self) -> int: ...
+
+    def args(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Setup:
+    """An engine's decisions for one request: the machine, the device tree
+    the kernel boots with, the kernel command line, and the engine's part of
+    the run's key (whatever else changes what boots)."""
+
+    machine: Machine
+    dtb: bytes
+    cmdline: str
+    key_parts: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BootInputs:
+    """Everything one boot needs; the paths are in the run's directory or
+    in the kit's caches."""
+
+    identity: EngineIdentity
+    machine: Machine
+    cmdline: str
+    limit_s: float
+    #: the kernel: the arm64 Image, the ELF vmlinux and the latter's hash
+    image: Path
+    vmlinux: Path
+    vmlinux_sha256: str
+    initramfs: Path
+    initramfs_sha256: str
+    #: written by the run before the boot: the run description and the tree
+    run_desc: Path
+    dtb: Path
+    dtb_bytes: bytes
+    #: the PARSEC image, attached as the first virtio disk, if the mix needs it
+    disk: Path | None = None
+    disk_sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class EngineOutcome:
+    """What a boot gave: how the engine ended, reasons to fail the run that
+    the console cannot show, and what the run's manifest should add."""
+
+    result: EngineResult
+    problems: tuple[str, ...] = ()
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+class Engine(Protocol):
+    #: the name in requests, specs and manifests
+    name: str
+    #: the name in messages ("QEMU exited with status 1")
+    label: str
+    #: whether the guest runner marks its work with m5ops (gem5's work items)
+    uses_m5ops: bool
+    #: wall seconds a campaign slot must allow beyond the run's own limit
+    #: (gem5: the atomic boot to the shared checkpoint, once)
+    setup_allowance_s: int
+
+    def identity(self) -> EngineIdentity:
+        """This host's engine, pinned by hashes; an error names what is missing."""
+        ...
+
+    def default_wall_limit_s(self, timeout_s: int, cpus: int) -> int:
+        """The wall-clock limit for a run whose mix may take ``timeout_s``
+        in the guest, on a machine of ``cpus`` CPUs."""
+        ...
+
+    def setup(
+        self, request: "RunRequest", identity: EngineIdentity, dtb_cache: dict[str, bytes]
+    ) -> Setup:
+        """The machine, device tree and command line for ``request``;
+        ``dtb_cache`` (by platform name) spares a campaign repeated work."""
+        ...
+
+    def check_ready(self, vmlinux: Path) -> None:
+        """Whatever would stop the boot, found before the run starts."""
+        ...
+
+    def shell_command(
+        self, platform: "Platform", policy: str, *, image: Path, disk: Path, append: str, tmp: Path
+    ) -> tuple[list[str], str]:
+        """An interactive guest on the shell image ``disk`` (ampkit shell):
+        the command, which owns the terminal, and how to quit it. ``tmp``
+        holds what the command needs while it runs. An error if the engine
+        has no interactive guest."""
+        ...
+
+    def boot(self, inputs: BootInputs, work: Path) -> EngineOutcome:
+        """Boot, run and collect the engine's own outputs into ``work``: at
+        least ``console.log`` with everything the guest printed."""
+        ...
