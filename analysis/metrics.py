@@ -21,7 +21,13 @@ Each is computed per run, that is per (engine, platform, policy, mix,
 repetition); then, per (engine, platform, policy, mix), the mean over
 repetitions with a 95% confidence interval (Student's t), and the mean
 normalised to the reference policy's mean for the same engine, platform
-and mix; then the geometric mean of those ratios over mixes.
+and mix (NaN where that mean is not positive: a ratio to it means nothing);
+then, over mixes, the geometric mean of those ratios for the metrics whose
+values are positive by definition (H_ANTT, H_STP, unfairness, energy, EDP),
+and their arithmetic mean for fairness and ASP, which can be zero or
+negative (fairness when a program's threads vary more than their mean, ASP
+when the mix runs slower than the little-only reference) and so have no
+geometric mean. The ``aggregate`` column says which mean a row is.
 
 A new metric is a function of one run's rows plus its entry in
 ``PER_RUN`` (name, direction, description); the report picks it up.
@@ -32,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
+from scipy import stats
 
 from ampkit.errors import AmpkitError
 
@@ -85,14 +92,26 @@ class Metric:
     name: str
     better: str  # "lower" or "higher"
     description: str
+    #: Values are > 0 by definition, so ratios of them have a geometric mean.
+    positive: bool = True
 
 
 PER_RUN: tuple[Metric, ...] = (
     Metric("h_antt", "lower", "average normalised turnaround time: the mean slowdown"),
     Metric("h_stp", "higher", "system throughput: sum of 1/slowdown"),
     Metric("unfairness", "lower", "max slowdown / min slowdown"),
-    Metric("fairness", "higher", "1 - mean coefficient of variation of thread times"),
-    Metric("asp", "higher", "sum of (turnaround alone on little CPUs / turnaround - 1)"),
+    Metric(
+        "fairness",
+        "higher",
+        "1 - mean coefficient of variation of thread times",
+        positive=False,
+    ),
+    Metric(
+        "asp",
+        "higher",
+        "sum of (turnaround alone on little CPUs / turnaround - 1)",
+        positive=False,
+    ),
     Metric(
         "energy_j", "lower", "energy of the CPUs and their L2s over the run (gem5's power models)"
     ),
@@ -241,12 +260,6 @@ def per_run(
     return pd.DataFrame(rows, columns=[*RUN, "apps", *METRICS])
 
 
-#: Student's t, two-sided 95%, by degrees of freedom (1.96 beyond 30)
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
-
-
 def ci95(values: Sequence[float]) -> float:
     """Half-width of the 95% confidence interval of the mean; NaN below 2 values."""
     xs = [v for v in values if not math.isnan(v)]
@@ -255,7 +268,7 @@ def ci95(values: Sequence[float]) -> float:
         return math.nan
     mean = sum(xs) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
+    t = float(stats.t.ppf(0.975, n - 1))  # Student's t, two-sided 95%, exact
     return t * sd / math.sqrt(n)
 
 
@@ -275,25 +288,45 @@ def summarise(runs: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.DataF
         ["engine", "platform", "mix", "metric", "mean"]
     ].rename(columns={"mean": "reference_mean"})
     summary = summary.merge(ref, on=["engine", "platform", "mix", "metric"], how="left")
-    summary["normalised"] = summary["mean"] / summary["reference_mean"]
+    ratio = summary["mean"] / summary["reference_mean"]
+    summary["normalised"] = ratio.where(summary["reference_mean"] > 0)
     return summary
 
 
 def geomean(values: Sequence[float]) -> float:
-    xs = [v for v in values if v > 0 and not math.isnan(v)]
-    if not xs:
+    """The geometric mean; NaN if there is no value or any is not positive
+    (it is undefined there: such a value is not dropped in silence)."""
+    xs = [v for v in values if not math.isnan(v)]
+    if not xs or any(x <= 0 for x in xs):
         return math.nan
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def geomeans(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (engine, platform, policy, metric): geometric mean over mixes of the
-    normalised means, and how many mixes it covers."""
+    """Per (engine, platform, policy, metric), over mixes, the normalised
+    means' geometric mean (``aggregate`` "geometric") or, for a metric that
+    can be zero or negative, their arithmetic mean ("arithmetic"), in
+    ``across_mixes``; and how many mixes it covers."""
     g = summary.dropna(subset=["normalised"])
-    out: pd.DataFrame = g.groupby(["engine", "platform", "policy", "metric"], as_index=False).agg(
-        geomean=("normalised", geomean), mixes=("mix", "nunique")
-    )
-    return out
+    rows = []
+    for (engine, platform, policy, metric), part in g.groupby(
+        ["engine", "platform", "policy", "metric"]
+    ):
+        values = part["normalised"].astype(float).tolist()
+        positive = METRICS[str(metric)].positive
+        rows.append(
+            {
+                "engine": engine,
+                "platform": platform,
+                "policy": policy,
+                "metric": metric,
+                "aggregate": "geometric" if positive else "arithmetic",
+                "across_mixes": geomean(values) if positive else sum(values) / len(values),
+                "mixes": part["mix"].nunique(),
+            }
+        )
+    columns = ["engine", "platform", "policy", "metric", "aggregate", "across_mixes", "mixes"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def compute(

@@ -268,13 +268,17 @@ def _platform_section(
     policies = [p for p in sorted(set(part["policy"])) if p != reference]
     g = gm[(gm["engine"] == engine) & (gm["platform"] == platform)]
     if policies:
-        doc.h(3, f"Geometric mean over mixes, normalised to {reference}")
+        doc.h(
+            3,
+            f"Over mixes, normalised to {reference}: the geometric mean "
+            "(the arithmetic mean for fairness and ASP, which can be zero or negative)",
+        )
         rows = []
         for policy in policies:
             row: list[Any] = [policy]
             for name in NORMALISED:
                 hit = g[(g["policy"] == policy) & (g["metric"] == name)]
-                row.append(_fmt(float(hit["geomean"].iloc[0])) if not hit.empty else "-")
+                row.append(_fmt(float(hit["across_mixes"].iloc[0])) if not hit.empty else "-")
             rows.append(row)
         doc.table(["policy", *NORMALISED], rows)
     for name in NORMALISED:
@@ -303,8 +307,9 @@ def _platform_section(
             wide = m[m["policy"] != reference].pivot(
                 index="mix", columns="policy", values="normalised"
             )
-            geo = g[g["metric"] == name].set_index("policy")["geomean"]
-            wide.loc["geomean"] = [geo.get(p, math.nan) for p in wide.columns]
+            over = g[g["metric"] == name].set_index("policy")["across_mixes"]
+            label = "geomean" if metrics.METRICS[name].positive else "mean"
+            wide.loc[label] = [over.get(p, math.nan) for p in wide.columns]
             path = out / "plots" / f"{engine}-{platform}-{name}.png"
             plots[path.name] = grouped_bars(
                 wide,

@@ -14,6 +14,10 @@ from ampkit.analysis.synthetic import SynthApp, write_run
 
 pytestmark = pytest.mark.unit
 
+#: Student's t quantiles, two-sided 95%, from published tables (to 13 digits).
+T_2DF = 4.302652729696
+T_31DF = 2.039513446396
+
 
 def test_hand_worked_metrics() -> None:
     # Two applications: A took 2x its alone time, B exactly its alone time.
@@ -27,8 +31,8 @@ def test_hand_worked_metrics() -> None:
     # little-only alone 6 and 4 s, in the mix 3 and 4 s: (6/3 - 1) + (4/4 - 1) = 1
     assert metrics.asp([6.0, 4.0], [3.0, 4.0]) == pytest.approx(1.0)
     assert metrics.edp(2.0, 0.5) == pytest.approx(1.0)
-    # 1, 2, 3: mean 2, sample std 1, t(0.975, 2 df) = 4.303 -> 4.303 / sqrt(3)
-    assert metrics.ci95([1.0, 2.0, 3.0]) == pytest.approx(4.303 / math.sqrt(3))
+    # 1, 2, 3: mean 2, sample std 1, t(0.975, 2 df) = 4.302653 -> that / sqrt(3)
+    assert metrics.ci95([1.0, 2.0, 3.0]) == pytest.approx(T_2DF / math.sqrt(3))
     assert math.isnan(metrics.ci95([1.0]))
     assert metrics.geomean([1.0, 4.0]) == pytest.approx(2.0)
 
@@ -83,7 +87,7 @@ def test_compute_hand_worked() -> None:
     norm = summary.set_index(["policy", "metric"])["normalised"]
     assert norm[("cfs", "h_antt")] == 1.0
     assert norm[("colab", "h_antt")] == pytest.approx(1.0)
-    g = gm.set_index(["policy", "metric"])["geomean"]
+    g = gm.set_index(["policy", "metric"])["across_mixes"]
     assert g[("colab", "unfairness")] == pytest.approx(1.0)
 
 
@@ -166,7 +170,7 @@ def test_repetitions_give_a_mean_and_interval(tmp_path: Path) -> None:
     row = summary[(summary["policy"] == "colab") & (summary["metric"] == "h_antt")].iloc[0]
     # h_antt per repetition: (2+1)/2, (2.2+1)/2, (2.4+1)/2 -> 1.5, 1.6, 1.7
     assert row["mean"] == pytest.approx(1.6)
-    assert row["ci95"] == pytest.approx(4.303 * 0.1 / math.sqrt(3))
+    assert row["ci95"] == pytest.approx(T_2DF * 0.1 / math.sqrt(3))
     assert row["n"] == 3
     assert len(row["runs"]) == 3
 
@@ -183,3 +187,60 @@ def test_little_only_platforms_are_found_by_the_platform_model() -> None:
     )
     # 4B4L has no 0B4L runs; single-type and unreadable names map to nothing
     assert found == {"2B2L": "0B2L"}
+
+
+def test_the_confidence_interval_uses_the_exact_t_quantile_past_30_degrees() -> None:
+    """With 32 values (31 degrees of freedom) t is 2.0395, not the normal 1.96:
+    an interval from 1.96 would be 3.9% too narrow."""
+    values = [0.0, 1.0] * 16
+    sd = math.sqrt(sum((v - 0.5) ** 2 for v in values) / 31)
+    assert metrics.ci95(values) == pytest.approx(T_31DF * sd / math.sqrt(32), rel=1e-9)
+
+
+def test_the_geometric_mean_is_undefined_with_a_value_that_is_not_positive() -> None:
+    assert metrics.geomean([1.0, 4.0]) == pytest.approx(2.0)
+    # not 2.0 from the two positive values while three mixes are counted
+    assert math.isnan(metrics.geomean([1.0, -1.0, 4.0]))
+    assert math.isnan(metrics.geomean([0.0, 4.0]))
+
+
+def _summary(metric: str, normalised: list[float]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "engine": "qemu",
+            "platform": "2B2L",
+            "policy": "colab",
+            "mix": [f"m{i}" for i in range(len(normalised))],
+            "metric": metric,
+            "normalised": normalised,
+        }
+    )
+
+
+def test_metrics_that_can_be_negative_are_averaged_arithmetically_over_mixes() -> None:
+    fair = metrics.geomeans(_summary("fairness", [-0.5, 1.5])).iloc[0]
+    assert fair["aggregate"] == "arithmetic"
+    assert fair["across_mixes"] == pytest.approx(0.5)
+    assert fair["mixes"] == 2
+    antt = metrics.geomeans(_summary("h_antt", [1.0, 4.0])).iloc[0]
+    assert antt["aggregate"] == "geometric"
+    assert antt["across_mixes"] == pytest.approx(2.0)
+
+
+def test_no_ratio_to_a_reference_mean_that_is_not_positive() -> None:
+    runs = pd.DataFrame(
+        {
+            "engine": "qemu",
+            "platform": "2B2L",
+            "policy": ["cfs", "colab", "cfs", "colab"],
+            "mix": ["a", "a", "b", "b"],
+            "repetition": 0,
+            "run": ["r1", "r2", "r3", "r4"],
+            **{m: 1.0 for m in metrics.METRICS},
+        }
+    )
+    runs.loc[runs["run"] == "r1", "asp"] = -0.2  # cfs's ASP on mix a is negative
+    runs.loc[runs["run"] == "r2", "asp"] = 0.4
+    norm = metrics.summarise(runs).set_index(["policy", "mix", "metric"])["normalised"]
+    assert math.isnan(norm[("colab", "a", "asp")])  # not -2.0
+    assert norm[("colab", "b", "asp")] == pytest.approx(1.0)
