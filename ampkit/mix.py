@@ -24,11 +24,11 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from ampkit.errors import AmpkitError
 from ampkit.paths import MIXES, WORKLOADS
-from ampkit.tomlfile import read_toml
+from ampkit.tomlfile import TomlFile
 
 CATEGORIES = ("synchronisation", "communication", "compute")
 MAX_THREADS = 1024
@@ -174,41 +174,6 @@ def mix_names() -> list[str]:
     return sorted(p.stem for p in MIXES.glob("*.toml"))
 
 
-def _line_of(text: str, key: str, app_index: int | None) -> int | None:
-    """Line of `key`, inside the app_index-th [[app]] table when given (1-based)."""
-    lines = text.splitlines()
-    start, end = 0, len(lines)
-    if app_index is not None:
-        headers = [i for i, line in enumerate(lines) if line.strip() == "[[app]]"]
-        if app_index >= len(headers):
-            return None
-        start = headers[app_index]
-        end = headers[app_index + 1] if app_index + 1 < len(headers) else len(lines)
-    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
-    for i in range(start, end):
-        if pattern.match(lines[i]):
-            return i + 1
-    return start + 1 if app_index is not None else None
-
-
-class _Errors:
-    def __init__(self, path: Path, text: str) -> None:
-        self.path, self.text = path, text
-
-    def fail(self, key: str, msg: str, app: int | None = None, hint: str | None = None) -> NoReturn:
-        line = _line_of(self.text, key, app)
-        where = f"{self.path}:{line}" if line else str(self.path)
-        scope = f"app {app + 1}: " if app is not None else ""
-        raise AmpkitError(f"{where}: {scope}'{key}' {msg}", hint)
-
-
-def _positive_int(err: _Errors, spec: dict[str, Any], key: str, app: int, top: int) -> int:
-    value = spec.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= top:
-        err.fail(key, f"must be an integer from 1 to {top}, not {value!r}", app)
-    return int(value)
-
-
 def load_mix(name_or_path: str) -> Mix:
     """A mix by name (workloads/mixes/<name>.toml) or by path."""
     path = Path(name_or_path)
@@ -219,73 +184,54 @@ def load_mix(name_or_path: str) -> Mix:
             f"no mix '{name_or_path}'",
             f"valid names: {', '.join(mix_names())}, or a path to a .toml file",
         )
-    text, data = read_toml(path)
-    err = _Errors(path, text)
-    for key in data:
-        if key not in _MIX_KEYS:
-            err.fail(key, "is not a mix key", hint=f"valid keys: {', '.join(sorted(_MIX_KEYS))}")
-    category = data.get("category")
-    if category not in CATEGORIES:
-        err.fail("category", f"must be one of {', '.join(CATEGORIES)}, not {category!r}")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        err.fail("description", "must be a string")
-    specs = data.get("app")
-    if not isinstance(specs, list) or not specs:
-        err.fail("app", "must be a non-empty array of tables ([[app]])")
+    toml = TomlFile(path)
+    toml.only_keys((), _MIX_KEYS, "a mix key")
+    category = toml.string(("category",), choices=CATEGORIES)
+    description = toml.string(("description",), default="")
+    specs = toml.tables(("app",))
     programs = known_programs()
     apps = []
     for i, spec in enumerate(specs):
-        for key in spec:
-            if key not in _APP_KEYS:
-                err.fail(
-                    key, "is not an app key", i, hint=f"valid keys: {', '.join(sorted(_APP_KEYS))}"
-                )
+        toml.only_keys(("app", i), _APP_KEYS, "an app key")
         program = spec.get("program")
         suite = isinstance(program, str) and program.partition(".")[0] in SUITES
         if suite and not str(program).partition(".")[2]:
-            err.fail("program", f"names no benchmark: {program!r}", i)
+            toml.fail(("app", i, "program"), f"names no benchmark: {program!r}")
         if not suite and program not in programs:
-            err.fail(
-                "program",
+            toml.fail(
+                ("app", i, "program"),
                 f"names no workload: {program!r}",
-                i,
                 hint=f"workloads: {', '.join(programs)}; PARSEC: parsec.<name>, splash2x.<name>",
             )
-        threads = _positive_int(err, spec, "threads", i, MAX_THREADS)
+        threads = toml.integer(("app", i, "threads"), low=1, high=MAX_THREADS)
         input_set = spec.get("input")
         if suite:
             if input_set not in INPUT_SETS:
-                err.fail(
-                    "input" if "input" in spec else "program",
+                toml.fail(
+                    ("app", i, "input" if "input" in spec else "program"),
                     f"a PARSEC program needs an input set, not {input_set!r}",
-                    i,
                     hint=f"input = one of {', '.join(INPUT_SETS)}",
                 )
             for key in ("size", "args"):
                 if key in spec:
-                    err.fail(key, "a PARSEC program takes its input set, not a size or args", i)
+                    toml.fail(
+                        ("app", i, key), "a PARSEC program takes its input set, not a size or args"
+                    )
             size = 0
         else:
             if input_set is not None:
-                err.fail("input", "only PARSEC and SPLASH-2x programs take an input set", i)
-            size = _positive_int(err, spec, "size", i, 1 << 40)
+                toml.fail(
+                    ("app", i, "input"), "only PARSEC and SPLASH-2x programs take an input set"
+                )
+            size = toml.integer(("app", i, "size"), low=1, high=1 << 40)
         args = spec.get("args", [])
         if not isinstance(args, list) or not all(
             isinstance(a, str) and _TOKEN.match(a) for a in args
         ):
-            err.fail("args", "must be a list of strings without spaces", i)
+            toml.fail(("app", i, "args"), "must be a list of strings without spaces")
         speedup = spec.get("speedup")
-        if speedup is not None and (
-            isinstance(speedup, bool)
-            or not isinstance(speedup, int | float)
-            or not SPEEDUP_MIN <= speedup <= SPEEDUP_MAX
-        ):
-            err.fail(
-                "speedup",
-                f"must be a number in [{SPEEDUP_MIN}, {SPEEDUP_MAX}], not {speedup!r}",
-                i,
-            )
+        if speedup is not None:
+            speedup = toml.number(("app", i, "speedup"), low=SPEEDUP_MIN, high=SPEEDUP_MAX)
         apps.append(
             App(
                 program=str(program),

@@ -9,12 +9,12 @@ at 2.0 and 1.2 GHz the little CPUs get round(578 * 1200 / 2000) = 347.
 """
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from ampkit.errors import AmpkitError
 from ampkit.paths import CONFIGS
+from ampkit.tomlfile import TomlFile
 
 PLATFORMS_FILE = CONFIGS / "platforms.toml"
 
@@ -102,23 +102,37 @@ class Platform:
         }
 
 
-def _load(path: Path = PLATFORMS_FILE) -> tuple[dict[str, CoreType], dict[str, tuple[int, int]]]:
-    try:
-        data = tomllib.loads(path.read_text())
-        cores = {
-            kind: CoreType(
-                kind=kind,
-                model=str(spec["model"]),
-                clock_mhz=int(spec["clock_mhz"]),
-                dmips_per_mhz=int(spec["dmips_per_mhz"]),
+_CORE_KEYS = ("model", "clock_mhz", "dmips_per_mhz")
+
+
+def _load(path: Path | None = None) -> tuple[dict[str, CoreType], dict[str, tuple[int, int]]]:
+    """The core types and presets of ``path`` (default: configs/platforms.toml)."""
+    toml = TomlFile(path or PLATFORMS_FILE)
+    toml.only_keys((), ("core", "preset"), "a platforms key")
+    toml.only_keys(("core",), ("big", "little"), "a core type")
+    cores = {}
+    for kind in ("big", "little"):
+        if toml.get(("core", kind)) is None:
+            toml.fail(
+                ("core", kind), "is missing", hint=f"[core.{kind}] with {', '.join(_CORE_KEYS)}"
             )
-            for kind, spec in data["core"].items()
-        }
-        presets = {name: (int(p["big"]), int(p["little"])) for name, p in data["preset"].items()}
-    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as e:
-        raise AmpkitError(f"{path}: cannot read the platform descriptions: {e}") from e
-    if set(cores) != {"big", "little"}:
-        raise AmpkitError(f"{path}: [core] must define exactly 'big' and 'little'")
+        toml.only_keys(("core", kind), _CORE_KEYS, "a core key")
+        cores[kind] = CoreType(
+            kind=kind,
+            model=toml.string(("core", kind, "model")),
+            clock_mhz=toml.integer(("core", kind, "clock_mhz"), low=1, high=100_000),
+            dmips_per_mhz=toml.integer(("core", kind, "dmips_per_mhz"), low=1, high=CAPACITY_SCALE),
+        )
+    presets = {}
+    table = toml.get(("preset",))
+    if table is not None and not isinstance(table, dict):
+        toml.fail(("preset",), "must be a table ([preset])")
+    for name in table or {}:
+        toml.only_keys(("preset", name), ("big", "little"), "a preset key")
+        presets[name] = (
+            toml.integer(("preset", name, "big"), low=0, high=MAX_CPUS),
+            toml.integer(("preset", name, "little"), low=0, high=MAX_CPUS),
+        )
     return cores, presets
 
 

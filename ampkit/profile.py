@@ -29,15 +29,15 @@ and says nothing in its numbers (speedups near 1); gem5's are real.
 
 import json
 import math
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ampkit.engines import DEFAULT_ENGINE
 from ampkit.errors import AmpkitError
 from ampkit.mix import SPEEDUP_MAX, SPEEDUP_MIN, App, Mix
 from ampkit.rundir import Excluded, RunDir
+from ampkit.tomlfile import TomlFile
 
 if TYPE_CHECKING:
     from ampkit.kernel import KernelBuild
@@ -119,58 +119,65 @@ class Profile:
         return "\n".join(lines) + "\n"
 
 
-def _fail(path: Path, what: str) -> AmpkitError:
-    return AmpkitError(
-        f"{path}: {what}", "write profiles with 'ampkit profile' (format in ampkit/profile.py)"
-    )
+_HINT = "write profiles with 'ampkit profile' (format in ampkit/profile.py)"
+_TOP_KEYS = ("kind", "version", "engine", "cpus", "program")
+_PROGRAM_KEYS = (
+    "program",
+    "threads",
+    "size",
+    "args",
+    "big_ns",
+    "little_ns",
+    "big_runs",
+    "little_runs",
+    "speedup",
+)
 
 
-def _times(path: Path, i: int, spec: dict[str, Any], key: str) -> tuple[int, ...]:
-    value = spec.get(key)
+def _times(toml: TomlFile, i: int, key: str) -> tuple[int, ...]:
+    value = toml.get(("program", i, key))
     if (
         not isinstance(value, list)
         or not value
         or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
     ):
-        raise _fail(path, f"program {i + 1}: '{key}' must be a non-empty list of positive ns")
+        toml.fail(("program", i, key), "must be a non-empty list of positive ns", hint=_HINT)
     return tuple(value)
 
 
 def load_profile(path: Path) -> Profile:
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as e:
-        raise AmpkitError(f"cannot read the speedup profile {path}: {e.strerror}") from e
-    except tomllib.TOMLDecodeError as e:
-        raise _fail(path, f"not valid TOML: {e}") from e
-    if data.get("kind") != KIND or data.get("version") != VERSION:
-        raise _fail(path, f'not a speedup profile (kind = "{KIND}", version = {VERSION})')
+    if not path.is_file():
+        raise AmpkitError(f"cannot read the speedup profile {path}: no such file", _HINT)
+    toml = TomlFile(path)
+    if toml.get(("kind",)) != KIND or toml.get(("version",)) != VERSION:
+        toml.fail(
+            ("kind",), f'is not a speedup profile\'s (kind = "{KIND}", version = {VERSION})', _HINT
+        )
+    toml.only_keys((), _TOP_KEYS, "a profile key")
+    programs = toml.tables(("program",), required=False)
+    if not programs:
+        raise AmpkitError(f"{path}: has no [[program]] entries", _HINT)
     entries = []
-    for i, spec in enumerate(data.get("program", [])):
-        program, threads, size = spec.get("program"), spec.get("threads"), spec.get("size")
-        if (
-            not isinstance(program, str)
-            or not isinstance(threads, int)
-            or not isinstance(size, int)
-        ):
-            raise _fail(path, f"program {i + 1}: needs 'program', 'threads' and 'size'")
-        args = spec.get("args", [])
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise _fail(path, f"program {i + 1}: 'args' must be a list of strings")
+    for i in range(len(programs)):
+        toml.only_keys(("program", i), _PROGRAM_KEYS, "a program key")
+        args = toml.strings(("program", i, "args"), default=[])
         entries.append(
             Entry(
-                app=App(program=program, threads=threads, size=size, args=tuple(args)),
-                big_ns=_times(path, i, spec, "big_ns"),
-                little_ns=_times(path, i, spec, "little_ns"),
-                big_runs=tuple(spec.get("big_runs", [])),
-                little_runs=tuple(spec.get("little_runs", [])),
+                app=App(
+                    program=toml.string(("program", i, "program")),
+                    threads=toml.integer(("program", i, "threads"), low=1),
+                    size=toml.integer(("program", i, "size"), low=1),
+                    args=tuple(args),
+                ),
+                big_ns=_times(toml, i, "big_ns"),
+                little_ns=_times(toml, i, "little_ns"),
+                big_runs=tuple(toml.strings(("program", i, "big_runs"), default=[])),
+                little_runs=tuple(toml.strings(("program", i, "little_runs"), default=[])),
             )
         )
-    if not entries:
-        raise _fail(path, "has no [[program]] entries")
     return Profile(
-        engine=str(data.get("engine", "")),
-        cpus=int(data.get("cpus", 0)),
+        engine=toml.string(("engine",), default=""),
+        cpus=toml.integer(("cpus",), low=0, default=0),
         entries=tuple(entries),
         source=path,
     )

@@ -32,7 +32,6 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
 
 from ampkit import platform as platform_mod
 from ampkit import policies, references
@@ -41,7 +40,7 @@ from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_TIMEOUT_S, default_wall_limit_s
 from ampkit.rundesc import METHODS
-from ampkit.tomlfile import read_toml
+from ampkit.tomlfile import Key, TomlFile
 
 EXECUTORS = ("local", "slurm")
 KERNEL_VARIANTS = ("default", "debug")
@@ -123,65 +122,21 @@ class Spec:
     executor: Executor = field(default_factory=Executor)
 
 
-def _line_of(text: str, key: str, table: str | None) -> int | None:
-    """The line of ``key = ...`` at the top level, or inside ``[table]``."""
-    current: str | None = None
-    header = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
-    assign = re.compile(rf"^\s*{re.escape(key)}\s*=")
-    for number, line in enumerate(text.splitlines(), 1):
-        if m := header.match(line):
-            current = m.group(1).strip()
-            if table is not None and current == table and key == table:
-                return number
-            continue
-        if current == table and assign.match(line):
-            return number
-    return None
-
-
-class _Errors:
-    def __init__(self, path: Path, text: str) -> None:
-        self.path, self.text = path, text
-
-    def fail(
-        self, key: str, msg: str, table: str | None = None, hint: str | None = None
-    ) -> NoReturn:
-        line = _line_of(self.text, key, table)
-        where = f"{self.path}:{line}" if line else str(self.path)
-        name = f"{table}.{key}" if table and table != key else key
-        raise AmpkitError(f"{where}: '{name}' {msg}", hint)
-
-
-def _int(
-    err: _Errors, data: dict[str, Any], key: str, lo: int, hi: int, *, table: str | None = None
-) -> int:
-    value = data[key]
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        err.fail(key, f"must be an integer from {lo} to {hi}, not {value!r}", table)
-    return value
-
-
-def _strings(err: _Errors, data: dict[str, Any], key: str, table: str | None = None) -> list[str]:
-    value = data[key]
+def _strings(toml: TomlFile, key: Key) -> list[str]:
+    value = toml.get(key)
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        err.fail(key, f"must be a non-empty list of strings, not {value!r}", table)
+        toml.fail(key, f"must be a non-empty list of strings, not {value!r}")
     return list(value)
 
 
-def _unknown(err: _Errors, data: dict[str, Any], valid: set[str], table: str | None) -> None:
-    for key in data:
-        if key not in valid:
-            err.fail(key, "is not a campaign key", table, hint=f"valid: {', '.join(sorted(valid))}")
-
-
-def _mixes(err: _Errors, names: list[str], base: Path) -> tuple[Mix, ...]:
+def _mixes(toml: TomlFile, names: list[str], base: Path) -> tuple[Mix, ...]:
     out: dict[str, Mix] = {}
     for entry in names:
         if entry.startswith("category:"):
             category = entry.removeprefix("category:")
             if category not in CATEGORIES:
-                err.fail(
-                    "mixes",
+                toml.fail(
+                    ("mixes",),
                     f"names an unknown category '{category}'",
                     hint=f"valid: {', '.join(CATEGORIES)}",
                 )
@@ -191,31 +146,31 @@ def _mixes(err: _Errors, names: list[str], base: Path) -> tuple[Mix, ...]:
             try:
                 chosen = [load_mix(str(path))]
             except AmpkitError as e:
-                err.fail("mixes", f"entry '{entry}': {e.what}", hint=e.hint)
+                toml.fail(("mixes",), f"entry '{entry}': {e.what}", hint=e.hint)
         else:
             if entry not in mix_names():
-                err.fail(
-                    "mixes",
+                toml.fail(
+                    ("mixes",),
                     f"names an unknown mix '{entry}'",
                     hint="see 'ampkit mix list'; a mix file must end in .toml",
                 )
             chosen = [load_mix(entry)]
         for mix in chosen:
             if mix.name in out and out[mix.name].source != mix.source:
-                err.fail("mixes", f"holds two different mixes named '{mix.name}'")
+                toml.fail(("mixes",), f"holds two different mixes named '{mix.name}'")
             out.setdefault(mix.name, mix)
     return tuple(out.values())
 
 
-def _path(err: _Errors, data: dict[str, Any], key: str, base: Path) -> Path | None:
-    if key not in data:
+def _path(toml: TomlFile, key: str, base: Path) -> Path | None:
+    value = toml.get((key,))
+    if value is None:
         return None
-    value = data[key]
     if not isinstance(value, str) or not value:
-        err.fail(key, f"must be a path, not {value!r}")
+        toml.fail((key,), f"must be a path, not {value!r}")
     path = Path(value) if Path(value).is_absolute() else base / value
     if not path.is_file():
-        err.fail(key, f"names {path}, which does not exist")
+        toml.fail((key,), f"names {path}, which does not exist")
     return path
 
 
@@ -224,114 +179,93 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     (default: the spec's directory)."""
     if not path.is_file():
         raise AmpkitError(f"no campaign spec at {path}", "give the path of a .toml campaign spec")
-    text, data = read_toml(path)
-    err = _Errors(path, text)
+    toml = TomlFile(path)
+    text, data = toml.text, toml.data
     base = base or path.resolve().parent
-    _unknown(err, data, set(_TOP_KEYS), None)
+    toml.only_keys((), _TOP_KEYS, "a campaign key")
     for key in ("name", "platforms", "policies", "mixes"):
         if key not in data:
-            err.fail(key, "is required", hint=f"{key}: {_TOP_KEYS[key]}")
+            toml.fail((key,), "is required", hint=f"{key}: {_TOP_KEYS[key]}")
 
     name = data["name"]
     if not isinstance(name, str) or not _NAME.match(name):
-        err.fail("name", f"must be letters, digits, '.', '_' or '-', not {name!r}")
-    engine = data.get("engine", DEFAULT_ENGINE)
-    if engine not in ENGINES:
-        err.fail("engine", f"must be one of {', '.join(ENGINES)}, not {engine!r}")
+        toml.fail(("name",), f"must be letters, digits, '.', '_' or '-', not {name!r}")
+    engine = toml.string(("engine",), choices=ENGINES, default=DEFAULT_ENGINE)
 
     platforms = []
-    for entry in _strings(err, data, "platforms"):
+    for entry in _strings(toml, ("platforms",)):
         try:
             platforms.append(platform_mod.get_platform(entry))
         except AmpkitError as e:
-            err.fail("platforms", e.what, hint=e.hint)
+            toml.fail(("platforms",), e.what, hint=e.hint)
     chosen_policies = []
-    for entry in _strings(err, data, "policies"):
+    for entry in _strings(toml, ("policies",)):
         if entry not in policies.POLICIES:
-            err.fail(
-                "policies",
+            toml.fail(
+                ("policies",),
                 f"names an unknown policy '{entry}'",
                 hint=f"valid: {', '.join(policies.POLICIES)}",
             )
         chosen_policies.append(entry)
-    mixes = _mixes(err, _strings(err, data, "mixes"), base)
+    mixes = _mixes(toml, _strings(toml, ("mixes",)), base)
     if not mixes:
-        err.fail("mixes", "selects no mix")
+        toml.fail(("mixes",), "selects no mix")
 
-    repetitions = (
-        _int(err, data, "repetitions", 1, 1000, table=None) if "repetitions" in data else 1
-    )
+    repetitions = toml.integer(("repetitions",), low=1, high=1000, default=1)
     refs: tuple[str, ...] = DEFAULT_REFERENCES
     if "references" in data:
         value = data["references"]
         if not isinstance(value, list) or not all(v in references.KINDS for v in value):
-            err.fail(
-                "references",
+            toml.fail(
+                ("references",),
                 f"must be a list of {', '.join(references.KINDS)}, not {value!r}",
                 hint="an empty list runs no references (the report then has no slowdowns)",
             )
         refs = tuple(dict.fromkeys(value))
-    method = data.get("method", "restart")
-    if method not in METHODS:
-        err.fail("method", f"must be one of {', '.join(METHODS)}, not {method!r}")
-    kernel = data.get("kernel", "default")
-    if kernel not in KERNEL_VARIANTS:
-        err.fail("kernel", f"must be one of {', '.join(KERNEL_VARIANTS)}, not {kernel!r}")
-    append = data.get("append", "")
-    if not isinstance(append, str):
-        err.fail("append", f"must be a string, not {append!r}")
+    method = toml.string(("method",), choices=METHODS, default="restart")
+    kernel = toml.string(("kernel",), choices=KERNEL_VARIANTS, default="default")
+    append = toml.string(("append",), default="")
     qemu_clock = data.get("qemu_clock", "host")
     if qemu_clock not in qemu.CLOCKS:
-        err.fail(
-            "qemu_clock",
+        toml.fail(
+            ("qemu_clock",),
             f"must be one of {', '.join(qemu.CLOCKS)}, not {qemu_clock!r}",
             hint="icount decouples guest time from host load (ampkit/engines/qemu.py)",
         )
 
-    table = data.get("limits", {})
-    if not isinstance(table, dict):
-        err.fail("limits", "must be a table ([limits])", "limits")
-    _unknown(err, table, _LIMIT_KEYS, "limits")
+    toml.only_keys(("limits",), _LIMIT_KEYS, "a campaign key")
     limits = Limits(
-        mix_s=_int(err, table, "mix_s", 1, 7 * 86400, table="limits")
-        if "mix_s" in table
-        else DEFAULT_TIMEOUT_S,
-        run_s=_int(err, table, "run_s", 1, 14 * 86400, table="limits")
-        if "run_s" in table
+        mix_s=toml.integer(("limits", "mix_s"), low=1, high=7 * 86400, default=DEFAULT_TIMEOUT_S),
+        run_s=toml.integer(("limits", "run_s"), low=1, high=14 * 86400)
+        if toml.get(("limits", "run_s")) is not None
         else None,
-        memory_mb=_int(err, table, "memory_mb", 64, 1 << 22, table="limits")
-        if "memory_mb" in table
-        else Limits.memory_mb,
-        cpus=_int(err, table, "cpus", 1, 1024, table="limits") if "cpus" in table else 1,
+        memory_mb=toml.integer(
+            ("limits", "memory_mb"), low=64, high=1 << 22, default=Limits.memory_mb
+        ),
+        cpus=toml.integer(("limits", "cpus"), low=1, high=1024, default=1),
         engine=engine,
         guest_cpus=max((p.ncpus for p in platforms), default=Limits.guest_cpus),
     )
     if limits.run_s is not None and limits.run_s <= limits.mix_s:
-        err.fail(
-            "run_s",
+        toml.fail(
+            ("limits", "run_s"),
             f"({limits.run_s} s) must leave time beyond mix_s ({limits.mix_s} s) to boot",
-            "limits",
         )
 
-    table = data.get("executor", {})
-    if not isinstance(table, dict):
-        err.fail("executor", "must be a table ([executor])", "executor")
-    _unknown(err, table, _EXECUTOR_KEYS, "executor")
-    kind = table.get("kind", "local")
-    if kind not in EXECUTORS:
-        err.fail("kind", f"must be one of {', '.join(EXECUTORS)}, not {kind!r}", "executor")
+    table = toml.only_keys(("executor",), _EXECUTOR_KEYS, "a campaign key")
+    kind = toml.string(("executor", "kind"), choices=EXECUTORS, default="local")
     for key in ("partition", "account"):
         if key in table and (not isinstance(table[key], str) or not table[key]):
-            err.fail(key, f"must be a non-empty string, not {table[key]!r}", "executor")
+            toml.fail(("executor", key), f"must be a non-empty string, not {table[key]!r}")
     executor = Executor(
         kind=kind,
-        jobs=_int(err, table, "jobs", 1, 4096, table="executor") if "jobs" in table else None,
+        jobs=toml.integer(("executor", "jobs"), low=1, high=4096) if "jobs" in table else None,
         partition=table.get("partition"),
         account=table.get("account"),
-        max_parallel=_int(err, table, "max_parallel", 1, 100000, table="executor")
+        max_parallel=toml.integer(("executor", "max_parallel"), low=1, high=100000)
         if "max_parallel" in table
         else None,
-        sbatch_args=tuple(_strings(err, table, "sbatch_args", "executor"))
+        sbatch_args=tuple(_strings(toml, ("executor", "sbatch_args")))
         if "sbatch_args" in table
         else (),
     )
@@ -347,8 +281,8 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         references=refs,
         method=method,
         kernel=kernel,
-        speedups=_path(err, data, "speedups", base),
-        parsec=_path(err, data, "parsec", base),
+        speedups=_path(toml, "speedups", base),
+        parsec=_path(toml, "parsec", base),
         append=append,
         qemu_clock=qemu_clock,
         limits=limits,

@@ -106,7 +106,7 @@ def test_categories_and_duplicates(tmp_path: Path) -> None:
          '[executor]\nkind = "pbs"\n', ":6:", "'executor.kind' must be one of local, slurm"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
          "[executor]\njobs = 0\n", ":6:", "'executor.jobs' must be an integer from 1"),
-        ('platforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n', "c.toml:",
+        ('platforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n', ": ",
          "'name' is required"),
         ('name = "a b"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n',
          ":1:", "'name' must be letters"),
@@ -121,7 +121,8 @@ def test_spec_errors_name_file_line_and_key(
     path.write_text(body)
     with pytest.raises(AmpkitError) as e:
         load_spec(path)
-    assert f"{path}{where}" in str(e.value) or where == "c.toml:"
+    # a key that is absent has no line: the error names the file alone
+    assert str(e.value).startswith(f"{path}{where}")
     assert says in str(e.value)
 
 

@@ -126,9 +126,18 @@ def test_profile_exact_application_wins() -> None:
         (
             'kind = "ampkit-speedup-profile"\nversion = 1\n[[program]]\nprogram = "compute"\n'
             "threads = 2\nsize = 1\nbig_ns = []\nlittle_ns = [1]\n",
-            "program 1: 'big_ns' must be a non-empty list",
+            "p.toml:7: program 1: 'big_ns' must be a non-empty list",
         ),
         ("kind = ", "not valid TOML"),
+        (
+            'kind = "ampkit-speedup-profile"\nversion = 1\nprogram = [1]\n',
+            "p.toml:3: program 1: must be a table",
+        ),
+        (
+            'kind = "ampkit-speedup-profile"\nversion = 1\n[[program]]\nprogram = "compute"\n'
+            "threads = 2\nsize = 1\nbig_ns = [1]\nlittle_ns = [1]\nthreadz = 3\n",
+            "p.toml:9: program 1: 'threadz' is not a program key",
+        ),
     ],
 )
 def test_bad_profiles_are_refused(tmp_path: Path, text: str, message: str) -> None:

@@ -90,3 +90,42 @@ def test_words_with_spaces_cannot_reach_the_guest(tmp_path: Path) -> None:
     desc = RunDescription.for_mix("run with space", "cfs", 0, 30, load_mix("demo"))
     with pytest.raises(AmpkitError, match="has spaces"):
         desc.render()
+
+
+@pytest.mark.parametrize(
+    ("apps", "expected"),
+    [
+        (
+            "app = [1, 2]",
+            r"m.toml:4: app 1: must be a table \(\[\[app\]\] with keys\), not an integer 1",
+        ),
+        (
+            'app = ["x"]',
+            r"m.toml:4: app 1: must be a table \(\[\[app\]\] with keys\), not a string 'x'",
+        ),
+        ("app = []", r"m.toml:4: 'app' must be a non-empty array of tables"),
+        ('app = "compute"', r"m.toml:4: 'app' must be a non-empty array of tables"),
+    ],
+)
+def test_an_app_entry_that_is_not_a_table_is_named_as_such(
+    tmp_path: Path, apps: str, expected: str
+) -> None:
+    text = f'description = "d"\ncategory = "compute"\n\n{apps}\n'
+    with pytest.raises(AmpkitError, match=expected):
+        load_mix(write(tmp_path, text))
+
+
+def test_errors_find_the_line_in_any_spelling_of_the_tables(tmp_path: Path) -> None:
+    """[[ app ]] with spaces, inline tables, and an array of them over lines."""
+    spaced = GOOD.replace("[[app]]", "[[ app ]]").replace("threads = 1", "threads = 0")
+    with pytest.raises(AmpkitError, match=r"m.toml:12: app 2: 'threads' must be an integer"):
+        load_mix(write(tmp_path, spaced))
+    inline = (
+        'description = "d"\ncategory = "compute"\napp = [\n'
+        '  {program = "compute", threads = 2, size = 100},\n'
+        '  {program = "compute", threads = 0, size = 100},\n]\n'
+    )
+    with pytest.raises(AmpkitError, match=r"m.toml:5: app 2: 'threads' must be an integer"):
+        load_mix(write(tmp_path, inline))
+    mix = load_mix(write(tmp_path, inline.replace("threads = 0", "threads = 3")))
+    assert [a.threads for a in mix.apps] == [2, 3]

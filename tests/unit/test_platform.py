@@ -1,5 +1,8 @@
+from pathlib import Path
+
 import pytest
 
+from ampkit import platform
 from ampkit.errors import AmpkitError
 from ampkit.platform import get_platform, make_platform, preset_names
 
@@ -18,11 +21,47 @@ def test_big_cpus_come_first_in_cluster_0(name: str, big: int, little: int) -> N
     assert [c.index for c in p.cpus] == list(range(big + little))
 
 
-def test_little_capacity_carries_per_mhz_and_clock_ratio() -> None:
+def test_little_capacity_carries_per_mhz_and_clock_ratio(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cpus = get_platform("2B2L").cpus
-    # Juno figures: A57 1024, A53 578 per MHz; 2.0 GHz against 1.2 GHz.
-    assert round(578 * 1200 / 2000) == 347
+    # Juno figures: A57 1024, A53 578 per MHz; 2.0 GHz against 1.2 GHz:
+    # round(578 * 1200 / 2000) = 347
     assert [c.capacity for c in cpus] == [1024, 1024, 347, 347]
+    # other cores: per MHz 800 against 400, clocks 1.5 against 1.0 GHz ->
+    # 1024 * (400 * 1000) / (800 * 1500) = 341.33, and the big CPUs 1024
+    other = tmp_path / "platforms.toml"
+    other.write_text(
+        '[core.big]\nmodel = "b"\nclock_mhz = 1500\ndmips_per_mhz = 800\n'
+        '[core.little]\nmodel = "l"\nclock_mhz = 1000\ndmips_per_mhz = 400\n'
+    )
+    monkeypatch.setattr(platform, "PLATFORMS_FILE", other)
+    assert [c.capacity for c in make_platform(1, 2).cpus] == [1024, 341, 341]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[core.big]\nmodel = "b"\n', "'core.big.clock_mhz' must be an integer"),
+        ("[core]\nmedium = {}\n", ":2: 'core.medium' is not a core type"),
+        (
+            '[core.big]\nmodel = "b"\nclock_mhz = 1\ndmips_per_mhz = 1\n'
+            '[core.little]\nmodel = "l"\nclock_mhz = 1\ndmips_per_mhz = 1\n'
+            "[preset]\nX = { big = 2, little = -1 }\n",
+            ":10: 'preset.X.little' must be an integer from 0 to 16",
+        ),
+        ("[core.big\n", "not valid TOML"),
+    ],
+)
+def test_a_broken_platforms_file_is_named_with_line_and_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, expected: str
+) -> None:
+    broken = tmp_path / "platforms.toml"
+    broken.write_text(text)
+    monkeypatch.setattr(platform, "PLATFORMS_FILE", broken)
+    with pytest.raises(AmpkitError) as e:
+        get_platform("2B2L")
+    assert str(broken) in e.value.what and expected in e.value.what
 
 
 def test_unknown_platform_lists_the_valid_ones() -> None:

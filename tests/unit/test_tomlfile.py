@@ -1,0 +1,80 @@
+"""The TOML layer every file of the kit is read through: where a key is."""
+
+from pathlib import Path
+
+import pytest
+
+from ampkit.errors import AmpkitError
+from ampkit.tomlfile import TomlFile, locate
+
+pytestmark = pytest.mark.unit
+
+TEXT = """\
+# a comment
+name = "x"   # trailing comment
+"quoted key" = 1
+
+[[ app ]]
+program = "a"
+
+[[app]]
+program = "b"
+args = ["-b",
+        "-c"]
+text = '''one
+two'''
+threads = 3
+
+[ limits ]
+run.s = 10
+inline = {x = 1, y = [1, {z = 3}]}
+"""
+
+
+def test_every_spelling_of_a_key_has_its_line() -> None:
+    where = locate(TEXT)
+    assert where[("name",)] == 2
+    assert where[("quoted key",)] == 3
+    assert where[("app", 0)] == 5  # [[ app ]] with spaces
+    assert where[("app", 0, "program")] == 6
+    assert where[("app", 1, "program")] == 9
+    assert where[("app", 1, "args", 1)] == 11  # an array over two lines
+    assert where[("app", 1, "threads")] == 14  # after a multi-line string
+    assert where[("limits",)] == 16
+    assert where[("limits", "run", "s")] == 17  # a dotted key
+    assert where[("limits", "inline", "y", 1, "z")] == 18  # inside inline tables
+
+
+def test_an_error_names_file_line_and_key(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    path.write_text(TEXT)
+    toml = TomlFile(path)
+    with pytest.raises(AmpkitError) as e:
+        toml.integer(("app", 1, "threads"), low=1, high=2)
+    assert e.value.what == f"{path}:14: app 2: 'threads' must be an integer from 1 to 2, not 3"
+    with pytest.raises(AmpkitError) as e:
+        toml.only_keys(("limits",), ["run"], "a limit")
+    assert e.value.what == f"{path}:18: 'limits.inline' is not a limit"
+    assert e.value.hint == "valid keys: run"
+    # a key that is not written resolves to its nearest written parent
+    assert toml.line(("app", 1, "speedup")) == 8
+    with pytest.raises(AmpkitError, match=r"f.toml:2: 'name' must be one of a, b, not 'x'"):
+        toml.string(("name",), choices=["a", "b"])
+
+
+def test_a_boolean_is_not_a_number(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    path.write_text("n = true\n")
+    with pytest.raises(
+        AmpkitError, match=r"f.toml:1: 'n' must be an integer .* not a boolean True"
+    ):
+        TomlFile(path).integer(("n",), low=0)
+
+
+def test_bad_toml_and_a_missing_file_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    path.write_text("a = \n")
+    with pytest.raises(AmpkitError, match=r"f.toml: not valid TOML"):
+        TomlFile(path)
+    with pytest.raises(AmpkitError, match=r"nope.toml: cannot read it"):
+        TomlFile(tmp_path / "nope.toml")
