@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ampkit.errors import AmpkitError
+from ampkit.errors import BuildFailed
 from ampkit.paths import REPO_ROOT, build_dir
 
 INITRAMFS = "initramfs"
@@ -19,7 +19,7 @@ def scons(*targets: str, kernel_jobs: int | None = None) -> None:
         cmd.append(f"kernel_jobs={kernel_jobs}")
     result = subprocess.run([*cmd, *targets])
     if result.returncode != 0:
-        raise AmpkitError(f"building {' '.join(targets)} failed (see the messages above)")
+        raise BuildFailed(f"building {' '.join(targets)} failed (see the messages above)")
 
 
 def up_to_date(*targets: str) -> bool:

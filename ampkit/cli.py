@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ampkit import build as build_mod
 from ampkit import hostdeps, kernel, parsec, platform, policies, references
 from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
-from ampkit.errors import AmpkitError
+from ampkit.errors import EXIT_FAILED_RUN, AmpkitError, UsageError
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, RunRequest, execute
@@ -25,9 +25,6 @@ from ampkit.summary import summarize
 
 if TYPE_CHECKING:
     from ampkit.campaign.spec import Spec
-
-EXIT_FAILED_RUN = 1
-EXIT_USAGE = 2
 
 
 def _on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -62,7 +59,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def _kernel_variant(args: argparse.Namespace) -> str:
     if args.debug and args.unpatched:
-        raise AmpkitError("--debug and --unpatched exclude each other", "choose one variant")
+        raise UsageError("--debug and --unpatched exclude each other", "choose one variant")
     return "debug" if args.debug else "unpatched" if args.unpatched else "default"
 
 
@@ -145,7 +142,7 @@ def cmd_platform_dtb(args: argparse.Namespace) -> int:
 def _platform_from(args: argparse.Namespace) -> platform.Platform:
     if args.big is not None or args.little is not None:
         if args.big is None or args.little is None:
-            raise AmpkitError("--big and --little go together")
+            raise UsageError("--big and --little go together")
         return platform.make_platform(args.big, args.little)
     return platform.get_platform(args.platform)
 
@@ -190,7 +187,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         wall_limit_s=args.wall_limit,
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
-        raise AmpkitError(f"--wall-limit must be positive, not {args.wall_limit:g}")
+        raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
     kinds = _reference_kinds(args.references)
     build, image = _artifacts(request.kernel_variant, args.no_build)
     out = (
@@ -337,7 +334,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from ampkit.profile import measure
 
     if args.cpus < 1 or args.repetitions < 1:
-        raise AmpkitError("--cpus and --repetitions must be at least 1")
+        raise UsageError("--cpus and --repetitions must be at least 1")
     if args.mix:
         # one entry per application, whatever hint each mix gives it
         apps = list(
@@ -368,7 +365,7 @@ def _add_machine_args(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--platform",
         default="2B2L",
-        help=f"a preset ({', '.join(platform.preset_names())}) or <B>B<L>L",
+        help="a preset (see 'ampkit platform list') or <B>B<L>L",
     )
     s.add_argument("--big", type=int, help="number of big CPUs (with --little)")
     s.add_argument("--little", type=int, help="number of little CPUs (with --big)")
@@ -512,7 +509,7 @@ def cmd_campaign_rerun(args: argparse.Namespace) -> int:
     from ampkit.campaign.store import CampaignDir
 
     if not args.failed:
-        raise AmpkitError("say what to run again", "--failed: the runs that failed")
+        raise UsageError("say what to run again", "--failed: the runs that failed")
     root = Path(args.dir)
     spec = _with_executor(dir_spec(CampaignDir.existing(root)), args.executor)
     ok = run_campaign(
@@ -540,7 +537,7 @@ def cmd_campaign_exec(args: argparse.Namespace) -> int:
     elif args.run_id and args.submission is None and args.task is None:
         run_id = args.run_id
     else:
-        raise AmpkitError("give a RUN_ID, or --submission and --task (as a SLURM task does)")
+        raise UsageError("give a RUN_ID, or --submission and --task (as a SLURM task does)")
     return exec_run(cdir, run_id)
 
 
@@ -833,7 +830,7 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except AmpkitError as e:
         print(f"ampkit: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
+        return e.exit_code
     except KeyboardInterrupt:
         print(
             "ampkit: interrupted; unfinished runs are left as *.partial with their logs",

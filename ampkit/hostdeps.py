@@ -8,7 +8,7 @@ error that names the package, for users who run the CLI without setup.
 import shutil
 from pathlib import Path
 
-from ampkit.errors import AmpkitError
+from ampkit.errors import MissingDependency
 from ampkit.paths import REPO_ROOT
 
 PACKAGE_LIST = REPO_ROOT / "setup" / "debian-packages.txt"
@@ -21,6 +21,7 @@ PROGRAMS: dict[str, str] = {
     "bison": "bison",
     "cpio": "cpio",
     "dpkg-deb": "dpkg",
+    "dpkg-query": "dpkg",
     "dtc": "device-tree-compiler",
     "flex": "flex",
     "gcc": "gcc",
@@ -55,8 +56,8 @@ def listed_packages() -> set[str]:
     return names
 
 
-def _missing(package: str, what: str) -> AmpkitError:
-    return AmpkitError(
+def _missing(package: str, what: str) -> MissingDependency:
+    return MissingDependency(
         f"{what} is missing (Debian package {package})",
         f"run 'make setup', or 'sudo apt-get install {package}'",
     )
@@ -70,10 +71,15 @@ def require_program(name: str) -> str:
     return path
 
 
-def require_file(path: str) -> Path:
-    if not Path(path).exists():
-        raise _missing(FILES.get(path, "?"), f"the file {path}")
-    return Path(path)
+def require_file(path: str, root: Path = Path("/")) -> Path:
+    """A host file, under ``root`` (a sysroot or container image; the
+    host by default); an error naming its package if it is absent."""
+    found = root / path.lstrip("/")
+    if not found.exists():
+        if path in FILES:
+            raise _missing(FILES[path], f"the file {found}")
+        raise MissingDependency(f"the file {found} is missing")
+    return found
 
 
 def require(*programs: str) -> None:

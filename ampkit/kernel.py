@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ampkit import hostdeps
-from ampkit.errors import AmpkitError
+from ampkit.errors import AmpkitError, BuildFailed, MissingDependency
 from ampkit.hashing import (
     sha256_bytes,
     sha256_file,
@@ -83,10 +83,12 @@ def _run(cmd: list[str], **kw: Any) -> str:
 
 
 def debian_version(package: str = SOURCE_PACKAGE) -> str:
+    # without dpkg-query nothing can be said about the package: say that instead
+    dpkg_query = hostdeps.require_program("dpkg-query")
     try:
-        return _run(["dpkg-query", "-W", "-f=${Version}", package]).strip()
-    except (OSError, subprocess.CalledProcessError) as e:
-        raise AmpkitError(
+        return _run([dpkg_query, "-W", "-f=${Version}", package]).strip()
+    except subprocess.CalledProcessError as e:
+        raise MissingDependency(
             f"the Debian package {package} is not installed",
             f"run 'make setup', or 'sudo apt-get install {package}'",
         ) from e
@@ -368,7 +370,7 @@ def apply_patch(src: Path, patch: Path, debian_version: str) -> None:
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode == 0:
         return
-    raise AmpkitError(
+    raise BuildFailed(
         f"{patch.name} does not apply to {SOURCE_PACKAGE} {debian_version}: "
         + describe_patch_failure(result.stdout + result.stderr),
         "refresh the patch against the Debian source (kernel-patches/README.md)",
@@ -473,7 +475,7 @@ def run_logged(cmd: list[str], log_file: Path, log: Log) -> list[str]:
         code = proc.wait()
     if code != 0:
         tail = log_file.read_text(errors="replace").splitlines()[-15:]
-        raise AmpkitError(
+        raise BuildFailed(
             f"kernel build step failed (make exited {code}); last lines:\n    "
             + "\n    ".join(tail),
             f"the full log is {log_file}",
@@ -520,7 +522,7 @@ def build(inputs: KernelInputs, jobs: int | None = None, log: Log = say) -> Kern
         config_text = (obj / ".config").read_text()
         bad = config_mismatches(parse_config(fragment), parse_config(config_text))
         if bad:
-            raise AmpkitError(
+            raise BuildFailed(
                 "the kernel configuration does not honour the fragments:\n    "
                 + "\n    ".join(bad),
                 "a requested symbol lacks a dependency; see " + str(log_file),

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ampkit import disk, hostdeps, mix
-from ampkit.errors import AmpkitError
+from ampkit.errors import AmpkitError, BuildFailed
 from ampkit.hashing import sha256_file, sha256_json, write_json
 from ampkit.paths import WORKLOADS, build_dir, cache_dir
 
@@ -333,7 +333,7 @@ def _run_logged(cmd: list[str], cwd: Path, env: dict[str, str], log: Path, what:
         result = subprocess.run(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     if result.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-12:]
-        raise AmpkitError(
+        raise BuildFailed(
             f"{what} failed (exit {result.returncode}); the end of {log}:\n  " + "\n  ".join(tail),
             "the whole log is kept there",
         )

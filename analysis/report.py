@@ -18,7 +18,9 @@ import html
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -158,14 +160,31 @@ def grouped_bars(
 
 
 def _fmt(x: float) -> str:
+    """Three significant digits (four from 10^4 up), halves rounded up as a
+    reader rounds them (1.125 -> 1.13), not to even."""
     if isinstance(x, float) and math.isnan(x):
         return "-"
-    return f"{x:.3g}" if abs(x) < 1e4 else f"{x:.4g}"
+    digits = 3 if abs(x) < 1e4 else 4
+    if x == 0 or not math.isfinite(x):
+        return f"{x:.{digits}g}"
+    d = Decimal(repr(float(x)))
+    step = Decimal(1).scaleb(d.adjusted() - digits + 1)
+    return f"{float(d.quantize(step, rounding=ROUND_HALF_UP)):.{digits}g}"
+
+
+_REPETITION = re.compile(r"-r(\d+)$")
 
 
 def _links(runs: list[str], root: Path, out: Path) -> list[tuple[str, str]]:
+    """A link per run directory, labelled by its repetition (r0, r1...) or,
+    for a run not named by one, by its name."""
     rel = Path(os.path.relpath(root, out))
-    return [(f"r{i}", (rel / r).as_posix()) for i, r in enumerate(runs)]
+    links = []
+    for run in runs:
+        name = Path(run).name
+        m = _REPETITION.search(name)
+        links.append((f"r{m[1]}" if m else name, (rel / run).as_posix()))
+    return links
 
 
 @dataclass
@@ -242,7 +261,10 @@ def write_report(
         doc.table(
             ["run", "reason"],
             [
-                [("", _links([str(r["run"])], root, out)), str(r["reason"]).replace("\n", " ")]
+                [
+                    ("", [(str(r["run"]), _links([str(r["run"])], root, out)[0][1])]),
+                    str(r["reason"]).replace("\n", " "),
+                ]
                 for r in col.excluded.to_dict("records")
             ],
         )
@@ -337,6 +359,23 @@ def _platform_section(
     doc.image(path, "slowdown per application")
 
 
+def _by_platform_cpus(tasks: pd.DataFrame) -> pd.DataFrame:
+    """The kernel's big and little run time, judged by the platform the run
+    described rather than by the guest's capacities: Linux rescales a
+    machine of one core type to capacity 1024, so on 0B<L>L the kernel
+    counts every CPU as big. On a platform without big CPUs all run time is
+    little, without little CPUs all big."""
+    if not {"big", "little"} <= set(tasks.columns):
+        return tasks
+    t = tasks.copy()
+    total = t["big_ns"] + t["little_ns"]
+    only_little = t["big"] == 0
+    only_big = t["little"] == 0
+    t["big_ns"] = total.where(only_big, t["big_ns"].where(~only_little, 0))
+    t["little_ns"] = total.where(only_little, t["little_ns"].where(~only_big, 0))
+    return t
+
+
 def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int]) -> None:
     doc.h(2, "Kernel counters")
     tasks = col.tasks
@@ -348,7 +387,7 @@ def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int])
             "sensitivity class."
         )
         return
-    t = tasks.dropna(subset=list(need))
+    t = _by_platform_cpus(tasks.dropna(subset=list(need)))
     agg = t.groupby(["platform", "policy", "class"], as_index=False)[["big_ns", "little_ns"]].sum()
     agg["big_share"] = agg["big_ns"] / (agg["big_ns"] + agg["little_ns"]).where(lambda x: x > 0)
     doc.h(3, "Share of run time on big CPUs, by sensitivity class")

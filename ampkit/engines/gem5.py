@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from ampkit import gem5stats, process
 from ampkit.engines.base import BootInputs, EngineIdentity, EngineOutcome, EngineResult, Setup
-from ampkit.errors import AmpkitError
+from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file, sha256_file_memo, sha256_json, write_json
 from ampkit.paths import CONFIGS, cache_dir
 from ampkit.platform import Platform
@@ -88,7 +88,7 @@ class Gem5:
                 root_s = (data.get("gem5") or {}).get("root")
                 source = f"{path} ([gem5] root)"
         if not root_s:
-            raise AmpkitError(
+            raise MissingDependency(
                 "no gem5 build is configured",
                 f"set {ENV_VAR} to a gem5 v24 source tree with build/ARM/gem5.opt built, "
                 f'or write [gem5] root = "..." in {config_file()}',
@@ -96,12 +96,12 @@ class Gem5:
         root = Path(root_s).expanduser()
         binary, bootloader = root / BINARY, root / BOOTLOADER
         if not binary.is_file():
-            raise AmpkitError(
+            raise MissingDependency(
                 f"no gem5 binary at {binary} (gem5 tree from {source})",
                 f"build it: cd {root} && scons build/ARM/gem5.opt -j$(nproc)",
             )
         if not bootloader.is_file():
-            raise AmpkitError(
+            raise MissingDependency(
                 f"no arm64 bootloader at {bootloader} (gem5 tree from {source})",
                 f"build it: make -C {root / BOOTLOADER.parent}",
             )

@@ -4,31 +4,87 @@ from pathlib import Path
 
 import pytest
 
+from ampkit import kernel, platform
 from ampkit.cli import main
+from ampkit.errors import (
+    EXIT_BUILD,
+    EXIT_ENVIRONMENT,
+    EXIT_FAILED_RUN,
+    EXIT_INPUT,
+    EXIT_USAGE,
+    BuildFailed,
+    MissingDependency,
+)
 
 
 @pytest.mark.parametrize(
-    ("args", "expected"),
+    ("args", "expected", "code"),
     [
-        (["run", "--platform", "3X"], "unknown platform '3X'"),
-        (["run", "--policy", "fifo"], "unknown policy 'fifo'"),
-        (["run", "--mix", "nope"], "no mix 'nope'"),
-        (["run", "--big", "2"], "--big and --little go together"),
-        (["run", "--big", "12", "--little", "12"], "at most 16"),
-        (["platform", "dtb", "0B0L"], "at least one CPU"),
-        (["run", "--references", "alone,slow"], "unknown reference kind(s): slow"),
-        (["run", "--speedups", "/no/such/profile.toml"], "cannot read the speedup profile"),
-        (["mix", "check", "nope"], "no mix 'nope'"),
-        (["mix", "generate", "--category", "compute", "--apps", "0", "--seed", "1"], "1 to 16"),
-        (["profile", "--cpus", "0"], "--cpus and --repetitions must be at least 1"),
+        (["run", "--platform", "3X"], "unknown platform '3X'", EXIT_INPUT),
+        (["run", "--policy", "fifo"], "unknown policy 'fifo'", EXIT_INPUT),
+        (["run", "--mix", "nope"], "no mix 'nope'", EXIT_INPUT),
+        (["run", "--big", "2"], "--big and --little go together", EXIT_USAGE),
+        (["run", "--big", "12", "--little", "12"], "at most 16", EXIT_INPUT),
+        (["platform", "dtb", "0B0L"], "at least one CPU", EXIT_INPUT),
+        (["run", "--references", "alone,slow"], "unknown reference kind(s): slow", EXIT_INPUT),
+        (
+            ["run", "--speedups", "/no/such/profile.toml"],
+            "cannot read the speedup profile",
+            EXIT_INPUT,
+        ),
+        (["mix", "check", "nope"], "no mix 'nope'", EXIT_INPUT),
+        (
+            ["mix", "generate", "--category", "compute", "--apps", "0", "--seed", "1"],
+            "1 to 16",
+            EXIT_INPUT,
+        ),
+        (["profile", "--cpus", "0"], "--cpus and --repetitions must be at least 1", EXIT_USAGE),
     ],
 )
 def test_bad_input_is_a_clear_error(
-    args: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+    args: list[str], expected: str, code: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(args) == 2
+    assert main(args) == code
     err = capsys.readouterr().err
     assert err.startswith("ampkit: error: ") and expected in err
+
+
+def test_the_exit_codes_are_distinct() -> None:
+    codes = [EXIT_FAILED_RUN, EXIT_USAGE, EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_BUILD]
+    assert len(set(codes)) == len(codes) and 0 not in codes
+    assert MissingDependency("x").exit_code == EXIT_ENVIRONMENT
+    assert BuildFailed("x").exit_code == EXIT_BUILD
+
+
+def test_help_works_with_a_broken_platforms_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "platforms.toml"
+    broken.write_text("[core.big]\nmodel = 1\n")
+    monkeypatch.setattr(platform, "PLATFORMS_FILE", broken)
+    for args in (["--help"], ["run", "--help"]):
+        with pytest.raises(SystemExit) as e:
+            main(args)
+        assert e.value.code == 0
+        assert "usage: ampkit" in capsys.readouterr().out
+    # what needs the file says what is wrong in it, where
+    assert main(["platform", "list"]) == EXIT_INPUT
+    assert f"{broken}:2: 'core.big.model' must be a string" in capsys.readouterr().err
+
+
+def test_a_missing_dpkg_query_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # a PATH without dpkg-query
+    with pytest.raises(MissingDependency) as e:
+        kernel.debian_version()
+    assert "the program 'dpkg-query' is missing (Debian package dpkg)" in e.value.what
+
+
+def test_a_package_that_is_not_installed_is_named() -> None:
+    with pytest.raises(MissingDependency) as e:
+        kernel.debian_version("ampkit-no-such-package")
+    assert e.value.what == "the Debian package ampkit-no-such-package is not installed"
 
 
 def test_policy_error_lists_the_valid_policies(capsys: pytest.CaptureFixture[str]) -> None:

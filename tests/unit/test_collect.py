@@ -13,6 +13,7 @@ import pytest
 
 from ampkit import gem5stats
 from ampkit.analysis import metrics
+from ampkit.analysis import report as report_mod
 from ampkit.analysis.collect import collect
 from ampkit.analysis.report import write_report
 from ampkit.analysis.synthetic import SynthApp, write_run
@@ -274,3 +275,50 @@ def test_kernel_counters_give_big_shares_by_class_and_bottlenecks(tmp_path: Path
     assert "| 2B2L | colab | little | 0.25 |" in md
     assert "777" in md  # the bottleneck thread and the waiting it caused
     assert report.plots["kernel-big-share.png"] == 2
+
+
+def test_single_type_platforms_count_their_cpus_by_the_platform_description(
+    tmp_path: Path,
+) -> None:
+    """On 0B2L the guest kernel counts every CPU as big (Linux rescales a
+    single core type to 1024); the report counts them as the little CPUs
+    the platform says they are, and 2B0L's as big."""
+    runs = tmp_path / "runs"
+    _campaign(runs)
+    guest_says = [{"tid": 1, "comm": "x", "class": "big", "big_ns": 40, "little_ns": 0}]
+    for plat in ("0B2L", "2B0L"):
+        for mix, policy in (("pair", "colab"), ("pair", "cfs")):
+            write_run(
+                runs / plat,
+                platform=plat,
+                policy=policy,
+                mix=mix,
+                apps=[SynthApp("x", 2, 15 * 10**6, tasks=guest_says), SynthApp("y", 1, 10**7)],
+            )
+        for name, app in (
+            ("alone-x", SynthApp("x", 2, 10**7)),
+            ("alone-y", SynthApp("y", 1, 10**7)),
+        ):
+            write_run(runs / plat, platform=plat, policy="cfs", mix=name, apps=[app])
+    write_report(runs, tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "| 0B2L | colab | big | 0 |" in md
+    assert "| 2B0L | colab | big | 1 |" in md
+
+
+def test_report_numbers_round_halves_up_and_excluded_runs_are_named(tmp_path: Path) -> None:
+    assert report_mod._fmt(1.125) == "1.13"  # not 1.12, Python's round-half-to-even
+    assert report_mod._fmt(-2.675) == "-2.68"
+    assert report_mod._fmt(12344.5) == "1.234e+04"
+    runs = tmp_path / "runs"
+    _campaign(runs)
+    for rep in (1, 2):
+        failed = write_run(
+            runs, platform="2B2L", policy="colab", mix="pair", repetition=rep,
+            apps=[SynthApp("x", 2, 10**7), SynthApp("y", 1, 10**7)], status="failed: boom",
+        )  # fmt: skip
+        assert failed.name == f"2B2L-colab-pair-r{rep}"
+    write_report(runs, tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "[2B2L-colab-pair-r1](../runs/2B2L-colab-pair-r1)" in md
+    assert "[2B2L-colab-pair-r2](../runs/2B2L-colab-pair-r2)" in md

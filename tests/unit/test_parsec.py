@@ -7,6 +7,7 @@ configuration files, a real ext4 image read back with debugfs.
 import functools
 import http.server
 import json
+import re
 import shutil
 import subprocess
 import threading
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ampkit import parsec
-from ampkit.errors import AmpkitError
+from ampkit.errors import EXIT_BUILD, AmpkitError, BuildFailed
 from ampkit.hashing import sha256_file
 from ampkit.mix import load_mix, render_mix
 from ampkit.paths import cache_dir
@@ -197,9 +198,14 @@ def test_a_failed_build_keeps_its_log(release: tuple[Path, Path], tmp_path: Path
     source = tree / "parsec-3.0" / "pkgs" / "apps" / "blackscholes" / "src" / "sum.c"
     source.write_text(source.read_text() + "\nthis does not compile;\n")
     out = tmp_path / "out"
-    with pytest.raises(AmpkitError, match=r"building parsec\.blackscholes failed") as e:
+    with pytest.raises(BuildFailed, match=r"building parsec\.blackscholes failed") as e:
         parsec.build_suite([str(tree)], ["parsec.blackscholes"], ["simsmall"], out_dir=out)
-    assert "this does not compile" in str(e.value) or "error" in str(e.value)
+    # the message shows the end of the kept log, which has the compiler's complaint
+    found = re.search(r"the end of (\S+\.log):", e.value.what)
+    assert found, e.value.what
+    log = Path(found[1])
+    assert "this does not compile" in log.read_text()
+    assert "sum.c" in e.value.what and e.value.exit_code == EXIT_BUILD
     assert "error" in (out / "logs" / "parsec.blackscholes.log").read_text()
 
 
