@@ -19,7 +19,7 @@ from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
 from ampkit.errors import EXIT_FAILED_RUN, AmpkitError, UsageError
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
-from ampkit.run import DEFAULT_TIMEOUT_S, ENGINES, RunRequest, execute
+from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute
 from ampkit.rundesc import METHODS
 from ampkit.summary import summarize
 
@@ -53,7 +53,7 @@ def cmd_doctor(_args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    build_mod.scons(*args.targets, kernel_jobs=args.kernel_jobs)
+    build_mod.scons(*args.targets, kernel_jobs=args.make_jobs)
     return 0
 
 
@@ -66,7 +66,7 @@ def _kernel_variant(args: argparse.Namespace) -> str:
 def cmd_kernel_build(args: argparse.Namespace) -> int:
     variant = _kernel_variant(args)
     started = time.monotonic()
-    build_mod.scons(build_mod.kernel_target(variant), kernel_jobs=args.jobs)
+    build_mod.scons(build_mod.kernel_target(variant), kernel_jobs=args.make_jobs)
     found = kernel.find_build(variant)
     assert found is not None
     print(f"{found.directory}  ({time.monotonic() - started:.1f} s)")
@@ -132,8 +132,8 @@ def cmd_platform_dtb(args: argparse.Namespace) -> int:
             [dtc, "-q", "-I", "dtb", "-O", "dts"], input=blob, capture_output=True, check=True
         ).stdout
         blob = text
-    if args.output:
-        Path(args.output).write_bytes(blob)
+    if args.out:
+        Path(args.out).write_bytes(blob)
     else:
         sys.stdout.buffer.write(blob)
     return 0
@@ -178,7 +178,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         mix=_with_hints(load_mix(args.mix), args.speedups),
         repetition=args.repetition,
         engine=args.engine,
-        timeout_s=args.timeout,
+        mix_limit_s=args.mix_limit,
         kernel_variant="debug" if args.debug_kernel else "default",
         extra_cmdline=args.append or "",
         method=args.method,
@@ -233,7 +233,7 @@ def _reference_kinds(spec: str | None) -> list[str]:
 def cmd_demo(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and any(out.iterdir()) and not (out / "summary.txt").exists():
-        raise AmpkitError(f"{out} exists and is not a demo directory", "choose another --out")
+        raise UsageError(f"{out} exists and is not a demo directory", "choose another --out")
     build, image = _artifacts("default", no_build=False)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -465,11 +465,24 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _spec_and_dir(args: argparse.Namespace) -> tuple["Spec", Path]:
-    from ampkit.campaign.runner import default_dir
+    """The CAMPAIGN argument: a spec (and --dir, or its default directory), or
+    a campaign directory with the spec it was last run with."""
+    from ampkit.campaign.runner import default_dir, dir_spec
     from ampkit.campaign.spec import load_spec
+    from ampkit.campaign.store import CampaignDir
 
-    spec = _with_executor(load_spec(Path(args.spec)), args.executor)
-    return spec, Path(args.dir) if args.dir else default_dir(spec)
+    target = Path(args.campaign)
+    if target.is_dir():
+        if args.dir:
+            raise UsageError(
+                f"{target} is a campaign directory; --dir goes with a spec",
+                "give the spec and --dir, or the directory alone",
+            )
+        spec, root = dir_spec(CampaignDir.existing(target)), target
+    else:
+        spec = load_spec(target)
+        root = Path(args.dir) if args.dir else default_dir(spec)
+    return _with_executor(spec, getattr(args, "executor", None)), root
 
 
 def _with_executor(spec: "Spec", kind: str | None) -> "Spec":
@@ -505,13 +518,13 @@ def _campaign_end(root: Path, ok: bool) -> int:
 
 
 def cmd_campaign_rerun(args: argparse.Namespace) -> int:
-    from ampkit.campaign.runner import dir_spec, run_campaign
+    from ampkit.campaign.runner import run_campaign
     from ampkit.campaign.store import CampaignDir
 
     if not args.failed:
         raise UsageError("say what to run again", "--failed: the runs that failed")
-    root = Path(args.dir)
-    spec = _with_executor(dir_spec(CampaignDir.existing(root)), args.executor)
+    spec, root = _spec_and_dir(args)
+    CampaignDir.existing(root)  # rerun needs a campaign that ran
     ok = run_campaign(
         spec, root, jobs=args.jobs, failed=True, no_build=args.no_build, wait=not args.no_wait
     )
@@ -521,7 +534,8 @@ def cmd_campaign_rerun(args: argparse.Namespace) -> int:
 def cmd_campaign_status(args: argparse.Namespace) -> int:
     from ampkit.campaign.runner import status_lines
 
-    lines, _ = status_lines(Path(args.dir))
+    _, root = _spec_and_dir(args)
+    lines, _ = status_lines(root)
     print("\n".join(lines))
     return 0
 
@@ -559,15 +573,20 @@ def parser() -> argparse.ArgumentParser:
         "targets",
         nargs="*",
         default=[],
-        help="kernel, kernel-debug, guest, host, initramfs (default: kernel initramfs)",
+        help="kernel, kernel-debug, kernel-unpatched, guest, host, selftests, initramfs, "
+        "shell-image (default: kernel initramfs)",
     )
-    s.add_argument("--kernel-jobs", type=int, help="make -j for kernel builds")
+    s.add_argument("--make-jobs", type=int, metavar="N", help="make -j for kernel builds")
     s.set_defaults(func=cmd_build)
 
     k = sub.add_parser("kernel", help="the patched kernel").add_subparsers(
         dest="kernel_command", required=True, metavar="ACTION"
     )
-    s = k.add_parser("build", help="build it (cached by the hash of its inputs)")
+    s = k.add_parser(
+        "build",
+        help="build it, cached by the hash of its inputs (an alias of 'ampkit build kernel', "
+        "kernel-debug or kernel-unpatched that prints where the build is)",
+    )
     s.add_argument(
         "--debug",
         action="store_true",
@@ -578,7 +597,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the same configuration without the series: the baseline for overhead figures",
     )
-    s.add_argument("--jobs", type=int, help="make -j (default: all CPUs)")
+    s.add_argument("--make-jobs", type=int, metavar="N", help="make -j (default: all CPUs)")
     s.set_defaults(func=cmd_kernel_build)
     s = k.add_parser("info", help="the inputs, their hash and where the build lives")
     s.add_argument("--debug", action="store_true", help="the debug variant")
@@ -594,7 +613,11 @@ def parser() -> argparse.ArgumentParser:
     i = sub.add_parser("images", help="the guest initramfs").add_subparsers(
         dest="images_command", required=True, metavar="ACTION"
     )
-    s = i.add_parser("build", help="build the initramfs (runner and workloads)")
+    s = i.add_parser(
+        "build",
+        help="build the initramfs, runner and workloads (an alias of 'ampkit build initramfs' "
+        "that prints where it is)",
+    )
     s.set_defaults(func=cmd_images_build)
 
     pl = sub.add_parser("platform", help="big.LITTLE platforms").add_subparsers(
@@ -604,7 +627,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_platform_list)
     s = pl.add_parser("dtb", help="the QEMU device tree of a platform")
     s.add_argument("platform", help="a preset or <B>B<L>L")
-    s.add_argument("-o", "--output", help="file to write (default: stdout)")
+    s.add_argument("-o", "--out", help="file to write (default: stdout)")
     s.add_argument("--dts", action="store_true", help="decompiled source instead of a blob")
     s.set_defaults(func=cmd_platform_dtb)
 
@@ -684,10 +707,12 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--repetition", type=int, default=0)
     s.add_argument(
-        "--timeout",
+        "--mix-limit",
         type=int,
-        default=DEFAULT_TIMEOUT_S,
-        help="seconds the mix may take in the guest (the engine allows boot time on top)",
+        default=DEFAULT_MIX_LIMIT_S,
+        metavar="SECONDS",
+        help="the mix time limit: seconds the mix may take in the guest (default "
+        f"{DEFAULT_MIX_LIMIT_S}; the engine's wall limit allows boot time on top)",
     )
     s.add_argument("--speedups", help="take the speedup hints from this profile (ampkit profile)")
     s.add_argument(
@@ -722,8 +747,9 @@ def parser() -> argparse.ArgumentParser:
         "--wall-limit",
         type=float,
         metavar="SECONDS",
-        help="the engine's wall-clock limit for the run (default: the timeout plus "
-        f"{qemu.BOOT_ALLOWANCE_S} s on QEMU; {gem5.WALL_PER_CPU_SIM_S} x the timeout x the CPUs on "
+        help="the engine's wall-clock limit for the run (default: the mix limit plus "
+        f"{qemu.BOOT_ALLOWANCE_S} s on QEMU; {gem5.WALL_PER_CPU_SIM_S} x the mix limit x the "
+        "CPUs on "
         "gem5, whose "
         "first run of a machine also boots it atomically, within its own limit)",
     )
@@ -779,9 +805,18 @@ def _add_campaign(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
         "campaign", help="platform x policy x mix matrices, locally or on SLURM"
     ).add_subparsers(dest="campaign_command", required=True, metavar="ACTION")
 
+    def campaign_arg(s: argparse.ArgumentParser) -> None:
+        s.add_argument(
+            "campaign",
+            metavar="CAMPAIGN",
+            help="a campaign spec (.toml) or a campaign directory (which keeps its spec)",
+        )
+        s.add_argument(
+            "--dir", help="with a spec: the campaign directory (default: campaigns/<name>)"
+        )
+
     def spec_args(s: argparse.ArgumentParser) -> None:
-        s.add_argument("spec", help="the campaign spec (.toml)")
-        s.add_argument("--dir", help="the campaign directory (default: campaigns/<name>)")
+        campaign_arg(s)
         s.add_argument("--executor", choices=("local", "slurm"), help="override [executor] kind")
 
     def run_args(s: argparse.ArgumentParser) -> None:
@@ -803,17 +838,18 @@ def _add_campaign(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
     s.set_defaults(func=cmd_campaign_run)
 
     s = c.add_parser("status", help="what a campaign directory holds (follows SLURM arrays)")
-    s.add_argument("dir")
+    campaign_arg(s)
     s.set_defaults(func=cmd_campaign_status)
 
     s = c.add_parser("rerun", help="run failed runs again (earlier attempts are kept)")
-    s.add_argument("dir")
+    spec_args(s)
     s.add_argument("--failed", action="store_true", help="the runs that failed")
-    s.add_argument("--executor", choices=("local", "slurm"), help="override [executor] kind")
     run_args(s)
     s.set_defaults(func=cmd_campaign_rerun)
 
-    s = c.add_parser("exec", help="run one run of a campaign (what the executors start)")
+    # Internal: what the executors start for one run. No help, so it is not
+    # listed in 'ampkit campaign --help'.
+    s = c.add_parser("exec")
     s.add_argument("dir")
     s.add_argument("run_id", nargs="?")
     s.add_argument("--submission", help="a SLURM submission of the campaign")

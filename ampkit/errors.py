@@ -8,7 +8,9 @@ failed, or a run that failed (README, "Exit codes").
 
 #: A run (or a campaign's run) finished but failed; its directory says why.
 EXIT_FAILED_RUN = 1
-#: The command line is wrong (argparse's own code, kept for the kit's checks).
+#: The command cannot be done as given: options that do not go together
+#: (argparse's own code), or a target that exists or is in use (a run
+#: directory without --force, a campaign another runner holds).
 EXIT_USAGE = 2
 #: A file or a name given to the kit is wrong: a mix, spec, platform,
 #: profile or run directory, an unknown policy or engine.
@@ -35,7 +37,7 @@ class AmpkitError(Exception):
 
 
 class UsageError(AmpkitError):
-    """Options that do not go together, or that the command cannot take."""
+    """Options that do not go together, or a target that exists or is in use."""
 
     exit_code = EXIT_USAGE
 

@@ -15,7 +15,7 @@ from ampkit import parsec
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine
 from ampkit.engines.base import BootInputs, EngineIdentity, EngineResult, Machine
-from ampkit.errors import AmpkitError
+from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import sha256_bytes, sha256_file, sha256_json
 from ampkit.mix import Mix
 from ampkit.platform import Platform
@@ -25,15 +25,17 @@ from ampkit.rundir import CONSOLE, DEVICE_TREE, RUN_DESC, RunDir, RunWriter
 
 __all__ = ["ENGINES", "EngineIdentity", "RunRequest", "engine_identity", "execute", "prepare"]
 
-#: Seconds the guest runner gives the mix before killing what is left; the
-#: engine's wall-clock limit adds its own allowance for boot and power-off.
-DEFAULT_TIMEOUT_S = 120
+#: The mix time limit: seconds the guest runner gives the mix before killing
+#: what is left. The engine's wall-clock limit (wall_limit_s) adds its own
+#: allowance for boot and power-off. The same two names are used by the CLI
+#: (--mix-limit, --wall-limit), campaign specs ([limits]) and manifests.
+DEFAULT_MIX_LIMIT_S = 120
 
 
-def default_wall_limit_s(engine: str, timeout_s: int, cpus: int) -> int:
-    """The engine's wall-clock limit for a run whose mix may take timeout_s
+def default_wall_limit_s(engine: str, mix_limit_s: int, cpus: int) -> int:
+    """The engine's wall-clock limit for a run whose mix may take mix_limit_s
     in the guest, on a machine of cpus CPUs."""
-    return get_engine(engine).default_wall_limit_s(timeout_s, cpus)
+    return get_engine(engine).default_wall_limit_s(mix_limit_s, cpus)
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,10 @@ class RunRequest:
     mix: Mix
     repetition: int = 0
     engine: str = DEFAULT_ENGINE
-    timeout_s: int = DEFAULT_TIMEOUT_S
+    mix_limit_s: int = DEFAULT_MIX_LIMIT_S
     kernel_variant: str = "default"
     extra_cmdline: str = ""
-    wall_limit_s: float | None = None  # the engine's limit; default timeout_s + allowance
+    wall_limit_s: float | None = None  # the engine's limit; default mix_limit_s + allowance
     method: str = "restart"  # see rundesc.METHODS
     #: The PARSEC image's manifest (ampkit parsec build); default build/parsec/parsec.json.
     suite_manifest: Path | None = None
@@ -160,7 +162,7 @@ def prepare(
         request.run_id,
         request.policy,
         request.repetition,
-        request.timeout_s,
+        request.mix_limit_s,
         request.mix,
         method=request.method,
         m5ops=engine_impl.uses_m5ops,
@@ -169,7 +171,7 @@ def prepare(
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline
     limit_s = request.wall_limit_s or engine_impl.default_wall_limit_s(
-        request.timeout_s, request.platform.ncpus
+        request.mix_limit_s, request.platform.ncpus
     )
     inputs = {
         "cmdline": cmdline,
@@ -184,6 +186,7 @@ def prepare(
                 "name": engine.name,
                 "binary_sha256": engine.binary_sha256,
                 **setup.key_parts,
+                # the key's own field name, kept so that keys stay stable
                 "wall_clock_limit_s": limit_s,
             },
             "kernel_digest": kernel_digest,
@@ -218,7 +221,7 @@ def execute(
     try:
         writer = RunWriter(out_dir, force=force)
     except FileExistsError as e:
-        raise AmpkitError(
+        raise UsageError(
             f"{out_dir} already exists", "choose another --out, or pass --force to replace it"
         ) from e
     work = writer.work
@@ -239,7 +242,7 @@ def execute(
             **({"bootloader_sha256": engine.bootloader_sha256} if engine.bootloader_sha256 else {}),
             "command": machine.args(),
             "memory_mb": machine.memory_mb,
-            "wall_clock_limit_s": limit_s,
+            "wall_limit_s": limit_s,
         },
         "platform": request.platform.describe(),
         "policy": request.policy,
@@ -247,7 +250,7 @@ def execute(
         "mix": request.mix.describe(),
         "repetition": request.repetition,
         "method": request.method,
-        "timeout_s": request.timeout_s,
+        "mix_limit_s": request.mix_limit_s,
         "kernel": {
             "variant": kmanifest["variant"],
             "digest": kmanifest["digest"],

@@ -74,7 +74,7 @@ def samples(
         mix=mix,
         engine="gem5",
         kernel_variant=variant,
-        timeout_s=60,
+        mix_limit_s=60,
     )
     outcome = execute(request, out, built, build.initramfs_image())
     if not outcome.ok:

@@ -47,7 +47,7 @@ def one_boot(
         category="communication",
         platform=platform,
         policy="cfs",
-        timeout_s=blocks * 60,
+        mix_limit_s=blocks * 60,
     )
     samples: list[dict[str, object]] = json.loads(record["output"])["samples"]
     return samples

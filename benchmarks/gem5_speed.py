@@ -68,7 +68,7 @@ def main() -> None:
         policy="cfs",
         mix=small_mix(),
         engine="gem5",
-        timeout_s=10,
+        mix_limit_s=10,
         method="once",
     )
     engine = engine_identity("gem5")

@@ -9,7 +9,7 @@ from typing import Any
 from ampkit import build, kernel
 from ampkit.mix import App, Mix
 from ampkit.platform import get_platform
-from ampkit.run import DEFAULT_TIMEOUT_S, RunRequest, execute
+from ampkit.run import DEFAULT_MIX_LIMIT_S, RunRequest, execute
 
 
 def run_alone(
@@ -21,7 +21,7 @@ def run_alone(
     category: str,
     platform: str,
     policy: str,
-    timeout_s: int = DEFAULT_TIMEOUT_S,
+    mix_limit_s: int = DEFAULT_MIX_LIMIT_S,
 ) -> dict[str, Any]:
     """Boots the kit kernel with ``app`` as the whole mix ``name``; the
     application's record, or an exit naming the run directory if it failed."""
@@ -33,7 +33,7 @@ def run_alone(
         source=Path(name),
     )
     request = RunRequest(
-        platform=get_platform(platform), policy=policy, mix=mix, timeout_s=timeout_s
+        platform=get_platform(platform), policy=policy, mix=mix, mix_limit_s=mix_limit_s
     )
     outcome = execute(request, out, build_, build.initramfs_image())
     if not outcome.ok:
@@ -88,7 +88,7 @@ def worker_cost_boot(
         category="synchronisation",
         platform=platform,
         policy=policy,
-        timeout_s=int(seconds * 10 + 120),
+        mix_limit_s=int(seconds * 10 + 120),
     )
     figures: dict[str, float] = json.loads(record["output"])
     return figures

@@ -11,8 +11,8 @@
                            # | instructions: 1 ns per instruction, idle time skipped
 
     [limits]
-    mix_s = 120          # seconds the mix may take in the guest
-    run_s = 240          # the engine's wall-clock limit (default: mix_s + boot allowance)
+    mix_limit_s = 120    # seconds the mix may take in the guest
+    wall_limit_s = 240   # the engine's wall-clock limit (default: mix_limit_s + allowance)
     memory_mb = 2048     # what one run may use on the host
     cpus = 1             # host CPUs one run needs
 
@@ -38,7 +38,7 @@ from ampkit import policies, references
 from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine, qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
-from ampkit.run import DEFAULT_TIMEOUT_S, default_wall_limit_s
+from ampkit.run import DEFAULT_MIX_LIMIT_S, default_wall_limit_s
 from ampkit.rundesc import METHODS
 from ampkit.tomlfile import Key, TomlFile
 
@@ -65,24 +65,29 @@ _TOP_KEYS = {
     "limits": "table",
     "executor": "table",
 }
-_LIMIT_KEYS = {"mix_s", "run_s", "memory_mb", "cpus"}
+_LIMIT_KEYS = {"mix_limit_s", "wall_limit_s", "memory_mb", "cpus"}
+#: [limits] keys of earlier versions, and their names now.
+_RENAMED_LIMITS = {"mix_s": "mix_limit_s", "run_s": "wall_limit_s"}
 _EXECUTOR_KEYS = {"kind", "jobs", "partition", "account", "max_parallel", "sbatch_args"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 @dataclass(frozen=True)
 class Limits:
-    mix_s: int = DEFAULT_TIMEOUT_S
-    run_s: int | None = None
+    mix_limit_s: int = DEFAULT_MIX_LIMIT_S
+    wall_limit_s: int | None = None
     memory_mb: int = 2048
     cpus: int = 1
-    engine: str = DEFAULT_ENGINE  # the campaign's: it sets the default run_s
-    guest_cpus: int = 4  # of the largest platform: gem5's default run_s grows with it
+    engine: str = DEFAULT_ENGINE  # the campaign's: it sets the default wall limit
+    guest_cpus: int = 4  # of the largest platform: gem5's default wall limit grows with it
 
     @property
     def wall_s(self) -> int:
-        """The engine's wall-clock limit for one run."""
-        return self.run_s or default_wall_limit_s(self.engine, self.mix_s, self.guest_cpus)
+        """The engine's wall-clock limit for one run: the given one, or the
+        engine's default for the mix limit."""
+        return self.wall_limit_s or default_wall_limit_s(
+            self.engine, self.mix_limit_s, self.guest_cpus
+        )
 
     @property
     def job_s(self) -> int:
@@ -233,11 +238,16 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
             hint="icount decouples guest time from host load (ampkit/engines/qemu.py)",
         )
 
+    for old, new in _RENAMED_LIMITS.items():
+        if toml.get(("limits", old)) is not None:
+            toml.fail(("limits", old), f"is now called {new}", hint=f"{new} = ... in [limits]")
     toml.only_keys(("limits",), _LIMIT_KEYS, "a campaign key")
     limits = Limits(
-        mix_s=toml.integer(("limits", "mix_s"), low=1, high=7 * 86400, default=DEFAULT_TIMEOUT_S),
-        run_s=toml.integer(("limits", "run_s"), low=1, high=14 * 86400)
-        if toml.get(("limits", "run_s")) is not None
+        mix_limit_s=toml.integer(
+            ("limits", "mix_limit_s"), low=1, high=7 * 86400, default=DEFAULT_MIX_LIMIT_S
+        ),
+        wall_limit_s=toml.integer(("limits", "wall_limit_s"), low=1, high=14 * 86400)
+        if toml.get(("limits", "wall_limit_s")) is not None
         else None,
         memory_mb=toml.integer(
             ("limits", "memory_mb"), low=64, high=1 << 22, default=Limits.memory_mb
@@ -246,10 +256,11 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         engine=engine,
         guest_cpus=max((p.ncpus for p in platforms), default=Limits.guest_cpus),
     )
-    if limits.run_s is not None and limits.run_s <= limits.mix_s:
+    if limits.wall_limit_s is not None and limits.wall_limit_s <= limits.mix_limit_s:
         toml.fail(
-            ("limits", "run_s"),
-            f"({limits.run_s} s) must leave time beyond mix_s ({limits.mix_s} s) to boot",
+            ("limits", "wall_limit_s"),
+            f"({limits.wall_limit_s} s) must leave time beyond mix_limit_s "
+            f"({limits.mix_limit_s} s) to boot",
         )
 
     table = toml.only_keys(("executor",), _EXECUTOR_KEYS, "a campaign key")

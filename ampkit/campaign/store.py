@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ampkit.errors import AmpkitError
+from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import write_json
 from ampkit.rundir import CONSOLE, RunDir, partial_of
 
@@ -102,7 +102,7 @@ class CampaignDir:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 holder = path.read_text().strip() or "another process"
-                raise AmpkitError(
+                raise UsageError(
                     f"{self.root} is already in use: {holder}",
                     "wait for it to finish or stop it; 'ampkit campaign status' "
                     "reads a campaign while it runs",

@@ -107,8 +107,8 @@ class Engine(Protocol):
         """This host's engine, pinned by hashes; an error names what is missing."""
         ...
 
-    def default_wall_limit_s(self, timeout_s: int, cpus: int) -> int:
-        """The wall-clock limit for a run whose mix may take ``timeout_s``
+    def default_wall_limit_s(self, mix_limit_s: int, cpus: int) -> int:
+        """The wall-clock limit for a run whose mix may take ``mix_limit_s``
         in the guest, on a machine of ``cpus`` CPUs."""
         ...
 

@@ -495,7 +495,7 @@ def ensure_checkpoint(
 #: 1700 (COLAB, a probe beside compute) to 4600 (compute and a pointer
 #: chase, three threads) wall seconds per simulated second (gem5's
 #: hostSeconds, benchmarks/gem5_speed.py): about 1500 per busy CPU. A
-#: campaign on gem5 should size its mixes and set [limits] run_s.
+#: campaign on gem5 should size its mixes and set [limits] wall_limit_s.
 WALL_PER_CPU_SIM_S = 2000
 #: Wall seconds beyond that for restoring and powering off.
 RESTORE_ALLOWANCE_S = 60
@@ -523,8 +523,8 @@ class Gem5Engine:
             bootloader_sha256=sha256_file_memo(found.bootloader, digests),
         )
 
-    def default_wall_limit_s(self, timeout_s: int, cpus: int) -> int:
-        return timeout_s * WALL_PER_CPU_SIM_S * cpus + RESTORE_ALLOWANCE_S
+    def default_wall_limit_s(self, mix_limit_s: int, cpus: int) -> int:
+        return mix_limit_s * WALL_PER_CPU_SIM_S * cpus + RESTORE_ALLOWANCE_S
 
     def setup(
         self, request: "RunRequest", identity: EngineIdentity, dtb_cache: dict[str, bytes]

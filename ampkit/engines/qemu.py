@@ -273,8 +273,8 @@ class QemuEngine:
         digest = sha256_file_memo(Path(binary), cache_dir() / "digests")
         return EngineIdentity(name=self.name, version=version(), binary_sha256=digest)
 
-    def default_wall_limit_s(self, timeout_s: int, cpus: int) -> int:
-        return timeout_s + BOOT_ALLOWANCE_S
+    def default_wall_limit_s(self, mix_limit_s: int, cpus: int) -> int:
+        return mix_limit_s + BOOT_ALLOWANCE_S
 
     def setup(
         self, request: "RunRequest", identity: EngineIdentity, dtb_cache: dict[str, bytes]

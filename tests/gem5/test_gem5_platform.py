@@ -57,7 +57,7 @@ def _run(out: Path, kernel: KernelBuild, initramfs: Path, policy: str, *apps: Ap
         policy=policy,
         mix=make_mix(*apps, name=f"gem5-{policy}"),
         engine="gem5",
-        timeout_s=MIX_S,
+        mix_limit_s=MIX_S,
         method="once",
     )
     return execute(request, out, kernel, initramfs)
@@ -172,7 +172,7 @@ def test_a_suite_program_runs_from_the_disk_on_gem5(
             name="bs",
         ),
         engine="gem5",
-        timeout_s=MIX_S,
+        mix_limit_s=MIX_S,
         method="restart",
         suite_manifest=manifest,
     )

@@ -48,7 +48,7 @@ policies = ["cfs", "colab"]
 mixes = ["{DATA / "pair.toml"}"]
 
 [limits]
-mix_s = 60
+mix_limit_s = 60
 
 [executor]
 jobs = 1

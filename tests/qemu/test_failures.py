@@ -26,7 +26,7 @@ def test_guest_that_outlives_the_limit_is_killed(
         initramfs,
         "sleep",
         "600",
-        timeout_s=600,
+        mix_limit_s=600,
         wall_limit_s=3,
     )
     assert outcome.status.startswith("failed: timeout: the guest did not power off within 3 s")
@@ -39,7 +39,7 @@ def test_application_that_hangs_is_killed_by_the_runner(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
     mix = make_mix(App("compute", threads=2, size=1000), probe("sleep", "600"))
-    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix, timeout_s=2)
+    outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix, mix_limit_s=2)
     assert outcome.status == "failed: ampkit-probe#0 timeout (signal 9)"
     compute, hung = outcome.report.apps
     assert compute["status"] == "ok"  # the other application still reports
@@ -134,7 +134,7 @@ def test_cli_exits_non_zero_for_a_failed_run(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
     out = tmp_path / "run"
-    result = subprocess.run(cli_cmd(out, "--timeout", "1"), capture_output=True, text=True)
+    result = subprocess.run(cli_cmd(out, "--mix-limit", "1"), capture_output=True, text=True)
     assert result.returncode == 1
     assert "ampkit-probe#0 timeout" in result.stdout
     assert (out / "console.log").is_file()

@@ -88,7 +88,7 @@ def test_futex_selftests_on_2b2l(
         initramfs,
         platform="2B2L",
         qemu_clock=CLOCK,
-        timeout_s=300,
+        mix_limit_s=300,
         wall_limit_s=300,
     )
     check(report)
@@ -104,7 +104,7 @@ def test_futex_selftests_on_the_debug_kernel_at_4b4l(
         platform="4B4L",
         kernel_variant="debug",
         qemu_clock=CLOCK,
-        timeout_s=300,
+        mix_limit_s=300,
         wall_limit_s=900,
     )
     check(report)

@@ -22,7 +22,7 @@ mixes = {json.dumps([str(DATA / m) for m in mixes])}
 references = []
 
 [limits]
-mix_s = 60
+mix_limit_s = 60
 memory_mb = 1500
 
 [executor]

@@ -61,7 +61,7 @@ def test_matrix_and_references(tmp_path: Path) -> None:
     apps = {(a.program, a.threads, a.size) for m in spec.mixes for a in m.apps}
     assert len(refs) == len(apps) * 2 * 2 * 2
     assert {r.request.platform.name for r in refs if r.role == "little-only"} == {"0B2L", "0B3L"}
-    assert all(r.request.timeout_s == spec.limits.mix_s for r in runs)
+    assert all(r.request.mix_limit_s == spec.limits.mix_limit_s for r in runs)
 
     # on gem5 the default wall limit follows the campaign's largest machine
     big = load_spec(write_spec(tmp_path, BASIC.replace('"1B3L"', '"4B4L"') + 'engine = "gem5"\n'))
@@ -101,7 +101,10 @@ def test_categories_and_duplicates(tmp_path: Path) -> None:
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["category:io"]\n',
          ":4:", "unknown category 'io'"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
-         "[limits]\nmix_s = 100\nrun_s = 50\n", ":7:", "'limits.run_s' (50 s) must leave time"),
+         "[limits]\nmix_limit_s = 100\nwall_limit_s = 50\n", ":7:",
+         "'limits.wall_limit_s' (50 s) must leave time"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+         "[limits]\nmix_s = 100\n", ":6:", "'limits.mix_s' is now called mix_limit_s"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
          '[executor]\nkind = "pbs"\n', ":6:", "'executor.kind' must be one of local, slurm"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
@@ -252,4 +255,4 @@ def test_slurm_task_ids_and_time() -> None:
     assert _expand_ids("[0-4%2]") == [0, 1, 2, 3, 4]
     assert _expand_ids("1,5-6") == [1, 5, 6]
     assert _expand_ids("0-6:3") == [0, 3, 6]
-    assert slurm_minutes(Limits(mix_s=120)) == 5  # 120 s + 60 s boot + 120 s margin
+    assert slurm_minutes(Limits(mix_limit_s=120)) == 5  # 120 s + 60 s boot + 120 s margin

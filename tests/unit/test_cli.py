@@ -1,11 +1,13 @@
 """Bad input gets an error that says what was wrong and what is valid, before any work."""
 
+import argparse
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ampkit import kernel, platform
-from ampkit.cli import main
+from ampkit.cli import main, parser
 from ampkit.errors import (
     EXIT_BUILD,
     EXIT_ENVIRONMENT,
@@ -117,3 +119,63 @@ def test_mix_list_shows_the_catalogue(capsys: pytest.CaptureFixture[str]) -> Non
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) >= 28  # 26 in the catalogue, the demo and the pipeline pair
     assert any(line.startswith("sync4-") and "synchronisation" in line for line in lines)
+
+
+def _parsers(p: argparse.ArgumentParser, path: str = "ampkit") -> list[tuple[str, Any]]:
+    """Every (sub)command's parser, by its command path."""
+    out = [(path, p)]
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                out += _parsers(sub, f"{path} {name}")
+    return out
+
+
+def test_flags_mean_one_thing_everywhere() -> None:
+    options: dict[str, set[str]] = {}
+    for path, p in _parsers(parser()):
+        for action in p._actions:
+            for flag in action.option_strings:
+                options.setdefault(flag, set()).add(f"{path}: {action.help}")
+    # one spelling of output, and of the two time limits
+    for gone in ("--output", "--timeout", "--kernel-jobs", "--make"):
+        assert gone not in options, options.get(gone)
+    assert {"--out", "--mix-limit", "--wall-limit", "--make-jobs"} <= set(options)
+    # --jobs is runs at once wherever it appears; make's parallelism is --make-jobs
+    assert all("runs at once" in h for h in options["--jobs"]), options["--jobs"]
+    assert all("make -j" in h for h in options["--make-jobs"]), options["--make-jobs"]
+
+
+def test_campaign_commands_take_a_spec_or_a_directory_and_exec_is_hidden(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    commands = dict(_parsers(parser()))
+    for action in ("plan", "run", "status", "rerun"):
+        positionals = [
+            a.metavar
+            for a in commands[f"ampkit campaign {action}"]._actions
+            if not a.option_strings
+        ]
+        assert positionals == ["CAMPAIGN"], (action, positionals)
+    with pytest.raises(SystemExit):
+        main(["campaign", "--help"])
+    listed = capsys.readouterr().out
+    assert "status" in listed and "exec" not in listed
+
+
+def test_campaign_status_reads_a_spec_or_its_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "c.toml"
+    spec.write_text('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n')
+    assert main(["campaign", "plan", str(spec), "--dir", str(tmp_path / "camp")]) == 0
+    plan = capsys.readouterr().out
+    assert "campaign t (" in plan and "5 to run" in plan
+    # a spec whose directory does not exist yet: status says so, by file
+    code = main(["campaign", "status", str(spec), "--dir", str(tmp_path / "camp")])
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT and str(tmp_path / "camp") in err
+    # a directory with --dir is a usage error
+    tmp_dir = tmp_path / "d"
+    tmp_dir.mkdir()
+    assert main(["campaign", "status", str(tmp_dir), "--dir", "x"]) == EXIT_USAGE

@@ -53,7 +53,7 @@ def test_a_gem5_run_reads_its_description_from_the_simulator() -> None:
     assert cfs.key != colab.key and "policy cfs" in cfs.desc.splitlines()
     assert isinstance(colab.machine, gem5.Gem5Machine) and colab.dtb == b"gem5-tree"
     per_sim_s = GEM5_WALL_PER_CPU_SIM_S * 4  # 2B2L
-    assert colab.limit_s == colab.request.timeout_s * per_sim_s + BOOT_ALLOWANCE_S
+    assert colab.limit_s == colab.request.mix_limit_s * per_sim_s + BOOT_ALLOWANCE_S
 
 
 def test_a_gem5_run_is_keyed_by_the_bootloader_and_the_tree() -> None:
@@ -67,14 +67,14 @@ def test_a_gem5_run_is_keyed_by_the_bootloader_and_the_tree() -> None:
 
 
 def test_gem5_campaign_jobs_allow_for_the_boot() -> None:
-    qemu_limits, gem5_limits = Limits(mix_s=10), Limits(mix_s=10, engine="gem5")
+    qemu_limits, gem5_limits = Limits(mix_limit_s=10), Limits(mix_limit_s=10, engine="gem5")
     assert gem5_limits.wall_s == 10 * GEM5_WALL_PER_CPU_SIM_S * 4 + BOOT_ALLOWANCE_S
     # the largest machine of the campaign sets it
-    big = Limits(mix_s=10, engine="gem5", guest_cpus=8)
+    big = Limits(mix_limit_s=10, engine="gem5", guest_cpus=8)
     assert big.wall_s == 10 * GEM5_WALL_PER_CPU_SIM_S * 8 + BOOT_ALLOWANCE_S
     assert slurm_minutes(gem5_limits) * 60 >= gem5_limits.wall_s + GEM5_BOOT_LIMIT_S
     assert slurm_minutes(qemu_limits) == 4  # 10 s + 60 s boot + 120 s margin
-    assert Limits(mix_s=10, run_s=500, engine="gem5").wall_s == 500
+    assert Limits(mix_limit_s=10, wall_limit_s=500, engine="gem5").wall_s == 500
 
 
 # --- the checkpoint cache ------------------------------------------------------
