@@ -3,7 +3,7 @@
 VENV   := .venv
 AMPKIT := $(VENV)/bin/ampkit
 
-.PHONY: help setup demo test kernel kernel-debug images report bench lint clean
+.PHONY: help setup demo test kernel kernel-debug images report bench lint lock clean
 
 help:
 	@echo "make demo          build the kernel and initramfs, run a mix on QEMU 2B2L, summarise"
@@ -14,10 +14,17 @@ help:
 	@echo "make report DIR=d  collect the run directories under d and write d/report/"
 	@echo "make bench         print build and boot figures, COLAB overhead, what the series costs cfs on gem5, WASH and COLAB worker time, futex accounting hold time, analysis at 10k runs, campaign planning and executor overhead, gem5 speed (with a gem5 build)"
 	@echo "make lint          ruff and mypy"
+	@echo "make lock          write setup/requirements.lock from the environment (after a dependency change)"
 	@echo "make clean         remove build/ and runs/ (kernel builds stay in the cache)"
 
 setup:
 	@./setup/install.sh
+
+lock:
+	@{ echo "# The exact versions of the kit's own environment (.venv), which 'make setup'"; \
+	   echo "# and CI install; pyproject.toml gives the ranges the kit works with."; \
+	   echo "# Regenerate after changing a dependency: make lock"; \
+	   $(VENV)/bin/pip freeze --exclude-editable; } > setup/requirements.lock
 
 demo: setup
 	$(AMPKIT) demo

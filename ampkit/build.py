@@ -1,11 +1,12 @@
 """Running the SCons build graph (SConstruct) from the CLI and the tests."""
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from ampkit.errors import BuildFailed
+from ampkit.errors import BuildFailed, MissingDependency
 from ampkit.paths import REPO_ROOT, build_dir
 
 INITRAMFS = "initramfs"
@@ -17,6 +18,11 @@ def scons(*targets: str, kernel_jobs: int | None = None) -> None:
     cmd = [sys.executable, "-m", "SCons", "-C", str(REPO_ROOT), f"-j{os.cpu_count() or 1}", "-Q"]
     if kernel_jobs:
         cmd.append(f"kernel_jobs={kernel_jobs}")
+    if importlib.util.find_spec("SCons") is None:
+        raise MissingDependency(
+            "building needs SCons, which this environment lacks",
+            "run 'make setup' (the kit's environment), or pip install 'ampkit[build]'",
+        )
     result = subprocess.run([*cmd, *targets])
     if result.returncode != 0:
         raise BuildFailed(f"building {' '.join(targets)} failed (see the messages above)")

@@ -14,9 +14,9 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from ampkit import build as build_mod
-from ampkit import hostdeps, kernel, parsec, platform, policies, references
+from ampkit import hostdeps, kernel, parsec, paths, platform, policies, references
 from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
-from ampkit.errors import EXIT_FAILED_RUN, AmpkitError, UsageError
+from ampkit.errors import EXIT_FAILED_RUN, AmpkitError, MissingDependency, UsageError
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute
@@ -857,11 +857,23 @@ def _add_campaign(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
     s.set_defaults(func=cmd_campaign_exec)
 
 
+#: The commands that read only run directories: they work from an installed
+#: package too. Every other one needs the checkout (patches, workloads, configs).
+CHECKOUT_FREE = {"collect", "report"}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGHUP, _on_signal)
     try:
+        if args.command not in CHECKOUT_FREE and not paths.in_checkout():
+            raise MissingDependency(
+                f"'ampkit {args.command}' runs from a checkout of the ampkit repository "
+                f"(kernel-patches/, workloads/, configs/), and there is none at {paths.REPO_ROOT}",
+                "clone the repository and run 'make setup' there; an installed package "
+                f"gives {', '.join(sorted(CHECKOUT_FREE))} only",
+            )
         code: int = args.func(args)
         return code
     except AmpkitError as e:

@@ -14,6 +14,12 @@ CONFIGS = REPO_ROOT / "configs"
 DISK_IMAGES = REPO_ROOT / "disk-images"
 
 
+def in_checkout() -> bool:
+    """Whether the package runs from its repository's checkout (an editable
+    install, as 'make setup' makes), where its inputs are."""
+    return (REPO_ROOT / "kernel-patches").is_dir() and (REPO_ROOT / "SConstruct").is_file()
+
+
 def cache_dir() -> Path:
     """Kernel source trees and kernel builds: large, shared by every checkout.
 

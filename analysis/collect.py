@@ -25,6 +25,7 @@ an application across mixes (program, threads, arguments): the reference
 runs are found by it.
 """
 
+import importlib.util
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,14 +64,19 @@ class Collection:
     TABLES = ("runs", "apps", "threads", "cpus", "clusters", "tasks")
 
     def save(self, out: Path) -> list[Path]:
-        """Each table as Parquet and CSV in ``out``; the paths written."""
+        """Each table as CSV in ``out``, and as Parquet where pyarrow is
+        installed (the kit's environment has it; 'ampkit[parquet]' adds it
+        elsewhere); the paths written."""
         out.mkdir(parents=True, exist_ok=True)
+        parquet = importlib.util.find_spec("pyarrow") is not None
         written = []
         for name in self.TABLES:
             table: pd.DataFrame = getattr(self, name)
-            table.to_parquet(out / f"{name}.parquet", index=False)
+            if parquet:
+                table.to_parquet(out / f"{name}.parquet", index=False)
+                written.append(out / f"{name}.parquet")
             table.to_csv(out / f"{name}.csv", index=False)
-            written += [out / f"{name}.parquet", out / f"{name}.csv"]
+            written.append(out / f"{name}.csv")
         return written
 
     @property

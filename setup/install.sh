@@ -31,9 +31,12 @@ if [ ! -x .venv/bin/python ]; then
     $PY -m venv .venv
 fi
 stamp=.venv/.ampkit-installed
-want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(cat pyproject.toml setup/requirements.lock | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
-    echo "setup: installing the ampkit package into .venv"
-    .venv/bin/python -m pip install -q -e '.[dev]'
+    # the locked versions first, then the kit itself (editable) without
+    # letting pip pick other versions for it
+    echo "setup: installing setup/requirements.lock and the ampkit package into .venv"
+    .venv/bin/python -m pip install -q -r setup/requirements.lock
+    .venv/bin/python -m pip install -q --no-deps -e .
     echo "$want" > "$stamp"
 fi
