@@ -166,7 +166,8 @@ def load_profile(path: Path) -> Profile:
                 app=App(
                     program=toml.string(("program", i, "program")),
                     threads=toml.integer(("program", i, "threads"), low=1),
-                    size=toml.integer(("program", i, "size"), low=1),
+                    # 0 for a PARSEC program, which takes an input set instead
+                    size=toml.integer(("program", i, "size"), low=0),
                     args=tuple(args),
                 ),
                 big_ns=_times(toml, i, "big_ns"),

@@ -21,7 +21,7 @@ from ampkit.mix import Mix
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import METHODS, RunDescription
-from ampkit.rundir import CONSOLE, DEVICE_TREE, RUN_DESC, RunDir, RunWriter
+from ampkit.rundir import CONSOLE, DEVICE_TREE, MANIFEST_VERSION, RUN_DESC, RunDir, RunWriter
 
 __all__ = ["ENGINES", "EngineIdentity", "RunRequest", "engine_identity", "execute", "prepare"]
 
@@ -232,7 +232,7 @@ def execute(
 
     manifest: dict[str, Any] = {
         "kind": "ampkit-run",
-        "version": 1,
+        "version": MANIFEST_VERSION,
         "run_id": request.run_id,
         "key": prepared.key,
         "engine": {
@@ -281,13 +281,13 @@ def execute(
             vmlinux_sha256=kmanifest["artifacts"]["vmlinux"]["sha256"],
             initramfs=initramfs,
             initramfs_sha256=prepared.inputs["initramfs_sha256"],
-            run_desc=work / RUN_DESC,
-            dtb=work / DEVICE_TREE,
+            run_desc=writer.path(RUN_DESC),
+            dtb=writer.path(DEVICE_TREE),
             dtb_bytes=dtb,
             disk=suite.image if suite else None,
             disk_sha256=suite.sha256 if suite else None,
         ),
-        work,
+        writer,
     )
     manifest.update(outcome.manifest)
     boot = outcome.result

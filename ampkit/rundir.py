@@ -60,6 +60,10 @@ QEMU_NOTICE = (
     "pipeline works and say nothing about big.LITTLE performance."
 )
 
+#: The manifest's format. 2: the two time limits are mix_limit_s and
+#: engine.wall_limit_s (1 called them timeout_s and engine.wall_clock_limit_s).
+MANIFEST_VERSION = 2
+
 #: The status of a run that succeeded.
 OK = "ok"
 #: What ``RunDir.status()`` says of a directory without a status file.
@@ -164,6 +168,8 @@ class RunInfo:
     campaign: str | None
     #: The key a campaign planned the run with (None outside campaigns).
     key: str | None
+    #: The mix limit the guest runner had (either manifest version).
+    mix_limit_s: int | None = None
 
     def columns(self) -> dict[str, Any]:
         return {
@@ -270,6 +276,7 @@ class RunDir:
             mix_apps=tuple(apps),
             campaign=str(m["campaign"]) if m.get("campaign") else campaign,
             key=m.get("key") if isinstance(m.get("key"), str) else None,
+            mix_limit_s=m.get("mix_limit_s", m.get("timeout_s")),
         )
 
     def raw_records(self) -> list[dict[str, Any]]:
@@ -384,6 +391,8 @@ class RunWriter:
         self.work.mkdir(parents=True)
 
     def path(self, name: str) -> Path:
+        """Where the run's file ``name`` is written (engines write their own
+        outputs, such as gem5's m5out/, through this)."""
         return self.work / name
 
     def write_inputs(self, desc: str, dtb: bytes) -> None:

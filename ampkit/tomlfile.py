@@ -13,6 +13,7 @@ and array indices, ``("app", 1, "threads")`` for the second ``[[app]]``'s
 written parent.
 """
 
+import json
 import math
 import re
 import tomllib
@@ -53,7 +54,7 @@ def _key_parts(text: str, i: int) -> tuple[list[str], int]:
             while j < len(text) and text[j] != quote and text[j] != "\n":
                 j += 2 if quote == '"' and text[j] == "\\" else 1
             raw = text[i + 1 : j]
-            parts.append(raw.encode().decode("unicode_escape") if quote == '"' else raw)
+            parts.append(_basic_string(raw) if quote == '"' else raw)
             i = j + 1
         else:
             m = _BARE.match(text, i)
@@ -69,6 +70,15 @@ def _key_parts(text: str, i: int) -> tuple[list[str], int]:
         return parts, i
 
 
+def _basic_string(raw: str) -> str:
+    """A double-quoted TOML key's text, its escapes (JSON's, mostly) undone."""
+    try:
+        value = json.loads(f'"{raw}"')
+    except ValueError:
+        return raw
+    return value if isinstance(value, str) else raw
+
+
 def locate(text: str) -> dict[Key, int]:
     """The first line (1-based) of every key path written in a TOML text."""
     found: dict[Key, int] = {}
@@ -77,6 +87,16 @@ def locate(text: str) -> dict[Key, int]:
     line = 1
     i = 0
     n = len(text)
+
+    def resolve(parts: list[str]) -> Key:
+        """A header's path, with the current element of every array of
+        tables it passes through ([app.env] is the last [[app]]'s env)."""
+        path: Key = ()
+        for part in parts:
+            path = (*path, part)
+            if path in counts:
+                path = (*path, counts[path] - 1)
+        return path
 
     def mark(path: Key, at: int) -> None:
         for k in range(1, len(path) + 1):
@@ -149,7 +169,7 @@ def locate(text: str) -> dict[Key, int]:
         start = end - len(stripped) if end > i else i
         if stripped.startswith("[["):
             parts, _ = _key_parts(text, start + 2)
-            base: Key = tuple(parts)
+            base: Key = (*resolve(parts[:-1]), *parts[-1:])
             index = counts.get(base, 0)
             counts[base] = index + 1
             table = (*base, index)
@@ -157,7 +177,7 @@ def locate(text: str) -> dict[Key, int]:
             i = end
         elif stripped.startswith("["):
             parts, _ = _key_parts(text, start + 1)
-            table = tuple(parts)
+            table = resolve(parts)
             mark(table, line)
             i = end
         elif stripped and stripped[0] not in "#":
@@ -214,17 +234,6 @@ class TomlFile:
         self.path = path
         self.text, self.data = read_toml(path)
         self._lines: dict[Key, int] | None = None
-
-    @classmethod
-    def from_text(cls, path: Path, text: str) -> "TomlFile":
-        self = cls.__new__(cls)
-        self.path, self.text = path, text
-        try:
-            self.data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise AmpkitError(f"{path}: not valid TOML: {e}") from e
-        self._lines = None
-        return self
 
     def line(self, key: Key) -> int | None:
         """The line of ``key``, or of its nearest parent written in the file."""

@@ -36,7 +36,19 @@ import pandas as pd
 from ampkit import gem5stats
 from ampkit.rundir import AppRecord, Excluded, RunDir, RunInfo, app_key, find_run_dirs
 
-__all__ = ["RUN_COLUMNS", "Collection", "Excluded", "app_key", "collect", "find_run_dirs"]
+__all__ = [
+    "PARQUET",
+    "RUN_COLUMNS",
+    "Collection",
+    "Excluded",
+    "app_key",
+    "collect",
+    "find_run_dirs",
+]
+
+#: Whether the tables are written as Parquet too: pyarrow is there (the
+#: kit's environment has it; 'ampkit[parquet]' adds it elsewhere).
+PARQUET = importlib.util.find_spec("pyarrow") is not None
 
 RUN_COLUMNS = [
     "campaign",
@@ -68,11 +80,10 @@ class Collection:
         installed (the kit's environment has it; 'ampkit[parquet]' adds it
         elsewhere); the paths written."""
         out.mkdir(parents=True, exist_ok=True)
-        parquet = importlib.util.find_spec("pyarrow") is not None
         written = []
         for name in self.TABLES:
             table: pd.DataFrame = getattr(self, name)
-            if parquet:
+            if PARQUET:
                 table.to_parquet(out / f"{name}.parquet", index=False)
                 written.append(out / f"{name}.parquet")
             table.to_csv(out / f"{name}.csv", index=False)

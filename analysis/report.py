@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ampkit.analysis import metrics
-from ampkit.analysis.collect import Collection, collect
+from ampkit.analysis.collect import PARQUET, Collection, collect
 from ampkit.rundir import QEMU_NOTICE
 
 #: figures of normalised means, in report order
@@ -160,8 +160,9 @@ def grouped_bars(
 
 
 def _fmt(x: float) -> str:
-    """Three significant digits (four from 10^4 up), halves rounded up as a
-    reader rounds them (1.125 -> 1.13), not to even."""
+    """Three significant digits (four from 10^4 up), halves rounded away
+    from zero as a reader rounds them (1.125 -> 1.13, -1.125 -> -1.13), not
+    to even."""
     if isinstance(x, float) and math.isnan(x):
         return "-"
     digits = 3 if abs(x) < 1e4 else 4
@@ -224,7 +225,8 @@ def write_report(
         ("geomeans", gm),
     ):
         frame.to_csv(tables / f"{name}.csv", index=False)
-        frame.to_parquet(tables / f"{name}.parquet", index=False)
+        if PARQUET:
+            frame.to_parquet(tables / f"{name}.parquet", index=False)
 
     doc = Doc()
     engines = sorted(set(per_run["engine"]))

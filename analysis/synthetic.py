@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ampkit.rundir import RunWriter, instances
+from ampkit.rundir import MANIFEST_VERSION, RunWriter, instances
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def write_run(
     counts = re.fullmatch(r"(\d+)B(\d+)L", platform)
     manifest = {
         "kind": "ampkit-run",
-        "version": 1,
+        "version": MANIFEST_VERSION,
         "run_id": run_id,
         "engine": {"name": engine},
         "platform": {

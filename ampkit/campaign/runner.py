@@ -32,7 +32,7 @@ from ampkit.paths import cache_dir
 from ampkit.run import engine_identity, execute, prepare
 
 #: exec's exit statuses: the run finished ok / finished failed / never ran.
-EXEC_OK, EXEC_RUN_FAILED, EXEC_ERROR = 0, 1, 2
+EXEC_OK, EXEC_RUN_FAILED = 0, 1
 
 
 @dataclass(frozen=True)
@@ -156,8 +156,10 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
         "kind": "ampkit-campaign",
         "version": 1,
         "name": spec.name,
-        "spec_source": str(spec.path.resolve()),
-        "spec_base": str(spec.path.resolve().parent),
+        # a spec read from the campaign directory keeps its original's
+        # source and base, so that its relative paths still resolve
+        "spec_source": str(_spec_source(spec, root)),
+        "spec_base": str(spec.base.resolve()),
         "kernel": {
             "variant": spec.kernel,
             "digest": found.manifest["digest"],
@@ -174,6 +176,15 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
     }
     cdir.write_meta(meta)
     return cdir, entries(spec, cdir, meta["kernel"]["digest"], cdir.initramfs)
+
+
+def _spec_source(spec: Spec, root: Path) -> Path:
+    """Where the spec came from: its file, or, when it is the campaign
+    directory's own copy, the file that copy was made from."""
+    if spec.path.resolve() == (root / "spec.toml").resolve():
+        meta = CampaignDir(root).meta() if (root / "campaign.json").is_file() else {}
+        return Path(meta.get("spec_source", spec.path))
+    return spec.path.resolve()
 
 
 def dir_spec(cdir: CampaignDir) -> Spec:

@@ -66,7 +66,9 @@ _TOP_KEYS = {
     "executor": "table",
 }
 _LIMIT_KEYS = {"mix_limit_s", "wall_limit_s", "memory_mb", "cpus"}
-#: [limits] keys of earlier versions, and their names now.
+#: [limits] keys of earlier versions, and their names now: still read, so
+#: that a campaign directory made before the rename (its copy of the spec)
+#: resumes, but not both spellings at once.
 _RENAMED_LIMITS = {"mix_s": "mix_limit_s", "run_s": "wall_limit_s"}
 _EXECUTOR_KEYS = {"kind", "jobs", "partition", "account", "max_parallel", "sbatch_args"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -125,6 +127,9 @@ class Spec:
     qemu_clock: str = "host"
     limits: Limits = field(default_factory=Limits)
     executor: Executor = field(default_factory=Executor)
+    #: What relative paths in the spec are relative to (its own directory,
+    #: or, for a campaign directory's copy, the original spec's).
+    base: Path = Path()
 
 
 def _strings(toml: TomlFile, key: Key) -> list[str]:
@@ -238,9 +243,12 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
             hint="icount decouples guest time from host load (ampkit/engines/qemu.py)",
         )
 
+    limits_table = toml.get(("limits",))
     for old, new in _RENAMED_LIMITS.items():
-        if toml.get(("limits", old)) is not None:
-            toml.fail(("limits", old), f"is now called {new}", hint=f"{new} = ... in [limits]")
+        if isinstance(limits_table, dict) and old in limits_table:
+            if new in limits_table:
+                toml.fail(("limits", old), f"and {new} are one limit: keep {new}")
+            limits_table[new] = limits_table.pop(old)  # the old spelling, read as the new
     toml.only_keys(("limits",), _LIMIT_KEYS, "a campaign key")
     limits = Limits(
         mix_limit_s=toml.integer(
@@ -281,6 +289,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         else (),
     )
     return Spec(
+        base=base,
         path=path,
         text=text,
         name=name,

@@ -2,7 +2,7 @@
 
 Each engine is a module with an ``ENGINE`` object that implements
 ``ampkit.engines.base.Engine``; ``get_engine()`` loads the one a run asks
-for, so that nothing loads an engine it does not use.
+for. The run and the campaign code know engines only through it.
 """
 
 import importlib

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ampkit.rundir import RunWriter
+
 if TYPE_CHECKING:
     from ampkit.platform import Platform
     from ampkit.run import RunRequest
@@ -132,7 +134,8 @@ class Engine(Protocol):
         has no interactive guest."""
         ...
 
-    def boot(self, inputs: BootInputs, work: Path) -> EngineOutcome:
-        """Boot, run and collect the engine's own outputs into ``work``: at
-        least ``console.log`` with everything the guest printed."""
+    def boot(self, inputs: BootInputs, run: RunWriter) -> EngineOutcome:
+        """Boot, run and collect the engine's own outputs into the run's
+        directory through ``run``: at least ``console.log`` with everything
+        the guest printed."""
         ...

@@ -20,6 +20,7 @@ bootloader, a kernel that is a raw Image rather than an ELF vmlinux, a
 checkpoint taken for another platform or memory size.
 """
 
+import ast
 import fcntl
 import json
 import lzma
@@ -29,7 +30,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,12 +37,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ampkit import gem5stats, process
-from ampkit.engines.base import BootInputs, EngineIdentity, EngineOutcome, EngineResult, Setup
+from ampkit.engines.base import (
+    BootInputs,
+    Engine,
+    EngineIdentity,
+    EngineOutcome,
+    EngineResult,
+    Setup,
+)
 from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file, sha256_file_memo, sha256_json, write_json
 from ampkit.paths import CONFIGS, cache_dir
 from ampkit.platform import Platform
-from ampkit.rundir import CONSOLE, GEM5_SUMMARY
+from ampkit.rundir import CONSOLE, RunWriter
+from ampkit.tomlfile import TomlFile
 
 if TYPE_CHECKING:
     from ampkit.run import RunRequest
@@ -81,11 +89,10 @@ class Gem5:
         if not root_s:
             path = config_file()
             if path.is_file():
-                try:
-                    data = tomllib.loads(path.read_text())
-                except tomllib.TOMLDecodeError as e:
-                    raise AmpkitError(f"{path}: not valid TOML: {e}") from e
-                root_s = (data.get("gem5") or {}).get("root")
+                config = TomlFile(path)
+                config.only_keys((), ("gem5",), "an ampkit config table")
+                config.only_keys(("gem5",), ("root",), "a [gem5] key")
+                root_s = config.string(("gem5", "root"), default="") or None
                 source = f"{path} ([gem5] root)"
         if not root_s:
             raise MissingDependency(
@@ -291,16 +298,37 @@ def checkpoint_key(
     )
 
 
-def configs_sha256() -> str:
-    """The configuration gem5 runs: the kit's scripts and the modules they
-    import from ampkit (platform, device tree): all decide what is simulated."""
+def config_files() -> list[Path]:
+    """What gem5 runs as the configuration: the kit's scripts, the platform
+    descriptions, and every ampkit module the scripts import, followed
+    through their own imports (found in the code, so none is missed)."""
     package = CONFIGS.parent / "ampkit"
-    files = sorted(p for p in CONFIGS.rglob("*.py") if "__pycache__" not in p.parts)
-    files += [CONFIGS / "platforms.toml"]
-    modules = ("__init__.py", "paths.py", "errors.py", "platform.py", "fdt.py", "devicetree.py")
-    files += [package / name for name in modules]
+    scripts = sorted(p for p in CONFIGS.rglob("*.py") if "__pycache__" not in p.parts)
+    modules: set[Path] = {package / "__init__.py"}
+    todo = list(scripts)
+    while todo:
+        tree = ast.parse(todo.pop().read_text())
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            for name in names:
+                parts = name.split(".")
+                if parts[0] != "ampkit":
+                    continue
+                path = package.joinpath(*parts[1:]).with_suffix(".py")
+                if path.is_file() and path not in modules:
+                    modules.add(path)
+                    todo.append(path)
+    return [*scripts, CONFIGS / "platforms.toml", *sorted(modules)]
+
+
+def configs_sha256() -> str:
+    """The hash of config_files(): all decide what is simulated."""
     root = CONFIGS.parent
-    return sha256_json({str(p.relative_to(root)): sha256_file(p) for p in files})
+    return sha256_json({str(p.relative_to(root)): sha256_file(p) for p in config_files()})
 
 
 def cached_device_tree(machine: Gem5Machine, gem5_sha256: str) -> bytes:
@@ -557,11 +585,12 @@ class Gem5Engine:
             "use --engine qemu",
         )
 
-    def boot(self, inputs: BootInputs, work: Path) -> EngineOutcome:
+    def boot(self, inputs: BootInputs, run: RunWriter) -> EngineOutcome:
         """The console is the boot's followed by the run's: together,
         everything the guest printed."""
         machine = inputs.machine
         assert isinstance(machine, Gem5Machine)
+        work = run.work
         found = Gem5.locate()
         ckpt_key = checkpoint_key(
             machine,
@@ -626,10 +655,10 @@ class Gem5Engine:
             dumps = None
         compress_json_stats(work / "m5out")
         if dumps:
-            write_json(work / GEM5_SUMMARY, gem5stats.summary(dumps))
+            run.write_gem5_summary(gem5stats.summary(dumps))
         elif result.exit_code == 0:
             problems.append("gem5 wrote no statistics")
         return EngineOutcome(result, tuple(problems), more)
 
 
-ENGINE = Gem5Engine()
+ENGINE: Engine = Gem5Engine()  # mypy checks Gem5Engine against the protocol

@@ -24,13 +24,21 @@ from typing import TYPE_CHECKING
 
 from ampkit import hostdeps, process
 from ampkit.devicetree import make_asymmetric
-from ampkit.engines.base import BootInputs, EngineIdentity, EngineOutcome, EngineResult, Setup
+from ampkit.engines.base import (
+    BootInputs,
+    Engine,
+    EngineIdentity,
+    EngineOutcome,
+    EngineResult,
+    Setup,
+)
 from ampkit.errors import AmpkitError
 from ampkit.fdt import DeviceTree
 from ampkit.hashing import sha256_file_memo
 from ampkit.initramfs import with_run_description
 from ampkit.paths import cache_dir
 from ampkit.platform import Platform
+from ampkit.rundir import CONSOLE, RunWriter
 
 if TYPE_CHECKING:
     from ampkit.run import RunRequest
@@ -299,9 +307,9 @@ class QemuEngine:
         cmd = shell_command(machine, image=image, dtb=dtb, disk=disk, cmdline=cmdline)
         return cmd, "Ctrl-A X quits QEMU"
 
-    def boot(self, inputs: BootInputs, work: Path) -> EngineOutcome:
+    def boot(self, inputs: BootInputs, run: RunWriter) -> EngineOutcome:
         assert isinstance(inputs.machine, QemuMachine)
-        initrd = work / "initrd.img"
+        initrd = run.path("initrd.img")
         initrd.write_bytes(
             with_run_description(inputs.initramfs.read_bytes(), inputs.run_desc.read_text())
         )
@@ -312,7 +320,7 @@ class QemuEngine:
                 dtb=inputs.dtb,
                 initrd=initrd,
                 cmdline=inputs.cmdline,
-                console=work / "console.log",
+                console=run.path(CONSOLE),
                 timeout_s=inputs.limit_s,
                 disk=inputs.disk,
             )
@@ -321,4 +329,4 @@ class QemuEngine:
         return EngineOutcome(result)
 
 
-ENGINE = QemuEngine()
+ENGINE: Engine = QemuEngine()  # mypy checks QemuEngine against the protocol

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ampkit.campaign.plan import MATRIX, Pins, PlannedRun, expand
+from ampkit.campaign.runner import _spec_source, dir_spec
 from ampkit.campaign.slurm import _expand_ids
 from ampkit.campaign.spec import Limits, load_spec, slurm_minutes
 from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir
@@ -104,7 +105,8 @@ def test_categories_and_duplicates(tmp_path: Path) -> None:
          "[limits]\nmix_limit_s = 100\nwall_limit_s = 50\n", ":7:",
          "'limits.wall_limit_s' (50 s) must leave time"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
-         "[limits]\nmix_s = 100\n", ":6:", "'limits.mix_s' is now called mix_limit_s"),
+         "[limits]\nmix_s = 100\nmix_limit_s = 100\n", ":6:",
+         "'limits.mix_s' and mix_limit_s are one limit"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
          '[executor]\nkind = "pbs"\n', ":6:", "'executor.kind' must be one of local, slurm"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
@@ -145,6 +147,28 @@ def test_relative_paths_follow_the_spec(tmp_path: Path) -> None:
     with pytest.raises(AmpkitError, match=r"mixes/mine\.toml"):
         load_spec(copy)
     assert [m.name for m in load_spec(copy, base=tmp_path).mixes] == ["mine"]
+
+
+def test_a_campaign_run_by_its_directory_keeps_the_original_base(tmp_path: Path) -> None:
+    """'campaign run DIR' reads DIR/spec.toml; the metadata it writes must
+    still point relative paths at the original spec's directory."""
+    (tmp_path / "mixes").mkdir()
+    (tmp_path / "mixes" / "mine.toml").write_text(
+        (Path(__file__).parents[2] / "workloads/mixes/demo.toml").read_text()
+    )
+    original = write_spec(
+        tmp_path,
+        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["mixes/mine.toml"]\n',
+    )
+    root = tmp_path / "camp"
+    cdir = CampaignDir(root)
+    cdir.create()
+    (root / "spec.toml").write_text(original.read_text())
+    cdir.write_meta({"spec_source": str(original), "spec_base": str(tmp_path)})
+    spec = dir_spec(cdir)
+    assert spec.base == tmp_path and [m.name for m in spec.mixes] == ["mine"]
+    assert _spec_source(spec, root) == original  # not DIR/spec.toml
+    assert _spec_source(load_spec(original), root) == original.resolve()
 
 
 def test_keys_follow_inputs(tmp_path: Path) -> None:
@@ -256,3 +280,16 @@ def test_slurm_task_ids_and_time() -> None:
     assert _expand_ids("1,5-6") == [1, 5, 6]
     assert _expand_ids("0-6:3") == [0, 3, 6]
     assert slurm_minutes(Limits(mix_limit_s=120)) == 5  # 120 s + 60 s boot + 120 s margin
+
+
+def test_a_spec_with_the_limits_old_names_still_reads(tmp_path: Path) -> None:
+    """A campaign directory made before the rename keeps a spec with mix_s
+    and run_s: it must resume."""
+    spec = load_spec(
+        write_spec(
+            tmp_path,
+            'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+            "[limits]\nmix_s = 100\nrun_s = 500\n",
+        )
+    )
+    assert (spec.limits.mix_limit_s, spec.limits.wall_limit_s) == (100, 500)

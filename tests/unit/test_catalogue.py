@@ -145,3 +145,13 @@ def test_bad_profiles_are_refused(tmp_path: Path, text: str, message: str) -> No
     path.write_text(text)
     with pytest.raises(AmpkitError, match=message):
         load_profile(path)
+
+
+def test_a_profile_of_a_parsec_program_loads(tmp_path: Path) -> None:
+    """A PARSEC program has an input set and size 0, as render() writes it."""
+    path = tmp_path / "p.toml"
+    path.write_text(
+        'kind = "ampkit-speedup-profile"\nversion = 1\n[[program]]\n'
+        'program = "parsec.blackscholes"\nthreads = 2\nsize = 0\nbig_ns = [1]\nlittle_ns = [2]\n'
+    )
+    assert load_profile(path).entries[0].app.size == 0

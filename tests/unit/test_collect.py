@@ -322,3 +322,19 @@ def test_report_numbers_round_halves_up_and_excluded_runs_are_named(tmp_path: Pa
     md = (tmp_path / "report" / "report.md").read_text()
     assert "[2B2L-colab-pair-r1](../runs/2B2L-colab-pair-r1)" in md
     assert "[2B2L-colab-pair-r2](../runs/2B2L-colab-pair-r2)" in md
+
+
+def test_without_pyarrow_the_tables_are_csv_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyarrow is an extra: collect and report write CSV and no Parquet."""
+    from ampkit.analysis import collect as collect_mod
+
+    monkeypatch.setattr(collect_mod, "PARQUET", False)
+    monkeypatch.setattr(report_mod, "PARQUET", False)
+    runs = tmp_path / "runs"
+    _campaign(runs)
+    write_report(runs, tmp_path / "report")
+    tables = tmp_path / "report" / "tables"
+    assert (tables / "summary.csv").is_file() and (tables / "apps.csv").is_file()
+    assert not list(tables.glob("*.parquet"))

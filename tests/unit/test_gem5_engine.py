@@ -72,6 +72,32 @@ def test_the_config_file_names_the_tree(
     assert gem5.Gem5.locate().root == other
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('gem5 = "x"\n', ":1: 'gem5' must be a table"),
+        ("[gem5]\nroot = 5\n", ":2: 'gem5.root' must be a string, not an integer 5"),
+        ('[gem5]\nrot = "/x"\n', ":2: 'gem5.rot' is not a [gem5] key"),
+    ],
+)
+def test_a_broken_config_file_is_named_with_line_and_key(
+    no_config: Path, text: str, expected: str
+) -> None:
+    no_config.parent.mkdir(parents=True)
+    no_config.write_text(text)
+    with pytest.raises(AmpkitError) as e:
+        gem5.Gem5.locate()
+    assert e.value.what.startswith(str(no_config)) and expected in e.value.what
+
+
+def test_the_gem5_configuration_hash_covers_every_module_it_imports() -> None:
+    names = {p.name for p in gem5.config_files()}
+    # bigLITTLE.py imports ampkit.platform, which reads platforms.toml through
+    # ampkit.tomlfile: both decide what is simulated
+    assert {"bigLITTLE.py", "platforms.toml", "platform.py", "tomlfile.py"} <= names
+    assert "run.py" not in names  # nothing the configuration does not load
+
+
 def elf_header(machine: int, elf_class: int = 2) -> bytes:
     return (
         b"\x7fELF"

@@ -78,3 +78,19 @@ def test_bad_toml_and_a_missing_file_are_named(tmp_path: Path) -> None:
         TomlFile(path)
     with pytest.raises(AmpkitError, match=r"nope.toml: cannot read it"):
         TomlFile(tmp_path / "nope.toml")
+
+
+def test_tables_under_arrays_of_tables_are_placed_in_their_element() -> None:
+    text = (
+        "[[app]]\nprogram = 'a'\n[app.env]\nx = 1\n"
+        "[[app]]\nprogram = 'b'\n[app.env]\nx = 2\n"
+        "[[app.step]]\nn = 1\n[[app.step]]\nn = 2\n"
+        '"\\u00e9t\u00e9" = 3\n'
+    )
+    where = locate(text)
+    assert where[("app", 0, "env", "x")] == 4
+    assert where[("app", 1, "env", "x")] == 8
+    # [[app.step]] is numbered within the second app, not across the file
+    assert where[("app", 1, "step", 0, "n")] == 10
+    assert where[("app", 1, "step", 1, "n")] == 12
+    assert where[("app", 1, "step", 1, "\u00e9t\u00e9")] == 13
