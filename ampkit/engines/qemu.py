@@ -301,7 +301,7 @@ class QemuEngine:
         self, platform: Platform, policy: str, *, image: Path, disk: Path, append: str, tmp: Path
     ) -> tuple[list[str], str]:
         machine = QemuMachine(platform)
-        dtb = tmp / "platform.dtb"
+        dtb = tmp / "shell.dtb"
         dtb.write_bytes(asymmetric_dtb(machine))
         cmdline = f"{SHELL_CMDLINE} amp_policy={policy} {append}".strip()
         cmd = shell_command(machine, image=image, dtb=dtb, disk=disk, cmdline=cmdline)

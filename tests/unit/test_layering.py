@@ -106,3 +106,20 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     )
     found = kit_imports(bad, "ampkit.analysis")
     assert {"ampkit.engines.qemu", "ampkit.run", "ampkit.kernel"} <= found
+
+
+#: The run directory's own files, which only ampkit/rundir.py names (the
+#: engines write their outputs through its RunWriter, by its constants).
+RUN_FILES = {"results.jsonl", "guest.json", "run.desc", "platform.dtb"}
+
+
+def test_only_the_run_directory_module_names_its_files() -> None:
+    offenders = []
+    for folder, package in ((REPO / "ampkit", "ampkit"), (REPO / "analysis", "ampkit.analysis")):
+        for path in sorted(folder.rglob("*.py")):
+            if path.name == "rundir.py" or "analysis" in path.relative_to(folder).parts[:-1]:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Constant) and node.value in RUN_FILES:
+                    offenders.append(f"{package}:{path.name}:{node.lineno}: {node.value}")
+    assert offenders == []
