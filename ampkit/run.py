@@ -243,6 +243,8 @@ def execute(
             "command": machine.args(),
             "memory_mb": machine.memory_mb,
             "wall_limit_s": limit_s,
+            "statistics": engine_impl.writes_statistics,
+            "timing_notice": engine_impl.timing_notice,
         },
         "platform": request.platform.describe(),
         "policy": request.policy,

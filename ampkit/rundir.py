@@ -170,6 +170,11 @@ class RunInfo:
     key: str | None
     #: The mix limit the guest runner had (either manifest version).
     mix_limit_s: int | None = None
+    #: Whether a sound run has the engine's statistics (manifest version 2;
+    #: False for older runs, which are then not required to have them).
+    statistics: bool = False
+    #: What the engine's timings can and cannot say (manifest version 2).
+    timing_notice: str | None = None
 
     def columns(self) -> dict[str, Any]:
         return {
@@ -184,6 +189,11 @@ class RunInfo:
 
 def _name_of(value: Any) -> Any:
     return value.get("name") if isinstance(value, dict) else value
+
+
+def _engine_field(manifest: dict[str, Any], key: str) -> Any:
+    engine = manifest.get("engine")
+    return engine.get(key) if isinstance(engine, dict) else None
 
 
 def _read_json(path: Path) -> Any:
@@ -277,6 +287,8 @@ class RunDir:
             campaign=str(m["campaign"]) if m.get("campaign") else campaign,
             key=m.get("key") if isinstance(m.get("key"), str) else None,
             mix_limit_s=m.get("mix_limit_s", m.get("timeout_s")),
+            statistics=bool(_engine_field(m, "statistics")),
+            timing_notice=_engine_field(m, "timing_notice"),
         )
 
     def raw_records(self) -> list[dict[str, Any]]:

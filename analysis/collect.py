@@ -72,6 +72,9 @@ class Collection:
     cpus: pd.DataFrame
     tasks: pd.DataFrame
     clusters: pd.DataFrame
+    #: What the engines of the included runs say their timings can and
+    #: cannot show (the manifests' timing notices), for the report.
+    notices: tuple[str, ...] = ()
 
     TABLES = ("runs", "apps", "threads", "cpus", "clusters", "tasks")
 
@@ -140,6 +143,7 @@ def collect(root: Path) -> Collection:
     cpus: list[dict[str, Any]] = []
     clusters: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
+    notices: set[str] = set()
     finished, partial = find_run_dirs(root)
     for run_dir in partial:
         rel = str(run_dir.relative_to(root))
@@ -149,19 +153,22 @@ def collect(root: Path) -> Collection:
         info: dict[str, Any] = {"campaign": root.name, "run": str(run_dir.relative_to(root))}
         try:
             run = RunDir(run_dir)
-            info = _run_columns(run_dir, root, run.info())
+            run_info = run.info()
+            info = _run_columns(run_dir, root, run_info)
             _, records = run.check()
             a, t, k = _app_rows(info, records)
             try:
                 dumps = gem5stats.read_stats(run_dir)
             except gem5stats.StatsError as e:
                 raise Excluded(f"corrupt: gem5 stats: {e}") from e
-            if info["engine"] == "gem5" and dumps is None:
-                raise Excluded("incomplete: a gem5 run without stats.txt or stats.json")
+            if run_info.statistics and dumps is None:
+                raise Excluded(f"incomplete: a {run_info.engine} run without its statistics")
         except Excluded as e:
             runs.append({**info, "included": False, "reason": str(e)})
             continue
         runs.append({**info, "included": True, "reason": ""})
+        if run_info.timing_notice:
+            notices.add(str(run_info.timing_notice))
         apps += a
         threads += t
         tasks += k
@@ -171,6 +178,7 @@ def collect(root: Path) -> Collection:
             for row in gem5stats.summary(dumps)["clusters"]:
                 clusters.append({**info, **row})
     return Collection(
+        notices=tuple(sorted(notices)),
         runs=_frame(runs, [*RUN_COLUMNS, "included", "reason"]),
         apps=_frame(
             apps, [*RUN_COLUMNS, "app", "instance", "key", "threads", "turnaround_ns", "status"]

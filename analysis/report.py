@@ -32,7 +32,6 @@ import pandas as pd
 
 from ampkit.analysis import metrics
 from ampkit.analysis.collect import PARQUET, Collection, collect
-from ampkit.rundir import QEMU_NOTICE
 
 #: figures of normalised means, in report order
 NORMALISED = ("h_antt", "h_stp", "fairness", "unfairness", "energy_j", "edp")
@@ -229,9 +228,8 @@ def write_report(
             frame.to_parquet(tables / f"{name}.parquet", index=False)
 
     doc = Doc()
-    engines = sorted(set(per_run["engine"]))
-    if "qemu" in engines:
-        doc.p(QEMU_NOTICE)
+    for notice in col.notices:
+        doc.p(notice)
     doc.h(1, "Scheduler comparison")
     included = int(col.runs["included"].sum())
     doc.p(

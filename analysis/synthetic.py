@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ampkit.rundir import MANIFEST_VERSION, RunWriter, instances
+from ampkit.rundir import MANIFEST_VERSION, QEMU_NOTICE, RunWriter, instances
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,11 @@ def write_run(
     repetition: int = 0,
     engine: str = "qemu",
     status: str = "ok",
+    statistics: bool = False,
+    timing_notice: str | None = QEMU_NOTICE,
 ) -> Path:
+    """A finished run directory; ``statistics`` and ``timing_notice`` are
+    what its engine records (the defaults: QEMU's)."""
     run_id = f"{platform}-{policy}-{mix}-r{repetition}"
     writer = RunWriter(parent / run_id)
     counts = re.fullmatch(r"(\d+)B(\d+)L", platform)
@@ -42,7 +46,7 @@ def write_run(
         "kind": "ampkit-run",
         "version": MANIFEST_VERSION,
         "run_id": run_id,
-        "engine": {"name": engine},
+        "engine": {"name": engine, "statistics": statistics, "timing_notice": timing_notice},
         "platform": {
             "name": platform,
             **({"big": int(counts[1]), "little": int(counts[2])} if counts else {}),

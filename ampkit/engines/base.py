@@ -104,6 +104,12 @@ class Engine(Protocol):
     #: wall seconds a campaign slot must allow beyond the run's own limit
     #: (gem5: the atomic boot to the shared checkpoint, once)
     setup_allowance_s: int
+    #: whether a sound run has the engine's statistics (gem5.json and
+    #: m5out/stats): recorded in the manifest, judged by the analysis
+    writes_statistics: bool
+    #: what the engine's timings can and cannot say, for summaries and
+    #: reports of its runs (recorded in the manifest); None: nothing to add
+    timing_notice: str | None
 
     def identity(self) -> EngineIdentity:
         """This host's engine, pinned by hashes; an error names what is missing."""

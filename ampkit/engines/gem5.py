@@ -540,6 +540,8 @@ class Gem5Engine:
     label = "gem5"
     uses_m5ops = True
     setup_allowance_s = BOOT_LIMIT_S
+    writes_statistics = True
+    timing_notice: str | None = None
 
     def identity(self) -> EngineIdentity:
         found = Gem5.locate()

@@ -38,7 +38,7 @@ from ampkit.hashing import sha256_file_memo
 from ampkit.initramfs import with_run_description
 from ampkit.paths import cache_dir
 from ampkit.platform import Platform
-from ampkit.rundir import CONSOLE, RunWriter
+from ampkit.rundir import CONSOLE, QEMU_NOTICE, RunWriter
 
 if TYPE_CHECKING:
     from ampkit.run import RunRequest
@@ -275,6 +275,8 @@ class QemuEngine:
     label = "QEMU"
     uses_m5ops = False
     setup_allowance_s = 0
+    writes_statistics = False
+    timing_notice: str | None = QEMU_NOTICE
 
     def identity(self) -> EngineIdentity:
         binary = hostdeps.require_program(QEMU)

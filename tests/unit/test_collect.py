@@ -205,16 +205,18 @@ def test_a_missing_reference_is_an_error_naming_it(tmp_path: Path) -> None:
         write_report(tmp_path, tmp_path / "report")
 
 
+#: What a gem5 run's manifest records of its engine.
+GEM5: dict[str, Any] = {"engine": "gem5", "statistics": True, "timing_notice": None}
+
+
 def test_a_gem5_run_brings_its_cpu_rows(tmp_path: Path) -> None:
     apps = [SynthApp("x", 1, 10**7)]
-    with_stats = write_run(
-        tmp_path, platform="2B2L", policy="cfs", mix="a", apps=apps, engine="gem5"
-    )
+    with_stats = write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=apps, **GEM5)
     shutil.copy(GEM5_RUN / "stats.txt", with_stats / "stats.txt")
-    write_run(tmp_path, platform="2B2L", policy="colab", mix="a", apps=apps, engine="gem5")
+    write_run(tmp_path, platform="2B2L", policy="colab", mix="a", apps=apps, **GEM5)
     col = collect(tmp_path)
     assert col.excluded[["run", "reason"]].values.tolist() == [
-        ["2B2L-colab-a-r0", "incomplete: a gem5 run without stats.txt or stats.json"]
+        ["2B2L-colab-a-r0", "incomplete: a gem5 run without its statistics"]
     ]
     assert len(col.cpus) == 8
     assert set(col.cpus["run"]) == {"2B2L-cfs-a-r0"}
