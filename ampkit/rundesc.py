@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from ampkit.errors import AmpkitError
 from ampkit.mix import Mix
 from ampkit.parsec import SuiteImage
+from ampkit.rundir import instances
 
 VERSION = 1
 #: once: every application runs once. restart: an application that finishes
@@ -56,11 +57,11 @@ class RunDescription:
         suite: SuiteImage | None = None,
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite programs need."""
-        seen: dict[str, int] = {}
         apps = []
-        for app in mix.apps:
-            instance = seen.get(app.program, 0)
-            seen[app.program] = instance + 1
+        # numbered as the analysis reads them back (ampkit.rundir)
+        for app, (_, instance) in zip(
+            mix.apps, instances(a.program for a in mix.apps), strict=True
+        ):
             inputs = None
             if not app.from_suite:
                 argv = app.argv
