@@ -25,9 +25,9 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from guest import run_alone  # benchmarks/guest.py
+from guest import kit_kernel, run_alone  # benchmarks/guest.py
 
-from ampkit import build, kernel
+from ampkit import kernel
 from ampkit.mix import App
 
 TARGETS = {"pipe-pingpong": 1.03, "mutex-pingpong": 1.05}
@@ -77,9 +77,7 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    build.scons("kernel", build.INITRAMFS)
-    build_ = kernel.find_build("default")
-    assert build_ is not None
+    build_ = kit_kernel()
     print(
         f"machine: {os.cpu_count()} CPUs; {args.platform} guest; {args.repeat} boots x "
         f"{args.blocks} blocks; {args.rounds} rounds per sample"

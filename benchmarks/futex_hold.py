@@ -28,9 +28,9 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from guest import run_alone  # benchmarks/guest.py
+from guest import kit_kernel, run_alone  # benchmarks/guest.py
 
-from ampkit import build, kernel
+from ampkit import kernel
 from ampkit.mix import App
 
 
@@ -62,9 +62,7 @@ def main() -> int:
     parser.add_argument("--blocks", type=int, default=8, help="pairs of samples per boot")
     args = parser.parse_args()
 
-    build.scons("kernel", build.INITRAMFS)
-    build_ = kernel.find_build("default")
-    assert build_ is not None
+    build_ = kit_kernel()
     print(
         f"machine: {os.cpu_count()} CPUs; 1B1L guest under cfs; {args.rounds} releases a "
         f"sample, {args.blocks} pairs per boot"

@@ -42,6 +42,15 @@ def run_alone(
     return record
 
 
+def kit_kernel(*also: str) -> kernel.KernelBuild:
+    """The kit kernel, with the initramfs (and any other SCons targets in
+    ``also``) brought up to date first."""
+    build.scons("kernel", build.INITRAMFS, *also)
+    found = kernel.find_build("default")
+    assert found is not None
+    return found
+
+
 def worker_cost_args(
     description: str, policy: str
 ) -> tuple[argparse.Namespace, kernel.KernelBuild]:
@@ -53,9 +62,7 @@ def worker_cost_args(
     parser.add_argument("--threads", type=int, default=32, help="threads of the application")
     parser.add_argument("--platform", default="4B4L", help="guest machine")
     args = parser.parse_args()
-    build.scons("kernel", build.INITRAMFS)
-    build_ = kernel.find_build("default")
-    assert build_ is not None
+    build_ = kit_kernel()
     print(
         f"machine: {os.cpu_count()} CPUs; {args.platform} guest under {policy}; "
         f"{args.threads} threads; {args.repeat} boots x {args.seconds:g} s"

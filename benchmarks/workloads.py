@@ -16,9 +16,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from guest import run_alone  # benchmarks/guest.py
+from guest import kit_kernel, run_alone  # benchmarks/guest.py
 
-from ampkit import build, kernel
+from ampkit import kernel
 from ampkit.mix import SMALL_SIZES, App, known_programs
 from ampkit.paths import REPO_ROOT
 
@@ -55,9 +55,7 @@ def main() -> int:
     parser.add_argument("--platform", default="2B2L")
     parser.add_argument("--threads", type=int, default=4)
     args = parser.parse_args()
-    build.scons("kernel", build.INITRAMFS, "host")
-    build_ = kernel.find_build("default")
-    assert build_ is not None
+    build_ = kit_kernel("host")
     programs = [p for p in known_programs() if not p.startswith("ampkit-")]
     print(f"QEMU {args.platform}, {args.threads} threads, policy cfs, one boot per cell")
     print(f"{'workload':10} {'small size':>10} {'ms':>8} {'default size':>13} {'ms':>8}")
