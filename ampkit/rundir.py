@@ -119,10 +119,6 @@ class AppRecord:
         return app_key(self.program, self.threads, self.argv)
 
     @property
-    def ident(self) -> tuple[str, int]:
-        return (self.program, self.instance)
-
-    @property
     def name(self) -> str:
         return f"{self.program}#{self.instance}"
 
@@ -168,8 +164,6 @@ class RunInfo:
     campaign: str | None
     #: The key a campaign planned the run with (None outside campaigns).
     key: str | None
-    #: The mix limit the guest runner had (either manifest version).
-    mix_limit_s: int | None = None
     #: Whether a sound run has the engine's statistics (manifest version 2;
     #: False for older runs, which are then not required to have them).
     statistics: bool = False
@@ -286,7 +280,6 @@ class RunDir:
             mix_apps=tuple(apps),
             campaign=str(m["campaign"]) if m.get("campaign") else campaign,
             key=m.get("key") if isinstance(m.get("key"), str) else None,
-            mix_limit_s=m.get("mix_limit_s", m.get("timeout_s")),
             statistics=bool(_engine_field(m, "statistics")),
             timing_notice=_engine_field(m, "timing_notice"),
         )
@@ -309,10 +302,6 @@ class RunDir:
             records.append(record)
         return records
 
-    def app_records(self) -> list[AppRecord]:
-        """The application records, whatever their status, in file order."""
-        return [AppRecord.parse(r) for r in self.raw_records() if r.get("type", "app") == "app"]
-
     def gem5_summary(self) -> dict[str, Any]:
         """gem5.json, the statistics a gem5 run's analysis uses."""
         data = _read_json(self.path / GEM5_SUMMARY)
@@ -320,21 +309,19 @@ class RunDir:
             raise Excluded(f"corrupt: {GEM5_SUMMARY} is not an object")
         return data
 
-    def guest(self) -> dict[str, Any] | None:
-        try:
-            data = json.loads((self.path / GUEST).read_text())
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
-
     # --- the verdict ------------------------------------------------------
 
     def check(self, campaign: str | None = None) -> tuple[RunInfo, list[AppRecord]]:
-        """The run's account and its records, one per application of its mix
-        in mix order, if it may count in a metric; Excluded, with the reason,
-        if not: it did not finish, it failed, its files are torn, or an
-        application has no record, two records, or one that is not ok."""
+        """The run's account and its records, if it may count in a metric;
+        Excluded, with the reason, if not (see records())."""
         info = self.info(campaign)
+        return info, self.records(info)
+
+    def records(self, info: RunInfo) -> list[AppRecord]:
+        """The records of the run ``info`` accounts for, one per application
+        of its mix in mix order, if it may count in a metric; Excluded, with
+        the reason, if not: it did not finish, it failed, its files are torn,
+        or an application has no record, two records, or one that is not ok."""
         if not self.is_finished():
             raise Excluded("incomplete: no status file (the run did not finish)")
         status = self.status()
@@ -362,7 +349,7 @@ class RunDir:
         ]
         if bad:
             raise Excluded(f"failed application: {'; '.join(bad)}")
-        return info, [AppRecord.parse(by_app[ident]) for ident in wanted]
+        return [AppRecord.parse(by_app[ident]) for ident in wanted]
 
     def only_turnaround_ns(self) -> int:
         """The turnaround of a sound run of one application (a reference or

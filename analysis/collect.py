@@ -155,7 +155,7 @@ def collect(root: Path) -> Collection:
             run = RunDir(run_dir)
             run_info = run.info()
             info = _run_columns(run_dir, root, run_info)
-            _, records = run.check()
+            records = run.records(run_info)  # the manifest is read once
             a, t, k = _app_rows(info, records)
             try:
                 dumps = gem5stats.read_stats(run_dir)
