@@ -304,7 +304,6 @@ class TomlFile:
         *,
         choices: Sequence[str] | None = None,
         default: str | None = None,
-        pattern: re.Pattern[str] | None = None,
     ) -> str:
         value = self.get(key)
         if value is None and default is not None:
@@ -313,8 +312,6 @@ class TomlFile:
             self.fail(key, f"must be a string, not {_describe(value)}")
         if choices is not None and value not in choices:
             self.fail(key, f"must be one of {', '.join(choices)}, not {value!r}")
-        if pattern is not None and not pattern.fullmatch(value):
-            self.fail(key, f"is not valid: {value!r}", hint=f"it must match {pattern.pattern}")
         return value
 
     def integer(
@@ -346,19 +343,19 @@ class TomlFile:
         return float(value)
 
     def strings(
-        self, key: Key, *, default: list[str] | None = None, pattern: re.Pattern[str] | None = None
+        self, key: Key, *, default: list[str] | None = None, non_empty: bool = False
     ) -> list[str]:
+        """An array of strings; with ``non_empty``, at least one, none empty."""
         value = self.get(key)
         if value is None and default is not None:
             return default
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.fail(key, f"must be an array of strings, not {_describe(value)}")
-        if pattern is not None:
-            for i, v in enumerate(value):
-                if not pattern.fullmatch(v):
-                    self.fail(
-                        (*key, i), f"is not valid: {v!r}", hint=f"it must match {pattern.pattern}"
-                    )
+        if (
+            not isinstance(value, list)
+            or not all(isinstance(v, str) for v in value)
+            or (non_empty and not (value and all(value)))
+        ):
+            what = "a non-empty list of strings" if non_empty else "an array of strings"
+            self.fail(key, f"must be {what}, not {_describe(value)}")
         return value
 
 

@@ -40,7 +40,7 @@ from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_MIX_LIMIT_S, default_wall_limit_s
 from ampkit.rundesc import METHODS
-from ampkit.tomlfile import Key, TomlFile
+from ampkit.tomlfile import TomlFile
 
 EXECUTORS = ("local", "slurm")
 KERNEL_VARIANTS = ("default", "debug")
@@ -132,13 +132,6 @@ class Spec:
     base: Path = Path()
 
 
-def _strings(toml: TomlFile, key: Key) -> list[str]:
-    value = toml.get(key)
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        toml.fail(key, f"must be a non-empty list of strings, not {value!r}")
-    return list(value)
-
-
 def _mixes(toml: TomlFile, names: list[str], base: Path) -> tuple[Mix, ...]:
     out: dict[str, Mix] = {}
     for entry in names:
@@ -203,13 +196,13 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     engine = toml.string(("engine",), choices=ENGINES, default=DEFAULT_ENGINE)
 
     platforms = []
-    for entry in _strings(toml, ("platforms",)):
+    for entry in toml.strings(("platforms",), non_empty=True):
         try:
             platforms.append(platform_mod.get_platform(entry))
         except AmpkitError as e:
             toml.fail(("platforms",), e.what, hint=e.hint)
     chosen_policies = []
-    for entry in _strings(toml, ("policies",)):
+    for entry in toml.strings(("policies",), non_empty=True):
         if entry not in policies.POLICIES:
             toml.fail(
                 ("policies",),
@@ -217,7 +210,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
                 hint=f"valid: {', '.join(policies.POLICIES)}",
             )
         chosen_policies.append(entry)
-    mixes = _mixes(toml, _strings(toml, ("mixes",)), base)
+    mixes = _mixes(toml, toml.strings(("mixes",), non_empty=True), base)
     if not mixes:
         toml.fail(("mixes",), "selects no mix")
 
@@ -284,7 +277,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         max_parallel=toml.integer(("executor", "max_parallel"), low=1, high=100000)
         if "max_parallel" in table
         else None,
-        sbatch_args=tuple(_strings(toml, ("executor", "sbatch_args")))
+        sbatch_args=tuple(toml.strings(("executor", "sbatch_args"), non_empty=True))
         if "sbatch_args" in table
         else (),
     )
