@@ -21,7 +21,7 @@ from ampkit.mix import Mix
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import METHODS, RunDescription
-from ampkit.rundir import CONSOLE, DEVICE_TREE, MANIFEST_VERSION, RUN_DESC, RunDir, RunWriter
+from ampkit.rundir import CONSOLE, DEVICE_TREE, MANIFEST_VERSION, RUN_DESC, RunWriter
 
 __all__ = ["ENGINES", "EngineIdentity", "RunRequest", "engine_identity", "execute", "prepare"]
 
@@ -30,12 +30,6 @@ __all__ = ["ENGINES", "EngineIdentity", "RunRequest", "engine_identity", "execut
 #: allowance for boot and power-off. The same two names are used by the CLI
 #: (--mix-limit, --wall-limit), campaign specs ([limits]) and manifests.
 DEFAULT_MIX_LIMIT_S = 120
-
-
-def default_wall_limit_s(engine: str, mix_limit_s: int, cpus: int) -> int:
-    """The engine's wall-clock limit for a run whose mix may take mix_limit_s
-    in the guest, on a machine of cpus CPUs."""
-    return get_engine(engine).default_wall_limit_s(mix_limit_s, cpus)
 
 
 @dataclass(frozen=True)
@@ -311,8 +305,3 @@ def execute(
     writer.write_manifest(manifest)
     writer.finish(status)
     return RunOutcome(directory=out_dir, status=status, report=report)
-
-
-def read_status(run_dir: Path) -> str:
-    """'ok' or 'failed: <reason>' (see ampkit.rundir)."""
-    return RunDir(run_dir).status()

@@ -38,7 +38,7 @@ from ampkit import policies, references
 from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine, qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
-from ampkit.run import DEFAULT_MIX_LIMIT_S, default_wall_limit_s
+from ampkit.run import DEFAULT_MIX_LIMIT_S
 from ampkit.rundesc import METHODS
 from ampkit.tomlfile import TomlFile
 
@@ -87,8 +87,8 @@ class Limits:
     def wall_s(self) -> int:
         """The engine's wall-clock limit for one run: the given one, or the
         engine's default for the mix limit."""
-        return self.wall_limit_s or default_wall_limit_s(
-            self.engine, self.mix_limit_s, self.guest_cpus
+        return self.wall_limit_s or get_engine(self.engine).default_wall_limit_s(
+            self.mix_limit_s, self.guest_cpus
         )
 
     @property
