@@ -788,11 +788,23 @@ static int restricted_now(void)
  * sleep_ns; then note the first round, before the deadline, in which the
  * thread was restricted.
  */
+/*
+ * The wash-* threads start working together: WASH judges the threads that
+ * were active over its last quanta, so threads created one by one on a
+ * busy host would show it an application of one or two threads, which
+ * Algorithm 1 (lines 7-8) rightly binds to the big CPUs.
+ */
+static pthread_barrier_t wash_gate;
+
 static void *wash_worker(void *arg)
 {
 	struct worker *w = arg;
+	int err;
 
 	worker_begin(w);
+	err = pthread_barrier_wait(&wash_gate);
+	if (err && err != PTHREAD_BARRIER_SERIAL_THREAD)
+		die("pthread_barrier_wait", err);
 	while (ampkit_now_ns() < w->deadline) {
 		if (w->hold_ns) {
 			pthread_mutex_lock(&lock);
@@ -819,6 +831,18 @@ static void *wash_worker(void *arg)
 	}
 	worker_end(w);
 	return NULL;
+}
+
+/* Starts every worker as a wash_worker behind the gate; returns once all have ended. */
+static void run_wash_workers(void)
+{
+	int err = pthread_barrier_init(&wash_gate, NULL, nworkers);
+
+	if (err)
+		die("pthread_barrier_init", err);
+	start_workers(wash_worker);
+	join_workers();
+	pthread_barrier_destroy(&wash_gate);
 }
 
 static struct worker *add_wash_worker(const char *role, uint64_t deadline, uint64_t hold_ns,
@@ -862,8 +886,7 @@ static void wash_scenario(const char *name, double seconds)
 		for (i = 0; i < 2; i++)
 			add_wash_worker("light", deadline, 0, 200 * US, 20 * MS);
 	}
-	start_workers(wash_worker);
-	join_workers();
+	run_wash_workers();
 }
 
 /* The worker-cost scenarios take 2 to MAX_THREADS threads. */
@@ -935,8 +958,7 @@ static void colab_overhead(double seconds, int threads, struct sbuf *sb)
 	start = add_ranked_application(seconds, threads);
 	for (i = 0; i < nworkers; i++)
 		workers[i].speedup = speedups[i % 3];
-	start_workers(wash_worker);
-	join_workers();
+	run_wash_workers();
 	elapsed = ampkit_now_ns() - start;
 	read_colab_work(&after);
 	sb_printf(sb,
@@ -1061,8 +1083,7 @@ static void wash_overhead(double seconds, int threads, struct sbuf *sb)
 	check_overhead_threads("wash-overhead", threads);
 	read_wash_stats(&before);
 	start = add_ranked_application(seconds, threads);
-	start_workers(wash_worker);
-	join_workers();
+	run_wash_workers();
 	elapsed = ampkit_now_ns() - start;
 	read_wash_stats(&after);
 	sb_printf(sb,
