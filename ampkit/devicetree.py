@@ -6,12 +6,25 @@ Without both, every CPU gets capacity 1024, no sched domain carries
 SD_ASYM_CPUCAPACITY, and an asymmetry-aware scheduler runs on what the
 kernel believes is a symmetric machine. The functions here turn any tree
 with one ``cpu@N`` node per CPU (QEMU's, gem5's) into one with a cpu-map of
-two clusters, big and little, and a capacity on every CPU.
+two clusters, big and little, a capacity on every CPU, and the caches.
+
+The caches matter as much as the clusters. Linux 6.1 bounds the MC domain
+by the CPUs that share the last-level cache (``cpu_coregroup_mask()``);
+with no cache nodes it falls back to the whole package, so big and little
+CPUs look as if they shared an LLC: ``cpus_share_cache()`` holds across
+clusters (wake-affine choices, remote wake lists, the LLC's idle state),
+and the domain per cluster is CLS rather than one that shares a cache. With
+per-CPU L1s and one L2 per cluster, linked by ``next-level-cache``, both
+engines give the kernel one domain per cluster that shares its L2 and one
+above it with SD_ASYM_CPUCAPACITY, as on a real big.LITTLE part.
 """
 
 from ampkit.errors import AmpkitError
 from ampkit.fdt import DeviceTree, Node
-from ampkit.platform import Platform
+from ampkit.platform import Cache, Platform
+
+#: The per-cluster last-level cache nodes this module adds under /cpus.
+L2_NODE = "l2-cache{}"
 
 
 def cpu_nodes(tree: DeviceTree) -> list[Node]:
@@ -56,6 +69,41 @@ def make_asymmetric(tree: DeviceTree, platform: Platform) -> DeviceTree:
         core_id = cores_in.get(cpu.cluster, 0)
         cores_in[cpu.cluster] = core_id + 1
         cluster.add_child(f"core{core_id}").set_u32("cpu", node.u32("phandle"))
+    describe_caches(tree, platform)
+    return tree
+
+
+def _set_geometry(node: Node, prefix: str, cache: Cache) -> None:
+    node.set_u32(f"{prefix}cache-size", cache.size_bytes)
+    node.set_u32(f"{prefix}cache-line-size", cache.line_bytes)
+    node.set_u32(f"{prefix}cache-sets", cache.sets)
+
+
+def describe_caches(tree: DeviceTree, platform: Platform) -> DeviceTree:
+    """Per-CPU L1s and one unified L2 per cluster, as the Devicetree
+    Specification's cache binding (section 3.8) and Linux's cacheinfo
+    read them (in place; replaces what an earlier call added)."""
+    nodes = cpu_nodes(tree)
+    cpus = tree.node("/cpus")
+    for cluster in {cpu.cluster for cpu in platform.cpus}:
+        cpus.remove_child(L2_NODE.format(cluster))
+    next_phandle = tree.max_phandle() + 1
+    l2_phandles: dict[int, int] = {}
+    for cpu in platform.cpus:
+        if cpu.cluster in l2_phandles:
+            continue
+        l2 = cpus.add_child(L2_NODE.format(cpu.cluster))
+        l2.set_str("compatible", "cache")
+        l2.props["cache-unified"] = b""
+        l2.set_u32("cache-level", 2)
+        _set_geometry(l2, "", cpu.core.l2)
+        l2.set_u32("phandle", next_phandle)
+        l2_phandles[cpu.cluster] = next_phandle
+        next_phandle += 1
+    for node, cpu in zip(nodes, platform.cpus, strict=True):
+        _set_geometry(node, "i-", cpu.core.l1i)
+        _set_geometry(node, "d-", cpu.core.l1d)
+        node.set_u32("next-level-cache", l2_phandles[cpu.cluster])
     return tree
 
 

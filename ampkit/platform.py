@@ -11,6 +11,7 @@ at 2.0 and 1.2 GHz the little CPUs get round(578 * 1200 / 2000) = 347.
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ampkit.errors import AmpkitError
 from ampkit.paths import CONFIGS
@@ -28,11 +29,32 @@ _NAME = re.compile(r"^(\d+)B(\d+)L$")
 
 
 @dataclass(frozen=True)
+class Cache:
+    """One cache's geometry: what the device tree tells Linux and what gem5
+    simulates, from the one description (configs/platforms.toml)."""
+
+    size_kib: int
+    assoc: int
+    line_bytes: int = 64
+
+    @property
+    def size_bytes(self) -> int:
+        return self.size_kib * 1024
+
+    @property
+    def sets(self) -> int:
+        return self.size_bytes // (self.assoc * self.line_bytes)
+
+
+@dataclass(frozen=True)
 class CoreType:
     kind: str  # "big" or "little"
     model: str
     clock_mhz: int
     dmips_per_mhz: int
+    l1i: Cache
+    l1d: Cache
+    l2: Cache  # one per cluster, shared by its CPUs: the last level
 
 
 @dataclass(frozen=True)
@@ -41,6 +63,18 @@ class Cpu:
     cluster: int
     core: CoreType
     capacity: int
+
+
+@dataclass(frozen=True)
+class SchedDomain:
+    """One scheduling domain a CPU of the platform must be in, as Linux
+    6.1 (SCHED_MC, SCHED_CLUSTER) builds it from a tree with clusters,
+    capacities and per-cluster L2s (ampkit.devicetree)."""
+
+    name: str  # the topology level: MC (one cluster, its L2) or DIE (all)
+    span: tuple[int, ...]
+    shares_cache: bool  # SD_SHARE_PKG_RESOURCES: its CPUs share the LLC
+    asymmetric: bool  # SD_ASYM_CPUCAPACITY and _FULL: both core types in it
 
 
 @dataclass(frozen=True)
@@ -84,6 +118,53 @@ class Platform:
             for i, core in enumerate(cores)
         ]
 
+    def sched_domains(self) -> dict[int, list[SchedDomain]]:
+        """The domains of every CPU, lowest first: the cluster sharing its
+        L2 (MC; CLS spans the same CPUs and is dropped), then the whole
+        machine (DIE) when there are two core types. A domain of one CPU
+        is degenerate and dropped, as Linux does (a 1B3L big CPU has DIE
+        only; 1B0L has none)."""
+        clusters: dict[int, tuple[int, ...]] = {}
+        for cpu in self.cpus:
+            clusters[cpu.cluster] = (*clusters.get(cpu.cluster, ()), cpu.index)
+        everyone = tuple(range(self.ncpus))
+        domains: dict[int, list[SchedDomain]] = {}
+        for cpu in self.cpus:
+            mine = domains[cpu.index] = []
+            own = clusters[cpu.cluster]
+            if len(own) > 1:
+                mine.append(SchedDomain("MC", own, shares_cache=True, asymmetric=False))
+            if len(clusters) > 1:
+                mine.append(SchedDomain("DIE", everyone, shares_cache=False, asymmetric=True))
+        return domains
+
+    def domain_differences(self, guest: dict[str, list[dict[str, Any]]]) -> list[str]:
+        """How the guest's domains (guest.json's ``sched_domains``: per CPU,
+        lowest first, each with name, flags and span) differ from
+        sched_domains(); empty when the kernel was told this platform."""
+        wrong: list[str] = []
+        want = self.sched_domains()
+        if sorted(guest) != sorted(str(c) for c in want):
+            return [f"the guest has domains for CPUs {sorted(guest)}, not {sorted(want)}"]
+        for cpu, expected in want.items():
+            seen = guest[str(cpu)]
+            names = [d.get("name") for d in seen]
+            if names != [d.name for d in expected]:
+                wrong.append(f"CPU {cpu}: domains {names}, expected {[d.name for d in expected]}")
+                continue
+            for d, g in zip(expected, seen, strict=True):
+                flags = set(g.get("flags") or ())
+                checks = (
+                    ("span", tuple(g.get("span") or ()), d.span),
+                    ("SD_SHARE_PKG_RESOURCES", "SD_SHARE_PKG_RESOURCES" in flags, d.shares_cache),
+                    ("SD_ASYM_CPUCAPACITY", "SD_ASYM_CPUCAPACITY" in flags, d.asymmetric),
+                    ("SD_ASYM_CPUCAPACITY_FULL", "SD_ASYM_CPUCAPACITY_FULL" in flags, d.asymmetric),
+                )
+                for what, got, expect in checks:
+                    if got != expect:
+                        wrong.append(f"CPU {cpu} {d.name}: {what} is {got}, expected {expect}")
+        return wrong
+
     def describe(self) -> dict[str, object]:
         """The platform as recorded in manifests."""
         return {
@@ -95,6 +176,10 @@ class Platform:
                     "model": c.model,
                     "clock_mhz": c.clock_mhz,
                     "dmips_per_mhz": c.dmips_per_mhz,
+                    "caches": {
+                        level: {"size_kib": cache.size_kib, "assoc": cache.assoc}
+                        for level, cache in (("l1i", c.l1i), ("l1d", c.l1d), ("l2", c.l2))
+                    },
                 }
                 for c in (self.big_core, self.little_core)
             },
@@ -102,7 +187,43 @@ class Platform:
         }
 
 
-_CORE_KEYS = ("model", "clock_mhz", "dmips_per_mhz")
+#: CPUs the kit's gem5 platform can interrupt: VExpress_GEM5_V1 has a GICv2,
+#: whose CPU interface numbers at most 8 CPUs (the COLAB evaluation's
+#: largest platform, 4B4L, has 8).
+GEM5_MAX_CPUS = 8
+
+
+def check_gem5_platform(platform: Platform) -> None:
+    """Refuse, before gem5 starts, a platform its configuration cannot boot."""
+    if platform.ncpus > GEM5_MAX_CPUS:
+        raise AmpkitError(
+            f"platform {platform.name} has {platform.ncpus} CPUs; the kit's gem5 platform "
+            f"(VExpress_GEM5_V1, GICv2) serves at most {GEM5_MAX_CPUS}",
+            "choose a platform of at most 8 CPUs for gem5 (QEMU takes up to 16)",
+        )
+
+
+_CORE_KEYS = ("model", "clock_mhz", "dmips_per_mhz", "l1i", "l1d", "l2")
+_CACHE_KEYS = ("size_kib", "assoc")
+_LINE_BYTES = 64
+
+
+def _cache(toml: TomlFile, key: tuple[str, ...]) -> Cache:
+    if toml.get(key) is None:
+        toml.fail(key, "is missing", hint=f"{key[-1]} = {{ size_kib = 32, assoc = 4 }}")
+    toml.only_keys(key, _CACHE_KEYS, "a cache key")
+    cache = Cache(
+        size_kib=toml.integer((*key, "size_kib"), low=1, high=1 << 20),
+        assoc=toml.integer((*key, "assoc"), low=1, high=64),
+        line_bytes=_LINE_BYTES,
+    )
+    if cache.size_bytes % (cache.assoc * cache.line_bytes):
+        toml.fail(
+            (*key, "assoc"),
+            f"must divide the cache into whole sets of {_LINE_BYTES}-byte lines "
+            f"({cache.size_kib} KiB / {cache.assoc} ways does not)",
+        )
+    return cache
 
 
 def _load(path: Path | None = None) -> tuple[dict[str, CoreType], dict[str, tuple[int, int]]]:
@@ -122,6 +243,9 @@ def _load(path: Path | None = None) -> tuple[dict[str, CoreType], dict[str, tupl
             model=toml.string(("core", kind, "model")),
             clock_mhz=toml.integer(("core", kind, "clock_mhz"), low=1, high=100_000),
             dmips_per_mhz=toml.integer(("core", kind, "dmips_per_mhz"), low=1, high=CAPACITY_SCALE),
+            l1i=_cache(toml, ("core", kind, "l1i")),
+            l1d=_cache(toml, ("core", kind, "l1d")),
+            l2=_cache(toml, ("core", kind, "l2")),
         )
     presets = {}
     table = toml.get(("preset",))

@@ -42,7 +42,7 @@ from ampkit_gem5.cluster import Cluster  # noqa: E402
 
 from ampkit import devicetree, fdt  # noqa: E402
 from ampkit.errors import AmpkitError  # noqa: E402
-from ampkit.platform import get_platform, make_platform  # noqa: E402
+from ampkit.platform import check_gem5_platform, get_platform, make_platform  # noqa: E402
 
 #: Cluster names: part of every CPU's path, so of the checkpoint's sections.
 CLUSTER_NAMES = {"big": "bigCluster", "little": "littleCluster"}
@@ -86,17 +86,19 @@ def build(args: argparse.Namespace, plat) -> Root:
     # parented first: the L2 power models name their cache by its full path
     root = Root(full_system=True, system=system)
     first_cpu = 0
-    for index, kind in enumerate(("big", "little")):
+    for kind in ("big", "little"):
         core = plat.big_core if kind == "big" else plat.little_core
         count = plat.big if kind == "big" else plat.little
         if count == 0:
             continue
         cluster = Cluster(
-            model=core.model,
+            core=core,
             cores=count,
-            clock_mhz=core.clock_mhz,
             voltage=VOLTAGES[kind],
-            index=index,
+            # clusters are numbered among those present, so the boot CPU
+            # (the first) has MPIDR affinity 0 on single-type platforms too:
+            # gem5's bootloader starts the CPU whose affinity is 0
+            index=len(system.clusters()),
             first_cpu=first_cpu,
             detailed=detailed,
         )
@@ -106,10 +108,8 @@ def build(args: argparse.Namespace, plat) -> Root:
         cluster.add_caches(system.membus.cpu_side_ports)
         cluster.add_pmus()
     if detailed and not args.no_power:
-        for kind, name in CLUSTER_NAMES.items():
-            if hasattr(system, name):
-                core = plat.big_core if kind == "big" else plat.little_core
-                getattr(system, name).add_power_models(core.clock_mhz)
+        for cluster in system.clusters():
+            cluster.add_power_models()
     if args.disk:
         system.attach_disk(args.disk)
     if args.readfile:
@@ -132,6 +132,7 @@ def main() -> None:
     args = parse_args()
     try:
         plat = platform_of(args)
+        check_gem5_platform(plat)
     except AmpkitError as e:
         m5.fatal(str(e))
     root = build(args, plat)

@@ -48,7 +48,7 @@ from ampkit.engines.base import (
 from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file, sha256_file_memo, sha256_json, write_json
 from ampkit.paths import CONFIGS, cache_dir
-from ampkit.platform import Platform
+from ampkit.platform import Platform, check_gem5_platform
 from ampkit.rundir import CONSOLE, RunWriter
 from ampkit.tomlfile import TomlFile
 
@@ -154,6 +154,9 @@ class Gem5Machine:
 
     platform: Platform
     memory_mb: int = 2048
+
+    def __post_init__(self) -> None:
+        check_gem5_platform(self.platform)
 
     def args(self) -> list[str]:
         return [

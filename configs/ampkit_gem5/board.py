@@ -13,6 +13,7 @@ from m5.objects import (
     AddrRange,
     ArmFsLinux,
     ArmSystem,
+    Armv8,
     BadAddr,
     Bridge,
     Cache,
@@ -56,6 +57,11 @@ class BigLittleSystem(ArmSystem):
 
     def __init__(self, *, memory_mb: int, kernel: str, detailed: bool):
         super().__init__()
+        # Armv8.0-A with the crypto and CRC32 extensions, as both the A57
+        # and the A53 implement it; gem5's default release adds LSE, SVE,
+        # SME, PAuth and more, which the kernel would use and the modelled
+        # cores do not have
+        self.release = Armv8()
         self.voltage_domain = VoltageDomain(voltage="1.0V")
         self.clk_domain = SrcClockDomain(clock="1GHz", voltage_domain=self.voltage_domain)
         self.realview = VExpress_GEM5_V1()

@@ -1,10 +1,10 @@
 """L1 and cluster L2 caches of the two core types (classic memory system).
 
-Sizes and associativities are the TRMs' and Juno's ([A57-TRM], [A53-TRM]
-and arch/arm64/boot/dts/arm/juno.dts in Linux: A57 L1I 48 KiB 3-way, L1D
-32 KiB 2-way, 2 MiB 16-way cluster L2; A53 L1I 32 KiB 2-way, L1D 32 KiB
-4-way, L2 16-way, 512 KiB here as on Snapdragon 410 and BCM2837, Juno has
-1 MiB). Latencies are not published for either core; the L1s give the
+Sizes and associativities are not here: they come from the platform
+description (configs/platforms.toml, with their sources), which the device
+trees of both engines describe to Linux too, so what is simulated and what
+the kernel is told cannot drift apart (Cluster.add_caches sets them).
+Latencies are not published for either core; the L1s give the
 load-to-use latencies of [LLVM-A57] (4) and [LLVM-A53] (3) with the
 core's own pipeline cycle, the L2s follow gem5's A15 and HPI models
 (ex5_big 15 cycles; HPI 13 + 5), the Cortex-A15 measurement of about 21
@@ -15,8 +15,9 @@ from m5.objects import Cache, StridePrefetcher
 
 
 class BigL1I(Cache):
-    size = "48KiB"
-    assoc = 3
+    # instructions are never written through it (as gem5's own L1_ICache)
+    is_read_only = True
+    writeback_clean = True
     tag_latency = 1
     data_latency = 1
     response_latency = 1
@@ -25,8 +26,6 @@ class BigL1I(Cache):
 
 
 class BigL1D(Cache):
-    size = "32KiB"
-    assoc = 2
     tag_latency = 2
     data_latency = 2
     response_latency = 1
@@ -36,8 +35,6 @@ class BigL1D(Cache):
 
 
 class BigL2(Cache):
-    size = "2MiB"
-    assoc = 16
     tag_latency = 12
     data_latency = 12
     response_latency = 5
@@ -50,8 +47,9 @@ class BigL2(Cache):
 
 
 class LittleL1I(Cache):
-    size = "32KiB"
-    assoc = 2
+    # instructions are never written through it (as gem5's own L1_ICache)
+    is_read_only = True
+    writeback_clean = True
     tag_latency = 1
     data_latency = 1
     response_latency = 1
@@ -60,8 +58,6 @@ class LittleL1I(Cache):
 
 
 class LittleL1D(Cache):
-    size = "32KiB"
-    assoc = 4
     tag_latency = 1
     data_latency = 1
     response_latency = 1
@@ -72,8 +68,6 @@ class LittleL1D(Cache):
 
 
 class LittleL2(Cache):
-    size = "512KiB"
-    assoc = 16
     tag_latency = 13
     data_latency = 13
     response_latency = 5

@@ -24,6 +24,16 @@ from .power import cpu_power_model, l2_power_model
 #: The PMU's interrupt, a PPI (as gem5's starter_fs.py and Arm's FVPs use).
 PMU_PPI = 23
 
+#: Event counters per CPU: both cores implement six (PMCR_EL0.N = 6 in the
+#: A57 and A53 TRMs); gem5 offers 31 unless told.
+PMU_COUNTERS = 6
+
+#: MIDR_EL1 of each core model: implementer Arm (0x41), part 0xD07
+#: (Cortex-A57) or 0xD03 (Cortex-A53), as Linux's asm/cputype.h names
+#: them; the revisions (A57 r1p0, A53 r0p4) are those QEMU's cortex-a57
+#: and cortex-a53 report. gem5 would give every CPU one value otherwise.
+MIDR = {"cortex-a57": 0x411FD070, "cortex-a53": 0x410FD034}
+
 
 class Cluster(CpuCluster):
     """One core type: ``cores`` CPUs numbered from ``first_cpu``, cluster ``index``."""
@@ -31,9 +41,8 @@ class Cluster(CpuCluster):
     def __init__(
         self,
         *,
-        model: str,
+        core,
         cores: int,
-        clock_mhz: int,
         voltage: str,
         index: int,
         first_cpu: int,
@@ -42,13 +51,13 @@ class Cluster(CpuCluster):
         super().__init__()
         if cores < 1:
             raise ValueError(f"a cluster needs at least one CPU, not {cores}")
-        self._model = model
+        self._core = core  # ampkit.platform.CoreType
         self._detailed = detailed
         self.voltage_domain = VoltageDomain(voltage=voltage)
         self.clk_domain = SrcClockDomain(
-            clock=f"{clock_mhz}MHz", voltage_domain=self.voltage_domain
+            clock=f"{core.clock_mhz}MHz", voltage_domain=self.voltage_domain
         )
-        cpu_class = MODELS[model] if detailed else AtomicSimpleCPU
+        cpu_class = MODELS[core.model] if detailed else AtomicSimpleCPU
         # cpu_id and socket_id make the MPIDR (Aff1 = cluster, Aff0 = CPU)
         # and the device tree's reg, as on Arm's big.LITTLE parts
         self.cpus = [
@@ -58,6 +67,8 @@ class Cluster(CpuCluster):
         for cpu in self.cpus:
             cpu.createThreads()
             cpu.createInterruptController()
+            for isa in cpu.isa:
+                isa.midr = MIDR[core.model]
 
     def memory_mode(self) -> str:
         return "timing" if self._detailed else "atomic"
@@ -68,11 +79,13 @@ class Cluster(CpuCluster):
             for cpu in self.cpus:
                 cpu.connectCachedPorts(mem_side_ports)
             return
-        l1i, l1d, l2 = CACHES[self._model]
+        l1i, l1d, l2 = CACHES[self._core.model]
         self.toL2Bus = L2XBar(width=64, clk_domain=self.clk_domain)
-        self.l2 = l2()
+        self.l2 = l2(**_geometry(self._core.l2))
         for cpu in self.cpus:
-            cpu.addPrivateSplitL1Caches(l1i(), l1d())
+            cpu.addPrivateSplitL1Caches(
+                l1i(**_geometry(self._core.l1i)), l1d(**_geometry(self._core.l1d))
+            )
             cpu.connectCachedPorts(self.toL2Bus.cpu_side_ports)
         self.toL2Bus.mem_side_ports = self.l2.cpu_side
         self.l2.mem_side = mem_side_ports
@@ -82,7 +95,7 @@ class Cluster(CpuCluster):
         cycles, branches, TLB and L1/L2 accesses where modelled)."""
         for cpu in self.cpus:
             for isa in cpu.isa:
-                isa.pmu = ArmPMU(interrupt=ArmPPI(num=PMU_PPI))
+                isa.pmu = ArmPMU(interrupt=ArmPPI(num=PMU_PPI), eventCounters=PMU_COUNTERS)
                 isa.pmu.addArchEvents(
                     cpu=cpu,
                     itb=cpu.mmu.itb,
@@ -92,11 +105,16 @@ class Cluster(CpuCluster):
                     l2cache=getattr(self, "l2", None),
                 )
 
-    def add_power_models(self, clock_mhz: int) -> None:
+    def add_power_models(self) -> None:
         """Per-CPU and L2 power models (detailed only; power.py)."""
         for cpu in self.cpus:
             cpu.power_state.default_state = "ON"
-            cpu.power_model = cpu_power_model(self._model, clock_mhz)
+            cpu.power_model = cpu_power_model(self._core.model, self._core.clock_mhz)
         self.l2.power_state.default_state = "ON"
-        self.l2.power_model = l2_power_model(self._model, self.l2.path())
+        self.l2.power_model = l2_power_model(self._core.model, self.l2.path())
+
+
+def _geometry(cache) -> dict:
+    """gem5's size and associativity of an ampkit.platform.Cache."""
+    return {"size": f"{cache.size_kib}KiB", "assoc": cache.assoc}
 

@@ -24,11 +24,20 @@ from m5.objects import (
     BiModeBP,
     FUDesc,
     FUPool,
+    MinorDefaultFloatSimdFU,
+    MinorDefaultMemFU,
+    MinorDefaultMiscFU,
+    MinorDefaultPredFU,
+    MinorFU,
+    MinorFUPool,
+    MinorFUTiming,
     OpDesc,
     Parent,
     ReturnAddrStack,
     SimpleBTB,
+    SimpleIndirectPredictor,
     TournamentBP,
+    minorMakeOpClassSet,
 )
 
 # --- Cortex-A57-like ----------------------------------------------------
@@ -147,12 +156,17 @@ class BigCore(ArmO3CPU):
     numROBEntries = 128
     # eight issue queues of 8 entries [LLVM-A57]; gem5's IQ is unified
     numIQEntries = 64
-    # load and store queues and register files are unpublished [assumed]
-    LQEntries = 16
-    SQEntries = 16
-    numPhysIntRegs = 128
+    # Load and store queues and register files are unpublished [assumed].
+    # They are sized so that the 128-entry ROB, not they, bounds the window:
+    # the register files hold the architected state (gem5 keeps 35 integer
+    # and 32 vector registers of it, plus its own) and 128 results more;
+    # a queue of 32 takes a window whose loads or stores are a quarter of
+    # its instructions, the usual share.
+    LQEntries = 32
+    SQEntries = 32
+    numPhysIntRegs = 192
     numPhysFloatRegs = 192
-    numPhysVecRegs = 128
+    numPhysVecRegs = 192
     # a 12-stage in-order front end and a 14-cycle mispredict loop
     # [LLVM-A57]: the front-end delays make up the difference
     fetchToDecodeDelay = 3
@@ -167,17 +181,93 @@ class BigCore(ArmO3CPU):
 
 
 class A53BranchPredictor(TournamentBP):
-    # 4 KiB of conditional predictor state, 256-entry indirect predictor
-    # (Arm's A53 product description); the split is [HPI]'s
-    localPredictorSize = 64
+    # A 4 KiB conditional predictor and a 256-entry indirect predictor
+    # (Arm's A53 product description); the organisation is unpublished, so
+    # [HPI]'s tournament predictor is scaled to that size [assumed]:
+    # 8192 x 2-bit global (2 KiB) + 4096 x 2-bit choice (1 KiB) + 1024 x
+    # 2-bit local (256 B) + 512 x 10-bit local histories (640 B) = 3.9 KiB
+    localPredictorSize = 1024
     localCtrBits = 2
-    localHistoryTableSize = 64
-    globalPredictorSize = 1024
+    localHistoryTableSize = 512
+    globalPredictorSize = 8192
     globalCtrBits = 2
-    choicePredictorSize = 1024
+    choicePredictorSize = 4096
     choiceCtrBits = 2
+    indirectBranchPred = SimpleIndirectPredictor(indirectSets=64, indirectWays=4)
+    # the BTB and return stack are unpublished; [HPI]'s return stack
     btb = SimpleBTB(numEntries=256)
     ras = ReturnAddrStack(numEntries=8)
+
+
+#: gem5's FP/SIMD classes that the A53 executes in its iterative divider.
+A53_DIVIDER_CLASSES = ("FloatDiv", "FloatSqrt", "SimdDiv", "SimdSqrt", "SimdFloatDiv", "SimdFloatSqrt")
+
+
+class A53IntFU(MinorFU):
+    # two integer ALUs; a result reaches a dependent op in 3 cycles through
+    # forwarding (4 without) [LLVM-A53], as [HPI]
+    opClasses = minorMakeOpClassSet(["IntAlu"])
+    opLat = 3
+
+
+class A53IntMulFU(MinorFU):
+    # one multiply-accumulate pipe, 4 cycles [LLVM-A53]
+    opClasses = minorMakeOpClassSet(["IntMult"])
+    opLat = 4
+
+
+class A53IntDivFU(MinorFU):
+    # iterative, not pipelined; LLVM models 4 cycles, which its own comment
+    # calls optimistic: gem5's default 9 [assumed] stands
+    opClasses = minorMakeOpClassSet(["IntDiv"])
+    opLat = 9
+    issueLat = 9
+
+
+class A53FloatSimdFU(MinorFU):
+    # FADD, FMUL, FCVT and ASIMD 4 cycles; FMAC 8 (its accumulator
+    # forwarding is not modelled) [LLVM-A53]. gem5's default unit takes 6
+    # for every FP/SIMD op, FDIV and FSQRT included.
+    opClasses = minorMakeOpClassSet(
+        [
+            str(c.opClass)
+            for c in MinorDefaultFloatSimdFU().opClasses.opClasses
+            if str(c.opClass) not in A53_DIVIDER_CLASSES
+        ]
+    )
+    opLat = 4
+    timings = [
+        MinorFUTiming(
+            description="multiply-accumulate",
+            opClasses=minorMakeOpClassSet(["FloatMultAcc", "SimdFloatMultAcc", "SimdMultAcc"]),
+            extraAssumedLat=4,
+        )
+    ]
+
+
+class A53FloatDivFU(MinorFU):
+    # FDIV 18 and FSQRT 17 cycles in single precision, not pipelined
+    # [LLVM-A53] (double takes 33 and 32: gem5's classes do not tell the
+    # widths apart, so single precision's figure stands for both)
+    opClasses = minorMakeOpClassSet(list(A53_DIVIDER_CLASSES))
+    opLat = 18
+    issueLat = 18
+
+
+class A53FUPool(MinorFUPool):
+    # the load/store, system-register and SVE-predicate units are gem5's
+    # defaults (one memory op per cycle [LLVM-A53]; no SVE in Armv8.0)
+    funcUnits = [
+        A53IntFU(),
+        A53IntFU(),
+        A53IntMulFU(),
+        A53IntDivFU(),
+        A53FloatSimdFU(),
+        A53FloatDivFU(),
+        MinorDefaultPredFU(),
+        MinorDefaultMemFU(),
+        MinorDefaultMiscFU(),
+    ]
 
 
 class A53MMU(ArmMMU):
@@ -201,6 +291,7 @@ class LittleCore(ArmMinorCPU):
     executeLSQStoreBufferSize = 5
     executeMaxAccessesInMemory = 2
     executeBranchDelay = 1
+    executeFuncUnits = A53FUPool()
     branchPred = A53BranchPredictor()
     mmu = A53MMU()
 

@@ -126,6 +126,10 @@ def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOut
     capacities = [c["capacity"] for c in guest["cpus"]]
     assert capacities[0] == capacities[1] > capacities[2] == capacities[3], capacities
     assert [c["cluster_id"] for c in guest["cpus"]] == [0, 0, 1, 1]
+    # the same domains as on QEMU (tests/qemu/test_boot.py): MC per cluster
+    # sharing its L2, DIE above with both core types; not CLS under an MC
+    # that pretends big and little share a last-level cache
+    assert get_platform("2B2L").domain_differences(guest["sched_domains"]) == []
     assert guest["clocksource"] == "arch_sys_counter"
     assert guest["amp"]["policy"] == "colab"
     perf = app_json(colab_run, 0)
@@ -187,3 +191,33 @@ def test_a_suite_program_runs_from_the_disk_on_gem5(
     # the runner's work item (whole first run) and the hooks' (region of
     # interest), none from the restarts; the companion's own
     assert [(i["id"], i["samples"]) for i in summary["work_items"]] == [(0, 2), (1, 1)]
+
+
+@pytest.mark.parametrize("name", ["0B2L", "2B0L"])
+def test_a_single_type_platform_boots_and_runs(
+    name: str,
+    gem5_tree: gem5.Gem5,
+    kernel_build: KernelBuild,
+    initramfs: Path,
+    tmp_path: Path,
+) -> None:
+    """The references ASP needs (little CPUs only) and their mirror: the
+    first CPU has MPIDR affinity 0, so gem5's bootloader starts it, and the
+    guest sees one cluster of one type, no asymmetry."""
+    plat = get_platform(name)
+    request = RunRequest(
+        platform=plat,
+        policy="cfs",
+        mix=make_mix(probe("sysinfo"), name=f"gem5-{name}"),
+        engine="gem5",
+        mix_limit_s=MIX_S,
+        method="once",
+    )
+    outcome = execute(request, tmp_path / "run", kernel_build, initramfs)
+    assert outcome.ok, outcome.status
+    guest = json.loads((outcome.directory / "guest.json").read_text())
+    assert [c["capacity"] for c in guest["cpus"]] == [1024] * plat.ncpus
+    assert plat.domain_differences(guest["sched_domains"]) == []
+    summary = json.loads((outcome.directory / "gem5.json").read_text())
+    cluster = "bigCluster" if plat.big else "littleCluster"
+    assert {c["cpu"] for c in summary["cpus"]} == {f"{cluster}.cpus0", f"{cluster}.cpus1"}

@@ -12,7 +12,7 @@ from ampkit.platform import get_platform
 from .helpers import app_json, make_mix, run_mix, run_probe
 
 
-@pytest.mark.parametrize("name", ["2B2L", "4B4L"])
+@pytest.mark.parametrize("name", ["2B2L", "2B4L", "1B3L", "4B4L", "0B2L"])
 def test_guest_sees_big_little(
     name: str, tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
@@ -23,15 +23,16 @@ def test_guest_sees_big_little(
     # the runner's record (before the mix) and the probe (inside it) agree
     assert app_json(outcome, 0)["cpus"] == guest["cpus"]
     cpus = guest["cpus"]
-    assert [c["capacity"] for c in cpus] == [1024] * plat.big + [347] * plat.little
-    assert [c["cluster_id"] for c in cpus] == [0] * plat.big + [1] * plat.little
+    # Linux scales the largest capacity to 1024: a little-only machine's too
+    little = 347 if plat.big else 1024
+    assert [c["capacity"] for c in cpus] == [1024] * plat.big + [little] * plat.little
+    assert [c["cluster_id"] for c in cpus] == [cpu.cluster for cpu in plat.cpus]
     assert all(c["online"] == 1 for c in cpus)
-    for cpu in map(str, range(plat.ncpus)):
-        domains = guest["sched_domains"][cpu]
-        top, lowest = domains[-1], domains[0]
-        assert "SD_ASYM_CPUCAPACITY" in top["flags"], (cpu, top)
-        assert "SD_ASYM_CPUCAPACITY_FULL" in top["flags"], (cpu, top)
-        assert lowest["name"] == "MC" and "SD_ASYM_CPUCAPACITY" not in lowest["flags"]
+    # one domain per cluster sharing its L2, one above with both core types,
+    # with the spans and flags the platform implies (the gem5 tier checks
+    # the same structure on gem5)
+    assert plat.domain_differences(guest["sched_domains"]) == []
+    assert "Unable to detect cache hierarchy" not in (outcome.directory / "console.log").read_text()
     # the per-task counters are kept under cfs too, as under every policy
     assert guest["amp"] == {"policy": "cfs", "available": ["cfs", "colab", "wash"], "stats": "1"}
     assert guest["clocksource"] == "arch_sys_counter"

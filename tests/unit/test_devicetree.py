@@ -6,11 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from ampkit.devicetree import make_asymmetric
+from ampkit.devicetree import cpu_nodes, for_gem5, make_asymmetric
 from ampkit.engines.qemu import QemuMachine, asymmetric_dtb, base_dtb
 from ampkit.errors import AmpkitError
-from ampkit.fdt import DeviceTree
+from ampkit.fdt import DeviceTree, Node
 from ampkit.platform import get_platform
+from tests.dtc import compile_dts
+
+GEM5_DATA = Path(__file__).resolve().parents[1] / "data" / "gem5-v24-2B2L-atomic"
 
 
 def decompile(blob: bytes, tmp_path: Path) -> str:
@@ -99,3 +102,64 @@ def test_the_tree_is_the_same_every_time() -> None:
     assert first == second
     chosen = DeviceTree.from_bytes(first).root.child("chosen")
     assert chosen is not None and len(chosen.props.get("rng-seed", b"")) == 32
+
+
+def _cache_props(node: Node) -> dict[str, bytes]:
+    return {k: v for k, v in node.props.items() if "cache" in k and k != "next-level-cache"}
+
+
+def _l2_of(tree: DeviceTree, cpu: Node) -> Node:
+    handle = cpu.props["next-level-cache"]
+    found = [n for n in tree.root.walk() if n.props.get("phandle") == handle]
+    assert len(found) == 1, (cpu.name, handle)
+    return found[0]
+
+
+@pytest.mark.parametrize("name", ["2B2L", "1B3L", "0B2L"])
+def test_caches_are_described_per_cpu_and_per_cluster(name: str) -> None:
+    """Per-CPU L1s on the cpu nodes, one unified L2 per cluster that every
+    CPU of the cluster (and no other) names as its next level: what Linux's
+    cacheinfo turns into llc_sibling, hence the MC domain's span."""
+    plat = get_platform(name)
+    tree = DeviceTree.from_bytes(asymmetric_dtb(QemuMachine(plat)))
+    nodes = cpu_nodes(tree)
+    l2s: dict[int, set[str]] = {}
+    for node, cpu in zip(nodes, plat.cpus, strict=True):
+        l1i, l1d = cpu.core.l1i, cpu.core.l1d
+        assert node.u32("i-cache-size") == l1i.size_kib * 1024
+        assert node.u32("i-cache-sets") * l1i.assoc * 64 == l1i.size_kib * 1024
+        assert node.u32("d-cache-size") == l1d.size_kib * 1024
+        assert node.u32("d-cache-sets") * l1d.assoc * 64 == l1d.size_kib * 1024
+        l2 = _l2_of(tree, node)
+        assert l2.str("compatible") == "cache" and "cache-unified" in l2.props
+        assert l2.u32("cache-level") == 2
+        assert l2.u32("cache-size") == cpu.core.l2.size_kib * 1024
+        l2s.setdefault(cpu.cluster, set()).add(l2.name)
+    # one L2 per cluster, and no two clusters share one
+    assert all(len(names) == 1 for names in l2s.values()), l2s
+    assert len({n for names in l2s.values() for n in names}) == len(l2s)
+
+
+def test_both_engines_tell_the_kernel_the_same_machine(tmp_path: Path) -> None:
+    """QEMU's tree (from its dumpdtb) and gem5's (the real v24 tree in
+    tests/data), each edited by the kit: node by node, where they must
+    agree, they do. CPU reg values differ (gem5's MPIDR carries the cluster
+    in Aff1), so CPUs are paired in order."""
+    plat = get_platform("2B2L")
+    qemu = DeviceTree.from_bytes(asymmetric_dtb(QemuMachine(plat)))
+    raw = compile_dts(GEM5_DATA / "system.dts", tmp_path)
+    gem5_tree = for_gem5(DeviceTree.from_bytes(raw), plat, pmu=False)
+    pairs = list(zip(cpu_nodes(qemu), cpu_nodes(gem5_tree), strict=True))
+    assert len(pairs) == plat.ncpus
+    for q, g in pairs:
+        assert q.u32("capacity-dmips-mhz") == g.u32("capacity-dmips-mhz"), (q.name, g.name)
+        assert _cache_props(q) == _cache_props(g), (q.name, g.name)
+        assert _cache_props(_l2_of(qemu, q)) == _cache_props(_l2_of(gem5_tree, g))
+        assert _l2_of(qemu, q).name == _l2_of(gem5_tree, g).name
+
+    def clusters(tree: DeviceTree) -> list[list[int]]:
+        order = {n.u32("phandle"): i for i, n in enumerate(cpu_nodes(tree))}
+        socket = tree.node("/cpus/cpu-map/socket0")
+        return [[order[core.u32("cpu")] for core in c.children] for c in socket.children]
+
+    assert clusters(qemu) == clusters(gem5_tree) == [[0, 1], [2, 3]]

@@ -257,3 +257,11 @@ def test_a_simulation_is_bounded_and_keeps_its_output(tmp_path: Path) -> None:
     hung = gem5.simulate(["sh", "-c", "echo started; sleep 60"], log, timeout_s=1)
     assert (hung.exit_code, hung.timed_out) == (None, True) and hung.wall_s < 10
     assert log.read_text() == "started\n"
+
+
+def test_a_platform_above_eight_cpus_is_refused_before_gem5_starts() -> None:
+    with pytest.raises(AmpkitError, match="4B5L has 9 CPUs"):
+        gem5.Gem5Machine(get_platform("4B5L"))
+    assert gem5.Gem5Machine(get_platform("0B2L")).args() == [
+        "--big", "0", "--little", "2", "--memory-mb", "2048"
+    ]  # fmt: skip

@@ -1,10 +1,25 @@
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ampkit import platform
 from ampkit.errors import AmpkitError
-from ampkit.platform import get_platform, make_platform, preset_names
+from ampkit.platform import (
+    GEM5_MAX_CPUS,
+    check_gem5_platform,
+    get_platform,
+    make_platform,
+    preset_names,
+)
+
+#: The cache lines every core type needs, for the hand-written files below.
+CACHES = (
+    "l1i = { size_kib = 32, assoc = 2 }\n"
+    "l1d = { size_kib = 32, assoc = 4 }\n"
+    "l2 = { size_kib = 512, assoc = 16 }\n"
+)
 
 
 def test_presets_are_the_colab_configurations() -> None:
@@ -32,8 +47,8 @@ def test_little_capacity_carries_per_mhz_and_clock_ratio(
     # 1024 * (400 * 1000) / (800 * 1500) = 341.33, and the big CPUs 1024
     other = tmp_path / "platforms.toml"
     other.write_text(
-        '[core.big]\nmodel = "b"\nclock_mhz = 1500\ndmips_per_mhz = 800\n'
-        '[core.little]\nmodel = "l"\nclock_mhz = 1000\ndmips_per_mhz = 400\n'
+        f'[core.big]\nmodel = "b"\nclock_mhz = 1500\ndmips_per_mhz = 800\n{CACHES}'
+        f'[core.little]\nmodel = "l"\nclock_mhz = 1000\ndmips_per_mhz = 400\n{CACHES}'
     )
     monkeypatch.setattr(platform, "PLATFORMS_FILE", other)
     assert [c.capacity for c in make_platform(1, 2).cpus] == [1024, 341, 341]
@@ -45,10 +60,25 @@ def test_little_capacity_carries_per_mhz_and_clock_ratio(
         ('[core.big]\nmodel = "b"\n', "'core.big.clock_mhz' must be an integer"),
         ("[core]\nmedium = {}\n", ":2: 'core.medium' is not a core type"),
         (
-            '[core.big]\nmodel = "b"\nclock_mhz = 1\ndmips_per_mhz = 1\n'
-            '[core.little]\nmodel = "l"\nclock_mhz = 1\ndmips_per_mhz = 1\n'
+            f'[core.big]\nmodel = "b"\nclock_mhz = 1\ndmips_per_mhz = 1\n{CACHES}'
+            f'[core.little]\nmodel = "l"\nclock_mhz = 1\ndmips_per_mhz = 1\n{CACHES}'
             "[preset]\nX = { big = 2, little = -1 }\n",
-            ":10: 'preset.X.little' must be an integer from 0 to 16",
+            ":16: 'preset.X.little' must be an integer from 0 to 16",
+        ),
+        (
+            '[core.big]\nmodel = "b"\nclock_mhz = 1\ndmips_per_mhz = 1\n'
+            "l1i = { size_kib = 32, assoc = 2 }\n",
+            ":1: 'core.big.l1d' is missing",
+        ),
+        (
+            '[core.big]\nmodel = "b"\nclock_mhz = 1\ndmips_per_mhz = 1\n'
+            "l1i = { size_kib = 48, assoc = 5 }\n",
+            ":5: 'core.big.l1i.assoc' must divide the cache into whole sets",
+        ),
+        (
+            '[core.big]\nmodel = "b"\nclock_mhz = 1\ndmips_per_mhz = 1\n'
+            "l1i = { size_kib = 48, ways = 3 }\n",
+            ":5: 'core.big.l1i.ways' is not a cache key",
         ),
         ("[core.big\n", "not valid TOML"),
     ],
@@ -98,3 +128,60 @@ def test_describe_records_capacities() -> None:
     d = get_platform("2B4L").describe()
     assert d["capacities"] == [1024, 1024, 347, 347, 347, 347]
     assert d["big"] == 2 and d["little"] == 4
+
+
+def test_the_platforms_domains_follow_its_clusters() -> None:
+    """What the kernel must build from the kit's trees: a domain per
+    cluster that shares its L2, one above with both core types; domains of
+    one CPU dropped; none asymmetric on a single-type platform."""
+    doms = get_platform("2B4L").sched_domains()
+    assert [(d.name, d.span, d.shares_cache, d.asymmetric) for d in doms[0]] == [
+        ("MC", (0, 1), True, False),
+        ("DIE", (0, 1, 2, 3, 4, 5), False, True),
+    ]
+    assert [d.span for d in doms[5]] == [(2, 3, 4, 5), (0, 1, 2, 3, 4, 5)]
+    assert [d.name for d in get_platform("1B3L").sched_domains()[0]] == ["DIE"]
+    assert [(d.name, d.span, d.asymmetric) for d in get_platform("0B3L").sched_domains()[2]] == [
+        ("MC", (0, 1, 2), False)
+    ]
+    assert get_platform("1B0L").sched_domains() == {0: []}
+
+
+def test_a_guest_told_another_machine_is_caught() -> None:
+    """The gem5 fixture's guest (a tree without caches): the kernel built
+    CLS per cluster and an MC over both, as if big and little shared an
+    LLC. The comparison names it; the expected structure itself passes."""
+    plat = get_platform("2B2L")
+    data = Path(__file__).resolve().parents[1] / "data" / "gem5-v24-2B2L-run" / "guest.json"
+    seen = json.loads(data.read_text())["sched_domains"]
+    wrong = plat.domain_differences(seen)
+    assert "CPU 0: domains ['CLS', 'MC'], expected ['MC', 'DIE']" in wrong
+    right: dict[str, list[dict[str, Any]]] = {
+        str(cpu): [
+            {
+                "name": d.name,
+                "span": list(d.span),
+                "flags": ["SD_SHARE_PKG_RESOURCES"] * d.shares_cache
+                + ["SD_ASYM_CPUCAPACITY", "SD_ASYM_CPUCAPACITY_FULL"] * d.asymmetric,
+            }
+            for d in doms
+        ]
+        for cpu, doms in plat.sched_domains().items()
+    }
+    assert plat.domain_differences(right) == []
+    right["2"][0]["span"] = [0, 1, 2, 3]
+    right["3"][1]["flags"].append("SD_SHARE_PKG_RESOURCES")
+    assert plat.domain_differences(right) == [
+        "CPU 2 MC: span is (0, 1, 2, 3), expected (2, 3)",
+        "CPU 3 DIE: SD_SHARE_PKG_RESOURCES is True, expected False",
+    ]
+
+
+@pytest.mark.parametrize("name", ["4B5L", "9B0L", "8B8L"])
+def test_gem5_refuses_what_its_interrupt_controller_cannot_serve(name: str) -> None:
+    plat = get_platform(name)
+    assert plat.ncpus > GEM5_MAX_CPUS
+    with pytest.raises(AmpkitError, match=rf"{name} has {plat.ncpus} CPUs.*GICv2.*at most 8"):
+        check_gem5_platform(plat)
+    check_gem5_platform(get_platform("4B4L"))
+    check_gem5_platform(get_platform("0B8L"))

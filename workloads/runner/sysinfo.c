@@ -98,15 +98,62 @@ static void cpus_json(struct sbuf *sb)
 	sb_printf(sb, "]");
 }
 
+/*
+ * The CPUs domain @level of @cpu spans, from /proc/schedstat
+ * (CONFIG_SCHEDSTATS: "cpuN ..." lines, each followed by "domainM <mask> ..."
+ * lines, the mask in hex with a comma every 32 bits), as a JSON array;
+ * null when the file or the line is missing. debugfs has no span file.
+ */
+static void sb_domain_span(struct sbuf *sb, const char *schedstat, int cpu, int level)
+{
+	const char *line = schedstat;
+	unsigned long long mask = 0;
+	int in_cpu = 0, bit, first = 1;
+	char word[16];
+
+	while (line && *line) {
+		int n, m;
+
+		if (sscanf(line, "cpu%d ", &n) == 1)
+			in_cpu = n == cpu;
+		else if (in_cpu && sscanf(line, "domain%d ", &m) == 1 && m == level)
+			break;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	if (!line || !*line) {
+		sb_printf(sb, "null");
+		return;
+	}
+	line = strchr(line, ' ');
+	for (line++; *line && *line != ' ' && *line != '\n'; line++) {
+		if (*line == ',')
+			continue;
+		snprintf(word, sizeof(word), "%c", *line);
+		mask = mask << 4 | strtoull(word, NULL, 16);
+	}
+	sb_printf(sb, "[");
+	for (bit = 0; bit < 64; bit++) {
+		if (mask & 1ULL << bit) {
+			sb_printf(sb, "%s%d", first ? "" : ",", bit);
+			first = 0;
+		}
+	}
+	sb_printf(sb, "]");
+}
+
 /* Scheduling domains from debugfs (CONFIG_SCHED_DEBUG), lowest level first. */
 static void domains_json(struct sbuf *sb)
 {
+	char *schedstat = read_text("/proc/schedstat");
 	char path[256];
 	int cpu, level;
 
 	sb_printf(sb, "\"sched_domains\":");
 	if (access(DOMAINS_DIR, F_OK)) {
 		sb_printf(sb, "null");
+		free(schedstat);
 		return;
 	}
 	sb_printf(sb, "{");
@@ -132,11 +179,14 @@ static void domains_json(struct sbuf *sb)
 			else
 				sb_printf(sb, "null");
 			free(flags);
+			sb_printf(sb, ",\"span\":");
+			sb_domain_span(sb, schedstat, cpu, level);
 			sb_printf(sb, "}");
 		}
 		sb_printf(sb, "]");
 	}
 	sb_printf(sb, "}");
+	free(schedstat);
 }
 
 static void amp_json(struct sbuf *sb)
