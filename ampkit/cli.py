@@ -123,6 +123,55 @@ def cmd_platform_list(_args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_platform_calibrate(args: argparse.Namespace) -> int:
+    from datetime import date
+
+    from ampkit import calibration
+    from ampkit.hashing import sha256_file
+    from ampkit.mix import App
+    from ampkit.profile import measure
+
+    if args.size < 1:
+        raise UsageError(f"--size must be at least 1, not {args.size}")
+    identity = gem5.ENGINE.identity()  # no gem5, no calibration: it says what it looked for
+    build, image = _artifacts("default", args.no_build)
+    runs = Path(args.runs)
+    app = App(program=calibration.BENCHMARK, threads=1, size=args.size)
+    prof = measure([app], 1, 1, runs, build=build, image=image, engine=gem5.ENGINE.name)
+    entry = prof.entries[0]
+    plat = platform.make_platform(1, 1)
+    big_mhz, little_mhz = plat.big_core.clock_mhz, plat.little_core.clock_mhz
+    benchmark = paths.build_dir() / "aarch64" / "bin" / calibration.BENCHMARK
+    record = calibration.Calibration(
+        little_dmips_per_mhz=calibration.derive(
+            entry.big_ns[0], entry.little_ns[0], big_mhz, little_mhz
+        ),
+        benchmark=calibration.BENCHMARK,
+        size=args.size,
+        big_ns=entry.big_ns[0],
+        little_ns=entry.little_ns[0],
+        big_mhz=big_mhz,
+        little_mhz=little_mhz,
+        gem5_sha256=identity.binary_sha256,
+        model_sha256=calibration.model_sha256(),
+        benchmark_sha256=sha256_file(benchmark),
+        date=date.today().isoformat(),
+        runs=(*entry.big_runs, *entry.little_runs),
+    )
+    out = Path(args.out) if args.out else calibration.CALIBRATION_FILE
+    out.write_text(record.render())
+    capacity = round(platform.CAPACITY_SCALE * entry.big_ns[0] / entry.little_ns[0])
+    print(
+        f"{calibration.BENCHMARK} n{args.size}: big {entry.big_ns[0] / 1e6:.3f} ms at "
+        f"{big_mhz} MHz, little {entry.little_ns[0] / 1e6:.3f} ms at {little_mhz} MHz"
+    )
+    print(
+        f"little core: {record.little_dmips_per_mhz} per MHz against the big core's 1024 "
+        f"(capacity {capacity} at these clocks); written to {out}"
+    )
+    return 0
+
+
 def cmd_platform_dtb(args: argparse.Namespace) -> int:
     machine = qemu.QemuMachine(platform.get_platform(args.platform))
     blob = qemu.asymmetric_dtb(machine)
@@ -625,6 +674,15 @@ def parser() -> argparse.ArgumentParser:
     )
     s = pl.add_parser("list", help="the presets and their CPU capacities")
     s.set_defaults(func=cmd_platform_list)
+    s = pl.add_parser(
+        "calibrate",
+        help="measure the little core's capacity on gem5 (intmark alone on 1B0L and 0B1L)",
+    )
+    s.add_argument("--size", type=int, default=2000, help="intmark's rounds (default 2000)")
+    s.add_argument("--runs", default="runs/calibrate", help="where the runs go (kept, reused)")
+    s.add_argument("--out", help="the record to write (default configs/calibration.toml)")
+    s.add_argument("--no-build", action="store_true", help="use the artifacts as they are")
+    s.set_defaults(func=cmd_platform_calibrate)
     s = pl.add_parser("dtb", help="the QEMU device tree of a platform")
     s.add_argument("platform", help="a preset or <B>B<L>L")
     s.add_argument("-o", "--out", help="file to write (default: stdout)")

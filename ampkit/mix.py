@@ -119,6 +119,7 @@ SMALL_SIZES = {
     "chase": 4096,
     "compute": 4000,
     "contend": 500,
+    "intmark": 200,
     "pipeline": 500,
     "stages": 500,
     "stream": 16384,
@@ -133,6 +134,7 @@ CATALOGUE_SIZES = {
     "chase": 8192,
     "compute": 8000,
     "contend": 1000,
+    "intmark": 2000,
     "pipeline": 1000,
     "stages": 1000,
     "stream": 32768,
@@ -149,6 +151,7 @@ PRIOR_SPEEDUPS = {
     "chase": 1.3,
     "compute": 2.2,
     "contend": 1.5,
+    "intmark": 2.0,
     "pipeline": 1.6,
     "stages": 1.7,
     "stream": 1.4,
@@ -161,6 +164,10 @@ CATEGORY_PROGRAMS = {
     "communication": ("barrier", "pipeline", "stages"),
     "compute": ("chase", "compute", "stream"),
 }
+
+#: Workloads that calibrate the platform (ampkit platform calibrate) rather
+#: than stand for a category: generated mixes do not draw them.
+CALIBRATION_PROGRAMS = ("intmark",)
 
 #: Fewest threads a workload accepts (stages needs one per stage).
 MIN_THREADS = {"stages": 3}
@@ -264,7 +271,7 @@ def generate_mix(
     if not 1 <= napps <= 16:
         raise AmpkitError(f"a generated mix has 1 to 16 applications, not {napps}")
     rng = random.Random(f"{category}/{napps}/{seed}")
-    everything = sorted(CATALOGUE_SIZES)
+    everything = sorted(p for p in CATALOGUE_SIZES if p not in CALIBRATION_PROGRAMS)
     own = CATEGORY_PROGRAMS[category]
     half = napps if category == "compute" else (napps + 1) // 2
     hints = {**PRIOR_SPEEDUPS, **(speedups or {})}

@@ -6,13 +6,16 @@ both the per-MHz difference between the core types and their clock ratio:
 no cpufreq driver runs on the simulated machines, so Linux never scales the
 values by frequency itself. With the Juno figures (A57 1024, A53 578 per MHz)
 at 2.0 and 1.2 GHz the little CPUs get round(578 * 1200 / 2000) = 347.
+A calibration measured on the simulated cores (configs/calibration.toml,
+ampkit.calibration) replaces the little figure where it exists.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ampkit import calibration
 from ampkit.errors import AmpkitError
 from ampkit.paths import CONFIGS
 from ampkit.tomlfile import TomlFile
@@ -55,6 +58,9 @@ class CoreType:
     l1i: Cache
     l1d: Cache
     l2: Cache  # one per cluster, shared by its CPUs: the last level
+    #: where dmips_per_mhz comes from: platforms.toml, or a calibration
+    #: measured on gem5 (configs/calibration.toml, ampkit.calibration)
+    dmips_source: str = "platforms.toml"
 
 
 @dataclass(frozen=True)
@@ -165,7 +171,7 @@ class Platform:
                         wrong.append(f"CPU {cpu} {d.name}: {what} is {got}, expected {expect}")
         return wrong
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, Any]:
         """The platform as recorded in manifests."""
         return {
             "name": self.name,
@@ -176,6 +182,7 @@ class Platform:
                     "model": c.model,
                     "clock_mhz": c.clock_mhz,
                     "dmips_per_mhz": c.dmips_per_mhz,
+                    "dmips_source": c.dmips_source,
                     "caches": {
                         level: {"size_kib": cache.size_kib, "assoc": cache.assoc}
                         for level, cache in (("l1i", c.l1i), ("l1d", c.l1d), ("l2", c.l2))
@@ -246,6 +253,14 @@ def _load(path: Path | None = None) -> tuple[dict[str, CoreType], dict[str, tupl
             l1i=_cache(toml, ("core", kind, "l1i")),
             l1d=_cache(toml, ("core", kind, "l1d")),
             l2=_cache(toml, ("core", kind, "l2")),
+        )
+    # a calibration beside the platforms file replaces the little core's figure
+    cal = calibration.load((path or PLATFORMS_FILE).with_name(calibration.CALIBRATION_FILE.name))
+    if cal is not None:
+        cores["little"] = replace(
+            cores["little"],
+            dmips_per_mhz=cal.little_dmips_per_mhz,
+            dmips_source=f"calibration: {cal.benchmark} on gem5 {cal.gem5_sha256[:12]}, {cal.date}",
         )
     presets = {}
     table = toml.get(("preset",))

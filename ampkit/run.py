@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ampkit import calibration, parsec
 from ampkit import kernel as kernel_mod
-from ampkit import parsec
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine
 from ampkit.engines.base import BootInputs, EngineIdentity, EngineResult, Machine
@@ -240,7 +240,12 @@ def execute(
             "statistics": engine_impl.writes_statistics,
             "timing_notice": engine_impl.timing_notice,
         },
-        "platform": request.platform.describe(),
+        "platform": {
+            **request.platform.describe(),
+            "calibration": calibration.manifest_entry(
+                gem5_sha256=engine.binary_sha256 if engine_impl.models_core_speed else None
+            ),
+        },
         "policy": request.policy,
         "policy_details": POLICY_DETAILS.get(request.policy, {}),
         "mix": request.mix.describe(),

@@ -169,6 +169,9 @@ class RunInfo:
     statistics: bool = False
     #: What the engine's timings can and cannot say (manifest version 2).
     timing_notice: str | None = None
+    #: Why the capacity calibration in force may not describe the machine
+    #: that ran (ampkit.calibration; empty when it does, or there is none).
+    calibration_stale: tuple[str, ...] = ()
 
     def columns(self) -> dict[str, Any]:
         return {
@@ -183,6 +186,12 @@ class RunInfo:
 
 def _name_of(value: Any) -> Any:
     return value.get("name") if isinstance(value, dict) else value
+
+
+def _calibration_stale(platform: Any) -> tuple[str, ...]:
+    cal = platform.get("calibration") if isinstance(platform, dict) else None
+    stale = cal.get("stale") if isinstance(cal, dict) else None
+    return tuple(str(r) for r in stale) if isinstance(stale, list) else ()
 
 
 def _engine_field(manifest: dict[str, Any], key: str) -> Any:
@@ -282,6 +291,7 @@ class RunDir:
             key=m.get("key") if isinstance(m.get("key"), str) else None,
             statistics=bool(_engine_field(m, "statistics")),
             timing_notice=_engine_field(m, "timing_notice"),
+            calibration_stale=_calibration_stale(platform),
         )
 
     def raw_records(self) -> list[dict[str, Any]]:

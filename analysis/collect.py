@@ -169,6 +169,8 @@ def collect(root: Path) -> Collection:
         runs.append({**info, "included": True, "reason": ""})
         if run_info.timing_notice:
             notices.add(str(run_info.timing_notice))
+        for reason in run_info.calibration_stale:
+            notices.add(f"Capacities: {reason}.")
         apps += a
         threads += t
         tasks += k

@@ -110,6 +110,9 @@ class Engine(Protocol):
     #: what the engine's timings can and cannot say, for summaries and
     #: reports of its runs (recorded in the manifest); None: nothing to add
     timing_notice: str | None
+    #: whether the engine models the cores' speed (gem5): a capacity
+    #: calibration (ampkit.calibration) is then tied to its binary
+    models_core_speed: bool
 
     def identity(self) -> EngineIdentity:
         """This host's engine, pinned by hashes; an error names what is missing."""

@@ -325,7 +325,9 @@ def config_files() -> list[Path]:
                 if path.is_file() and path not in modules:
                     modules.add(path)
                     todo.append(path)
-    return [*scripts, CONFIGS / "platforms.toml", *sorted(modules)]
+    # a calibration record changes the capacities in the tree it writes
+    calibrated = [CONFIGS / "calibration.toml"] if (CONFIGS / "calibration.toml").is_file() else []
+    return [*scripts, CONFIGS / "platforms.toml", *calibrated, *sorted(modules)]
 
 
 def configs_sha256() -> str:
@@ -545,6 +547,7 @@ class Gem5Engine:
     setup_allowance_s = BOOT_LIMIT_S
     writes_statistics = True
     timing_notice: str | None = None
+    models_core_speed = True
 
     def identity(self) -> EngineIdentity:
         found = Gem5.locate()

@@ -277,6 +277,7 @@ class QemuEngine:
     setup_allowance_s = 0
     writes_statistics = False
     timing_notice: str | None = QEMU_NOTICE
+    models_core_speed = False
 
     def identity(self) -> EngineIdentity:
         binary = hostdeps.require_program(QEMU)

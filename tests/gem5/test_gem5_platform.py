@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from ampkit import parsec
+from ampkit import calibration, parsec
+from ampkit.cli import main
 from ampkit.engines import gem5
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App
@@ -221,3 +222,39 @@ def test_a_single_type_platform_boots_and_runs(
     summary = json.loads((outcome.directory / "gem5.json").read_text())
     cluster = "bigCluster" if plat.big else "littleCluster"
     assert {c["cpu"] for c in summary["cpus"]} == {f"{cluster}.cpus0", f"{cluster}.cpus1"}
+
+
+def test_the_calibration_measures_the_simulated_cores(
+    gem5_tree: gem5.Gem5, kernel_build: KernelBuild, initramfs: Path, tmp_path: Path
+) -> None:
+    """ampkit platform calibrate at a short size: intmark alone on 1B0L and
+    0B1L, the little core's per-MHz figure derived from the two run times,
+    written with its provenance to the file asked for (not the kit's)."""
+    out = tmp_path / "calibration.toml"
+    code = main(
+        [
+            "platform",
+            "calibrate",
+            "--size",
+            "300",
+            "--runs",
+            str(tmp_path / "runs"),
+            "--out",
+            str(out),
+            "--no-build",
+        ]
+    )
+    assert code == 0
+    record = calibration.load(out)
+    assert record is not None
+    assert record.benchmark == "intmark" and record.size == 300
+    # the out-of-order big core at 2 GHz finishes first, and per MHz too
+    assert record.big_ns < record.little_ns
+    assert record.little_dmips_per_mhz == calibration.derive(
+        record.big_ns, record.little_ns, record.big_mhz, record.little_mhz
+    )
+    assert 100 < record.little_dmips_per_mhz < 1024, record
+    assert record.gem5_sha256 == gem5.ENGINE.identity().binary_sha256
+    assert record.model_sha256 == calibration.model_sha256()
+    assert calibration.stale_reasons(record, gem5_sha256=record.gem5_sha256) == []
+    assert sorted(p.split("-")[0] for p in record.runs) == ["0B1L", "1B0L"]

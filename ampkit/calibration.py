@@ -1,0 +1,213 @@
+"""Capacities calibrated on the simulated cores.
+
+The little CPUs' ``capacity-dmips-mhz`` must say how fast the simulated
+little core is against the simulated big one, not what some silicon
+measured (Juno's device tree gives the A53 578 against the A57's 1024).
+``ampkit platform calibrate`` runs the kit's integer benchmark (intmark,
+one thread) alone on one big CPU (1B0L) and on one little CPU (0B1L) on
+gem5, and derives the little core's per-MHz performance from the two run
+times and the two clocks:
+
+    little dmips_per_mhz = 1024 * (big_ns * big_mhz) / (little_ns * little_mhz)
+
+that is, the ratio of the cycles each core needs for the same work. The
+record goes to ``configs/calibration.toml`` with its provenance (the gem5
+binary, the machine model, the benchmark, the runs, the date); when that
+file exists, platforms.toml's little ``dmips_per_mhz`` gives way to it, on
+both engines. A record made with another gem5 binary or another machine
+model than the one in use is reported by every run that uses it
+(``stale_reasons``), never silently taken for a measurement of this one.
+
+    kind = "ampkit-capacity-calibration"
+    version = 1
+    little_dmips_per_mhz = 697
+    benchmark = "intmark"
+    size = 2000
+    big_ns = 5123456
+    little_ns = 12345678
+    big_mhz = 2000
+    little_mhz = 1200
+    gem5_sha256 = "..."
+    model_sha256 = "..."
+    benchmark_sha256 = "..."
+    date = "2026-11-24"
+    runs = ["1B0L-cfs-alone-intmark-t1-n2000-r0", "0B1L-cfs-alone-intmark-t1-n2000-r0"]
+"""
+
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ampkit.errors import AmpkitError
+from ampkit.hashing import sha256_file, sha256_json
+from ampkit.paths import CONFIGS
+from ampkit.tomlfile import TomlFile
+
+KIND = "ampkit-capacity-calibration"
+VERSION = 1
+CALIBRATION_FILE = CONFIGS / "calibration.toml"
+BENCHMARK = "intmark"
+#: Linux's reference capacity (SCHED_CAPACITY_SCALE), the big core's figure.
+SCALE = 1024
+
+
+@dataclass(frozen=True)
+class Calibration:
+    little_dmips_per_mhz: int
+    benchmark: str
+    size: int
+    big_ns: int
+    little_ns: int
+    big_mhz: int
+    little_mhz: int
+    gem5_sha256: str
+    model_sha256: str
+    benchmark_sha256: str
+    date: str
+    runs: tuple[str, ...] = ()
+    source: Path | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """What a manifest records of it."""
+        return {
+            "little_dmips_per_mhz": self.little_dmips_per_mhz,
+            "benchmark": self.benchmark,
+            "size": self.size,
+            "gem5_sha256": self.gem5_sha256,
+            "model_sha256": self.model_sha256,
+            "date": self.date,
+        }
+
+    def render(self) -> str:
+        lines = [
+            "# Written by 'ampkit platform calibrate': the little core's per-MHz",
+            "# performance measured on gem5 (ampkit/calibration.py says how).",
+            "# While this file exists it replaces [core.little] dmips_per_mhz of",
+            "# platforms.toml on both engines. Delete it to go back to that value.",
+            f'kind = "{KIND}"',
+            f"version = {VERSION}",
+            f"little_dmips_per_mhz = {self.little_dmips_per_mhz}",
+            f'benchmark = "{self.benchmark}"',
+            f"size = {self.size}",
+            f"big_ns = {self.big_ns}",
+            f"little_ns = {self.little_ns}",
+            f"big_mhz = {self.big_mhz}",
+            f"little_mhz = {self.little_mhz}",
+            f'gem5_sha256 = "{self.gem5_sha256}"',
+            f'model_sha256 = "{self.model_sha256}"',
+            f'benchmark_sha256 = "{self.benchmark_sha256}"',
+            f'date = "{self.date}"',
+            f"runs = {json.dumps(list(self.runs))}",
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def derive(big_ns: int, little_ns: int, big_mhz: int, little_mhz: int) -> int:
+    """The little core's per-MHz performance against the big core's 1024:
+    the ratio of the cycles the two need for the same work."""
+    if min(big_ns, little_ns, big_mhz, little_mhz) <= 0:
+        raise AmpkitError(
+            f"a calibration needs positive times and clocks, not big {big_ns} ns at "
+            f"{big_mhz} MHz and little {little_ns} ns at {little_mhz} MHz"
+        )
+    value = round(SCALE * (big_ns * big_mhz) / (little_ns * little_mhz))
+    if not 1 <= value <= SCALE:
+        raise AmpkitError(
+            f"the little core came out at {value} per MHz against the big core's {SCALE} "
+            f"(big {big_ns} ns at {big_mhz} MHz, little {little_ns} ns at {little_mhz} MHz)",
+            "a little core faster per MHz than the big one is not a big.LITTLE platform; "
+            "check the core models in configs/ampkit_gem5/cores.py",
+        )
+    return value
+
+
+def model_sha256(platforms: Path | None = None) -> str:
+    """What decides the simulated cores' speed: the gem5 configuration's
+    scripts and the core types (model, clock, caches), not the capacities
+    the kernel is told (so that writing a calibration does not stale it)."""
+    with (platforms or CONFIGS / "platforms.toml").open("rb") as f:
+        cores = tomllib.load(f).get("core", {})
+    described = {
+        kind: {k: v for k, v in table.items() if k != "dmips_per_mhz"}
+        for kind, table in cores.items()
+        if isinstance(table, dict)
+    }
+    scripts = sorted(p for p in CONFIGS.rglob("*.py") if "__pycache__" not in p.parts)
+    return sha256_json(
+        {
+            "cores": described,
+            "scripts": {str(p.relative_to(CONFIGS)): sha256_file(p) for p in scripts},
+        }
+    )
+
+
+def load(path: Path | None = None) -> Calibration | None:
+    """The calibration record, or None where there is none."""
+    path = path or CALIBRATION_FILE
+    if not path.is_file():
+        return None
+    toml = TomlFile(path)
+    keys = (
+        "kind",
+        "version",
+        "little_dmips_per_mhz",
+        "benchmark",
+        "size",
+        "big_ns",
+        "little_ns",
+        "big_mhz",
+        "little_mhz",
+        "gem5_sha256",
+        "model_sha256",
+        "benchmark_sha256",
+        "date",
+        "runs",
+    )
+    toml.only_keys((), keys, "a calibration key")
+    if toml.get(("kind",)) != KIND:
+        toml.fail(("kind",), f'must be "{KIND}"', hint="ampkit platform calibrate writes it")
+    toml.integer(("version",), low=VERSION, high=VERSION)
+    return Calibration(
+        little_dmips_per_mhz=toml.integer(("little_dmips_per_mhz",), low=1, high=SCALE),
+        benchmark=toml.string(("benchmark",)),
+        size=toml.integer(("size",), low=1),
+        big_ns=toml.integer(("big_ns",), low=1),
+        little_ns=toml.integer(("little_ns",), low=1),
+        big_mhz=toml.integer(("big_mhz",), low=1),
+        little_mhz=toml.integer(("little_mhz",), low=1),
+        gem5_sha256=toml.string(("gem5_sha256",)),
+        model_sha256=toml.string(("model_sha256",)),
+        benchmark_sha256=toml.string(("benchmark_sha256",)),
+        date=toml.string(("date",)),
+        runs=tuple(toml.strings(("runs",), default=[])),
+        source=path,
+    )
+
+
+def stale_reasons(cal: Calibration, *, gem5_sha256: str | None) -> list[str]:
+    """Why the record may not describe the machine in use (empty: it does).
+    ``gem5_sha256`` is the binary in use, None where no gem5 runs (QEMU)."""
+    reasons = []
+    where = cal.source or CALIBRATION_FILE
+    if cal.model_sha256 != model_sha256():
+        reasons.append(
+            f"{where} was measured on another machine model (configs/ampkit_gem5, "
+            "bigLITTLE.py or the core types changed since); run ampkit platform calibrate"
+        )
+    if gem5_sha256 is not None and cal.gem5_sha256 != gem5_sha256:
+        reasons.append(
+            f"{where} was measured with another gem5 binary "
+            f"({cal.gem5_sha256[:12]}, this one is {gem5_sha256[:12]})"
+        )
+    return reasons
+
+
+def manifest_entry(*, gem5_sha256: str | None) -> dict[str, Any] | None:
+    """What a run's manifest records of the calibration in force: the
+    record and why it may not describe this machine; None without one."""
+    cal = load()
+    if cal is None:
+        return None
+    return {"record": cal.describe(), "stale": stale_reasons(cal, gem5_sha256=gem5_sha256)}
