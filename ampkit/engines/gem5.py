@@ -191,6 +191,16 @@ def _script_command(
     ]
 
 
+def gem5_errors(log: Path) -> list[str]:
+    """gem5's own fatal and panic lines in its log ("fatal: ..."): why a
+    simulation stopped before the guest could say anything."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    return [f"gem5: {line.strip()}" for line in lines if line.startswith(("fatal:", "panic:"))]
+
+
 def dtb_command(gem5: Gem5, machine: Gem5Machine, *, out: Path) -> list[str]:
     """gem5 writing the device tree of this machine to out, simulating nothing."""
     shared = _script_command(gem5, machine, outdir=out.parent / "m5out-dtb", kernel=None)
@@ -652,7 +662,7 @@ class Gem5Engine:
             for part in (ckpt.directory / BOOT_CONSOLE, work / "m5out" / "system.terminal"):
                 if part.is_file():
                     out.write(part.read_bytes())
-        problems: list[str] = []
+        problems: list[str] = gem5_errors(work / "gem5.log")
         booted_dtb = ckpt.directory / BOOT_DTB
         if booted_dtb.is_file() and booted_dtb.read_bytes() != inputs.dtb_bytes:
             problems.append(f"the checkpoint's device tree ({booted_dtb}) is not this run's")

@@ -241,6 +241,8 @@ class A53FloatSimdFU(MinorFU):
             description="multiply-accumulate",
             opClasses=minorMakeOpClassSet(["FloatMultAcc", "SimdFloatMultAcc", "SimdMultAcc"]),
             extraAssumedLat=4,
+            # no source register is needed later than at issue
+            srcRegsRelativeLats=[],
         )
     ]
 

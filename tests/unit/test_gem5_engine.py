@@ -265,3 +265,16 @@ def test_a_platform_above_eight_cpus_is_refused_before_gem5_starts() -> None:
     assert gem5.Gem5Machine(get_platform("0B2L")).args() == [
         "--big", "0", "--little", "2", "--memory-mb", "2048"
     ]  # fmt: skip
+
+
+def test_gem5s_own_fatal_line_is_the_runs_reason(tmp_path: Path) -> None:
+    log = tmp_path / "gem5.log"
+    log.write_text(
+        "info: Standard input is not a terminal, disabling listeners.\n"
+        "warn: No dot file generated.\n"
+        "fatal: system.littleCluster.cpus0.x without default or user set value\n"
+    )
+    assert gem5.gem5_errors(log) == [
+        "gem5: fatal: system.littleCluster.cpus0.x without default or user set value"
+    ]
+    assert gem5.gem5_errors(tmp_path / "absent.log") == []

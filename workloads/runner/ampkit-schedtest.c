@@ -789,10 +789,11 @@ static int restricted_now(void)
  * thread was restricted.
  */
 /*
- * The wash-* threads start working together: WASH judges the threads that
- * were active over its last quanta, so threads created one by one on a
- * busy host would show it an application of one or two threads, which
- * Algorithm 1 (lines 7-8) rightly binds to the big CPUs.
+ * The wash-* threads start together and read their counters together:
+ * WASH judges the threads that were active over its last quanta, so
+ * threads created (or leaving) one by one on a busy host would show it an
+ * application of one or two threads, which Algorithm 1 (lines 7-8)
+ * rightly binds to the big CPUs.
  */
 static pthread_barrier_t wash_gate;
 
@@ -829,6 +830,15 @@ static void *wash_worker(void *arg)
 		}
 		w->rounds++;
 	}
+	/*
+	 * Every thread reads its counters while all of them are still alive:
+	 * once some have exited, WASH rightly binds what is left (lines 7-8
+	 * again), and the last to leave would report a binding the run never
+	 * had (a CI run saw wash_bound 1 with no restricted round).
+	 */
+	err = pthread_barrier_wait(&wash_gate);
+	if (err && err != PTHREAD_BARRIER_SERIAL_THREAD)
+		die("pthread_barrier_wait", err);
 	worker_end(w);
 	return NULL;
 }
