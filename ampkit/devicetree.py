@@ -17,6 +17,17 @@ and the domain per cluster is CLS rather than one that shares a cache. With
 per-CPU L1s and one L2 per cluster, linked by ``next-level-cache``, both
 engines give the kernel one domain per cluster that shares its L2 and one
 above it with SD_ASYM_CPUCAPACITY, as on a real big.LITTLE part.
+
+Linux builds the cache leaves from two sources that must agree: their
+number from the tree (``init_of_cache_level()``), their levels and types
+from the CPU's CLIDR_EL1 (``populate_cache_leaves()``). QEMU's CPUs report
+split L1s and a unified L2, as the tree says. gem5 v24's CLIDR_EL1 reads 0
+(no cache at any level, and not configurable), so the kernel forms one leaf
+per level the tree names; a tree with split L1s then has one leaf too many,
+cacheinfo gives up ("Unable to detect cache hierarchy") and the domains
+fall back to CLS over the whole package. gem5's tree therefore names the
+L1 by its data cache only (``split_l1=False``): the same levels and the
+same L2 sharing, which is what the domains are built from.
 """
 
 from ampkit.errors import AmpkitError
@@ -38,8 +49,9 @@ def cpu_nodes(tree: DeviceTree) -> list[Node]:
     return sorted(nodes, key=lambda n: n.u32s("reg"))
 
 
-def make_asymmetric(tree: DeviceTree, platform: Platform) -> DeviceTree:
-    """Give the tree's CPUs the platform's clusters and capacities (in place)."""
+def make_asymmetric(tree: DeviceTree, platform: Platform, *, split_l1: bool = True) -> DeviceTree:
+    """Give the tree's CPUs the platform's clusters, capacities and caches
+    (in place; ``split_l1`` as describe_caches())."""
     nodes = cpu_nodes(tree)
     if len(nodes) != platform.ncpus:
         raise AmpkitError(
@@ -69,7 +81,7 @@ def make_asymmetric(tree: DeviceTree, platform: Platform) -> DeviceTree:
         core_id = cores_in.get(cpu.cluster, 0)
         cores_in[cpu.cluster] = core_id + 1
         cluster.add_child(f"core{core_id}").set_u32("cpu", node.u32("phandle"))
-    describe_caches(tree, platform)
+    describe_caches(tree, platform, split_l1=split_l1)
     return tree
 
 
@@ -79,10 +91,14 @@ def _set_geometry(node: Node, prefix: str, cache: Cache) -> None:
     node.set_u32(f"{prefix}cache-sets", cache.sets)
 
 
-def describe_caches(tree: DeviceTree, platform: Platform) -> DeviceTree:
+def describe_caches(tree: DeviceTree, platform: Platform, *, split_l1: bool = True) -> DeviceTree:
     """Per-CPU L1s and one unified L2 per cluster, as the Devicetree
     Specification's cache binding (section 3.8) and Linux's cacheinfo
-    read them (in place; replaces what an earlier call added)."""
+    read them (in place; replaces what an earlier call added).
+
+    With ``split_l1`` the cpu nodes carry both L1s (``i-`` and ``d-``);
+    without it only the data cache, for CPUs whose CLIDR_EL1 reports no
+    split level (gem5's: see the module's docstring)."""
     nodes = cpu_nodes(tree)
     cpus = tree.node("/cpus")
     for cluster in {cpu.cluster for cpu in platform.cpus}:
@@ -101,7 +117,10 @@ def describe_caches(tree: DeviceTree, platform: Platform) -> DeviceTree:
         l2_phandles[cpu.cluster] = next_phandle
         next_phandle += 1
     for node, cpu in zip(nodes, platform.cpus, strict=True):
-        _set_geometry(node, "i-", cpu.core.l1i)
+        for prop in [k for k in node.props if k.startswith(("i-cache-", "d-cache-"))]:
+            del node.props[prop]
+        if split_l1:
+            _set_geometry(node, "i-", cpu.core.l1i)
         _set_geometry(node, "d-", cpu.core.l1d)
         node.set_u32("next-level-cache", l2_phandles[cpu.cluster])
     return tree
@@ -126,12 +145,13 @@ PMUV3 = "arm,armv8-pmuv3"
 def for_gem5(tree: DeviceTree, platform: Platform, *, pmu: bool = True) -> DeviceTree:
     """gem5's generated tree, made to tell Linux the truth (in place).
 
-    Clusters and capacities as on QEMU (make_asymmetric); every
+    Clusters, capacities and the L2s as on QEMU (make_asymmetric; the L1
+    named by its data cache alone, see the module's docstring); every
     memory-mapped timer disabled, so that the architected counter
     (``arch_sys_counter``) becomes the clocksource; and, with ``pmu``, a
     PMUv3 node required, because perf_event_open in the guest depends on it.
     """
-    make_asymmetric(tree, platform)
+    make_asymmetric(tree, platform, split_l1=False)
     for node in tree.root.walk():
         if TIMER_MEM in _compatibles(node):
             node.set_str("status", "disabled")
