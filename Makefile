@@ -3,11 +3,12 @@
 VENV   := .venv
 AMPKIT := $(VENV)/bin/ampkit
 
-.PHONY: help setup demo test kernel kernel-debug images report bench lint lock clean
+.PHONY: help setup demo test test-gem5 kernel kernel-debug images report bench lint lock clean
 
 help:
 	@echo "make demo          build the kernel and initramfs, run a mix on QEMU 2B2L, summarise"
-	@echo "make test          every test tier this machine can run"
+	@echo "make test          every test tier this machine can run (gem5: its CI subset)"
+	@echo "make test-gem5     the whole gem5 tier (every platform boot, PARSEC disk, calibration)"
 	@echo "make setup         install missing Debian packages and the Python environment"
 	@echo "make kernel        build the patched kernel (kernel-debug: the debug variant)"
 	@echo "make images        build the guest programs and the initramfs"
@@ -31,6 +32,10 @@ demo: setup
 
 test: setup
 	$(VENV)/bin/pytest
+
+# the whole gem5 tier, beyond the subset make test runs (tests/gem5/conftest.py)
+test-gem5: setup
+	AMPKIT_GEM5_FULL=1 $(VENV)/bin/pytest tests/gem5
 
 kernel: setup
 	$(AMPKIT) kernel build

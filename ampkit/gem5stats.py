@@ -28,6 +28,13 @@ _WORK_ITEM = re.compile(r"^system\.work_item_type(?P<id>\d+)::(?P<stat>samples|m
 #: gem5's tick: one picosecond
 TICKS_PER_S = 1e12
 
+#: a DRAM rank's energy over the dump, in pJ (gem5's DRAMPower model):
+#: system.<controller>.dram.rank<N>.totalEnergy; one controller per memory
+#: range (mem_ctrls, or mem_ctrls0, mem_ctrls1, ...)
+_DRAM_ENERGY = re.compile(r"^system\.(?P<ctrl>\w+?)\.dram\.rank\d+\.totalEnergy$")
+#: a CPU's time in each power state (ON, CLK_GATED, ...)
+_RESIDENCY = "power_state.pwrStateResidencyTicks::"
+
 #: committed instructions under the names gem5 versions used
 _INSTS = ("commitStats0.numInsts", "committedInsts", "exec_context.thread_0.numInsts")
 
@@ -166,7 +173,9 @@ def read_stats(run_dir: Path) -> list[dict[str, float]] | None:
 
 
 def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
-    """One row per CPU per dump: dump, cpu, cluster, cycles, insts, energy_j, sim_seconds."""
+    """One row per CPU per dump: dump, cpu, cluster, cycles, insts, energy_j,
+    sim_seconds, residency_ticks (its time in all power states, which the
+    measured interval's ticks must equal)."""
     rows: list[dict[str, Any]] = []
     for index, stats in enumerate(dumps):
         seconds = stats.get("simSeconds", math.nan)
@@ -190,9 +199,12 @@ def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
                 row["dynamic_w"] = value
             elif stat.endswith("power_model.staticPower"):
                 row["static_w"] = value
+            elif stat.startswith(_RESIDENCY):
+                row["residency_ticks"] = row.get("residency_ticks", 0.0) + value
         for row in cpus.values():
             row.setdefault("cycles", math.nan)
             row.setdefault("insts", math.nan)
+            row.setdefault("residency_ticks", math.nan)
             watts = row.pop("dynamic_w", math.nan) + row.pop("static_w", 0.0)
             row["energy_j"] = watts * seconds
             rows.append(row)
@@ -206,11 +218,23 @@ def _energy(stats: dict[str, float], prefix: str, seconds: float) -> float:
     return (dynamic + static) * seconds
 
 
+def dram_rows(stats: dict[str, float]) -> list[dict[str, Any]]:
+    """One row per memory controller: its DRAM's energy over the dump (all
+    ranks, from gem5's DRAMPower model), in joules."""
+    picojoules: dict[str, float] = {}
+    for name, value in stats.items():
+        m = _DRAM_ENERGY.match(name)
+        if m:
+            picojoules[m["ctrl"]] = picojoules.get(m["ctrl"], 0.0) + value
+    return [{"memory": ctrl, "energy_j": pj * 1e-12} for ctrl, pj in sorted(picojoules.items())]
+
+
 def summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
     """What a gem5 run measured, from its last dump (the kit's configuration
-    resets the statistics when it restores a checkpoint, so that dump covers
-    the run): simulated seconds, per-CPU committed instructions and cycles,
-    per-cluster energy (its CPUs and its L2) and the work items of each
+    dumps and resets the statistics when the measured interval begins, so
+    that dump covers the run): simulated seconds and ticks, per-CPU
+    committed instructions, cycles and power-state residency, per-cluster
+    energy (its CPUs and its L2), the DRAM's energy, and the work items of each
     application (id = its index in the mix): the runner's, around its
     first run, and for a PARSEC/SPLASH-2x program a second one, its region
     of interest (the hooks' thread id 1); gem5 keeps their mean."""
@@ -238,10 +262,17 @@ def summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
                 item["samples"] = int(value)
             else:
                 item["mean_s"] = value / TICKS_PER_S
+    memory = dram_rows(last)
     return {
         "dumps": len(dumps),
         "sim_seconds": seconds,
+        "sim_ticks": last.get("simTicks", math.nan),
         "cpus": [{k: v for k, v in row.items() if k != "dump"} for row in cpus],
         "clusters": list(clusters.values()),
+        "memory": memory,
+        # NaN where a part has no power model: a sum that leaves one out
+        # would pass for the whole machine's energy
+        "energy_j": sum(c["energy_j"] for c in clusters.values())
+        + sum(m["energy_j"] for m in memory),
         "work_items": [items[k] for k in sorted(items) if items[k].get("samples")],
     }

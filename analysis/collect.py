@@ -13,6 +13,8 @@ cpus     one row per CPU per gem5 stats dump where the run has gem5 stats:
          dump, cpu, cluster, cycles, insts, energy_j, sim_seconds;
 clusters one row per CPU cluster of such a run, from its last dump: cpus,
          insts, cpu_energy_j, l2_energy_j, energy_j (CPUs and L2);
+memory   one row per memory controller of such a run, from its last dump:
+         memory, energy_j (its DRAM, gem5's DRAMPower model);
 tasks    the kernel's per-task counters, where an application record
          carries them (a ``tasks`` list of objects), one row per task.
 
@@ -72,11 +74,12 @@ class Collection:
     cpus: pd.DataFrame
     tasks: pd.DataFrame
     clusters: pd.DataFrame
+    memory: pd.DataFrame
     #: What the engines of the included runs say their timings can and
     #: cannot show (the manifests' timing notices), for the report.
     notices: tuple[str, ...] = ()
 
-    TABLES = ("runs", "apps", "threads", "cpus", "clusters", "tasks")
+    TABLES = ("runs", "apps", "threads", "cpus", "clusters", "memory", "tasks")
 
     def save(self, out: Path) -> list[Path]:
         """Each table as CSV in ``out``, and as Parquet where pyarrow is
@@ -142,6 +145,7 @@ def collect(root: Path) -> Collection:
     threads: list[dict[str, Any]] = []
     cpus: list[dict[str, Any]] = []
     clusters: list[dict[str, Any]] = []
+    memory: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
     notices: set[str] = set()
     finished, partial = find_run_dirs(root)
@@ -177,8 +181,11 @@ def collect(root: Path) -> Collection:
         for row in gem5stats.cpu_rows(dumps or []):
             cpus.append({**info, **row})
         if dumps:
-            for row in gem5stats.summary(dumps)["clusters"]:
+            measured = gem5stats.summary(dumps)
+            for row in measured["clusters"]:
                 clusters.append({**info, **row})
+            for row in measured["memory"]:
+                memory.append({**info, **row})
     return Collection(
         notices=tuple(sorted(notices)),
         runs=_frame(runs, [*RUN_COLUMNS, "included", "reason"]),
@@ -188,13 +195,18 @@ def collect(root: Path) -> Collection:
         threads=_frame(threads, [*RUN_COLUMNS, "app", "instance", "thread", "wall_ns", "cpu_ns"]),
         cpus=_frame(
             cpus,
-            [*RUN_COLUMNS, "dump", "cpu", "cluster", "cycles", "insts", "energy_j", "sim_seconds"],
+            [
+                *RUN_COLUMNS,
+                *("dump", "cpu", "cluster", "cycles", "insts", "energy_j", "sim_seconds"),
+                "residency_ticks",
+            ],
         ),
         tasks=_frame(tasks, [*RUN_COLUMNS, "app", "instance"]),
         clusters=_frame(
             clusters,
             [*RUN_COLUMNS, "cluster", "cpus", "insts", "cpu_energy_j", "l2_energy_j", "energy_j"],
         ),
+        memory=_frame(memory, [*RUN_COLUMNS, "memory", "energy_j"]),
     )
 
 

@@ -14,8 +14,12 @@ under the reference policy (``cfs`` unless told otherwise):
     ASP        = sum (CT_slow,i / T_i - 1)                  higher is better
                  CT_slow,i: turnaround alone on little CPUs only
     EDP        = energy x completion time                  lower is better
-                 (without dividing by the instruction count; completion
-                 time is the run's makespan, the longest turnaround)
+                 (completion time is the run's makespan, the longest
+                 turnaround; energy is the CPUs', their L2s' and the
+                 DRAM's, where gem5's models give them)
+    EDP/inst   = energy x completion time / instructions  lower is better
+                 (Saez et al. eq. 3, energy over instructions per second;
+                 instructions committed by every CPU over the run)
 
 Each is computed per run, that is per (engine, platform, policy, mix,
 repetition); then, per (engine, platform, policy, mix), the mean over
@@ -87,6 +91,13 @@ def edp(energy_j: float, completion_s: float) -> float:
     return energy_j * completion_s
 
 
+def edp_per_instruction(energy_j: float, completion_s: float, instructions: float) -> float:
+    """Saez et al.'s form: energy / (instructions / completion time)."""
+    if not instructions > 0:
+        return math.nan
+    return energy_j * completion_s / instructions
+
+
 @dataclass(frozen=True)
 class Metric:
     name: str
@@ -113,9 +124,19 @@ PER_RUN: tuple[Metric, ...] = (
         positive=False,
     ),
     Metric(
-        "energy_j", "lower", "energy of the CPUs and their L2s over the run (gem5's power models)"
+        "energy_j",
+        "lower",
+        "energy of the CPUs, their L2s and the DRAM over the run (gem5's power models)",
     ),
-    Metric("edp", "lower", "energy x completion time (no instruction count)"),
+    Metric("cpu_energy_j", "lower", "the CPUs' part of energy_j"),
+    Metric("l2_energy_j", "lower", "the L2 caches' part of energy_j"),
+    Metric("dram_energy_j", "lower", "the DRAM's part of energy_j (gem5's DRAMPower model)"),
+    Metric("edp", "lower", "energy x completion time"),
+    Metric(
+        "edp_per_inst",
+        "lower",
+        "energy x completion time / instructions (Saez et al. eq. 3: energy / IPS)",
+    ),
 )
 METRICS = {m.name: m for m in PER_RUN}
 
@@ -219,28 +240,49 @@ def per_run(
     threads: pd.DataFrame,
     cpus: pd.DataFrame | None = None,
     clusters: pd.DataFrame | None = None,
+    memory: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per run with every metric; ``apps`` must carry slowdown.
 
     Energy is the clusters' (CPUs and their L2s) where the collection has
-    them, else the CPUs' alone; NaN where a part had no power model."""
+    them, else the CPUs' alone, plus the DRAM's where the collection has
+    memory rows (a run without any while others have them gets NaN, never
+    a smaller sum); NaN where a part had no power model."""
     times = (
         threads.groupby(["run", "app", "instance"])["wall_ns"].apply(list).rename("thread_times")
     )
     apps = apps.join(times, on=["run", "app", "instance"])
-    parts = clusters if clusters is not None and not clusters.empty else cpus
-    energy = (
-        parts.groupby("run")["energy_j"].sum(min_count=1)
-        if parts is not None and not parts.empty
-        else pd.Series(dtype=float)
-    )
+    has_clusters = clusters is not None and not clusters.empty
+    has_memory = memory is not None and not memory.empty
+
+    def by_run(frame: pd.DataFrame | None, column: str) -> pd.Series:
+        if frame is None or frame.empty or column not in frame:
+            return pd.Series(dtype=float)
+        return frame.groupby("run")[column].sum(min_count=1)
+
+    if has_clusters:
+        cpu_energy = by_run(clusters, "cpu_energy_j")
+        l2_energy = by_run(clusters, "l2_energy_j")
+        core_energy = by_run(clusters, "energy_j")
+        insts = by_run(clusters, "insts")
+    else:
+        cpu_energy = core_energy = by_run(cpus, "energy_j")
+        l2_energy = pd.Series(dtype=float)
+        last = (
+            cpus[cpus["dump"] == cpus.groupby("run")["dump"].transform("max")]
+            if cpus is not None and not cpus.empty and "dump" in cpus
+            else cpus
+        )
+        insts = by_run(last, "insts")
+    dram_energy = by_run(memory, "energy_j")
     rows = []
     for key, g in apps.groupby(RUN, sort=True):
         s = g["slowdown"].tolist()
         thread_times = [t if isinstance(t, list) and t else [1.0] for t in g["thread_times"]]
         slow = g["slow_alone_ns"].tolist() if "slow_alone_ns" in g else []
         run = key[-1]
-        energy_j = float(energy.get(run, math.nan))
+        dram_j = float(dram_energy.get(run, math.nan))
+        energy_j = float(core_energy.get(run, math.nan)) + (dram_j if has_memory else 0.0)
         completion_s = float(g["turnaround_ns"].max()) / 1e9
         rows.append(
             {
@@ -254,7 +296,13 @@ def per_run(
                 if slow and not any(math.isnan(x) for x in slow)
                 else math.nan,
                 "energy_j": energy_j,
+                "cpu_energy_j": float(cpu_energy.get(run, math.nan)),
+                "l2_energy_j": float(l2_energy.get(run, math.nan)),
+                "dram_energy_j": dram_j,
                 "edp": edp(energy_j, completion_s),
+                "edp_per_inst": edp_per_instruction(
+                    energy_j, completion_s, float(insts.get(run, math.nan))
+                ),
             }
         )
     return pd.DataFrame(rows, columns=[*RUN, "apps", *METRICS])
@@ -335,6 +383,7 @@ def compute(
     cpus: pd.DataFrame | None = None,
     *,
     clusters: pd.DataFrame | None = None,
+    memory: pd.DataFrame | None = None,
     reference: str = REFERENCE_POLICY,
     little_only: dict[str, str] | None = None,
     min_apps: int = 2,
@@ -357,7 +406,7 @@ def compute(
     if little_only:
         slow = with_slow_references(pd.concat([slow, apps[napps == 1]]), little_only, reference)
         slow = slow[slow["run"].isin(mixed["run"])]
-    runs = per_run(slow, threads, cpus, clusters)
+    runs = per_run(slow, threads, cpus, clusters, memory)
     have = set(
         runs.loc[runs["policy"] == reference, ["engine", "platform", "mix"]].itertuples(
             index=False, name=None

@@ -34,7 +34,10 @@ from ampkit.analysis import metrics
 from ampkit.analysis.collect import PARQUET, Collection, collect
 
 #: figures of normalised means, in report order
-NORMALISED = ("h_antt", "h_stp", "fairness", "unfairness", "energy_j", "edp")
+#: The parts of energy_j, for the report's energy table.
+ENERGY_PARTS = ("cpu_energy_j", "l2_energy_j", "dram_energy_j", "energy_j")
+
+NORMALISED = ("h_antt", "h_stp", "fairness", "unfairness", "energy_j", "edp", "edp_per_inst")
 
 
 # --- a document rendered twice ------------------------------------------------
@@ -209,6 +212,7 @@ def write_report(
         col.threads,
         col.cpus,
         clusters=col.clusters,
+        memory=col.memory,
         reference=reference,
         little_only=little_only,
         min_apps=min_apps,
@@ -236,7 +240,10 @@ def write_report(
         f"{included} runs collected from {root}, {len(col.excluded)} excluded; "
         f"reference policy {reference} (slowdowns against each application alone "
         f"under it, means normalised to it); 95% confidence intervals over repetitions "
-        f"(Student's t). EDP is energy x completion time, not divided by instructions."
+        f"(Student's t). Energy is the CPUs', their L2s' and the DRAM's (gem5's power "
+        f"and DRAMPower models); EDP is energy x completion time, EDP/inst "
+        f"(edp_per_inst) the same divided by the instructions committed, Saez et al.'s "
+        f"energy / IPS."
     )
     plots: dict[str, int] = {}
     for (engine, platform), part in summary.groupby(["engine", "platform"]):
@@ -341,6 +348,24 @@ def _platform_section(
                 reference_line=True,
             )
             doc.image(path, f"{name} per mix normalised to {reference}")
+    parts = part[part["metric"].isin(ENERGY_PARTS)]
+    if not parts.empty and parts["mean"].notna().any():
+        doc.h(3, "Energy by component (mean over repetitions, joules)")
+        wide = parts.pivot_table(
+            index=["mix", "policy"], columns="metric", values="mean", dropna=False
+        )
+        doc.table(
+            ["mix", "policy", *ENERGY_PARTS],
+            [
+                [
+                    str(index[0]),
+                    str(index[1]),
+                    *(_fmt(float(row.get(c, math.nan))) for c in ENERGY_PARTS),
+                ]
+                for index, row in wide.iterrows()
+                if isinstance(index, tuple)
+            ],
+        )
     s = slow[(slow["engine"] == engine) & (slow["platform"] == platform)]
     per_app = s.groupby(["mix", "app", "instance", "policy"], as_index=False)["slowdown"].mean()
     per_app["application"] = (

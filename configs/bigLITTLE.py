@@ -151,7 +151,12 @@ def main() -> None:
 
     if args.mode == "detailed" and args.restore_from:
         m5.instantiate(args.restore_from)
-        # the statistics then cover the detailed region only, not the boot
+        # the statistics then cover the detailed region only, not the boot.
+        # A dump first: resetting alone leaves each power state's last
+        # evaluation tick where the checkpoint put it (PowerState keeps it
+        # across a reset and only a dump moves it on), so the residencies
+        # of the measured interval would also count the time before it.
+        m5.stats.dump()
         m5.stats.reset()
     else:
         m5.instantiate()

@@ -110,10 +110,11 @@ def test_gem5_json_stats_with_energy() -> None:
     assert items == [{"id": 0, "samples": 3, "mean_s": pytest.approx(3e-3)}]
 
 
-def _campaign(root: Path) -> None:
+def _campaign(root: Path, **engine: Any) -> None:
     for policy, (a, b) in (("cfs", (20, 40)), ("colab", (15, 40)), ("wash", (20, 30))):
         write_run(
             root,
+            **engine,
             platform="2B2L",
             policy=policy,
             mix="pair",
@@ -122,9 +123,16 @@ def _campaign(root: Path) -> None:
                 SynthApp("y", 1, b * 10**6),
             ],
         )
-    write_run(root, platform="2B2L", policy="cfs", mix="alone-x", apps=[SynthApp("x", 2, 10**7)])
     write_run(
-        root, platform="2B2L", policy="cfs", mix="alone-y", apps=[SynthApp("y", 1, 2 * 10**7)]
+        root, platform="2B2L", policy="cfs", mix="alone-x", apps=[SynthApp("x", 2, 10**7)], **engine
+    )
+    write_run(
+        root,
+        platform="2B2L",
+        policy="cfs",
+        mix="alone-y",
+        apps=[SynthApp("y", 1, 2 * 10**7)],
+        **engine,
     )
 
 
@@ -198,6 +206,25 @@ def test_the_report_renders(tmp_path: Path) -> None:
         assert (tmp_path / "report" / "tables" / f"{table}.parquet").is_file()
 
 
+def test_the_report_splits_energy_by_component(tmp_path: Path) -> None:
+    """gem5 runs with power models and DRAM: the report's energy table has
+    the CPUs', the L2s' and the DRAM's parts beside their sum, and both
+    EDPs are normalised metrics."""
+    _campaign(tmp_path / "runs", **GEM5)
+    stats = (Path(__file__).parent / "data" / "stats-with-dram.txt").read_text()
+    for run in (tmp_path / "runs").iterdir():
+        (run / "stats.txt").write_text(stats)
+    write_report(tmp_path / "runs", tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "Energy by component" in md
+    # (0.65 W) x 2 ms CPUs, (0.15 W) x 2 ms L2, 0.4 mJ DRAM: 2.0 mJ
+    assert "| pair | colab | 0.0013 | 0.0003 | 0.0004 | 0.002 |" in md
+    per_run = pd.read_csv(tmp_path / "report" / "tables" / "per_run.csv")
+    assert per_run["energy_j"].round(6).eq(0.002).all()
+    assert {"edp", "edp_per_inst"} <= set(per_run.columns)
+    assert "edp_per_inst" in md
+
+
 def test_a_missing_reference_is_an_error_naming_it(tmp_path: Path) -> None:
     _campaign(tmp_path)
     shutil.rmtree(tmp_path / "2B2L-cfs-alone-y-r0")
@@ -244,6 +271,39 @@ def test_energy_per_run_counts_the_l2s_where_collected() -> None:
     assert metrics.per_run(apps, threads, cpus).loc[0, "energy_j"] == 3.0
     with_l2 = metrics.per_run(apps, threads, cpus, clusters).loc[0]
     assert with_l2["energy_j"] == 4.0 and with_l2["edp"] == 8.0
+
+
+def test_energy_per_run_adds_the_dram_and_gives_both_edps() -> None:
+    """Worked by hand: CPUs 3 J and L2s 1 J in two clusters, DRAM 2 J, so
+    6 J; a makespan of 2 s gives EDP 12 J s, and with 4e9 instructions
+    Saez et al.'s form 12 / 4e9 J s per instruction. A run without DRAM
+    rows, where others have them, has no energy rather than a smaller one."""
+    base: dict[str, object] = {"engine": "gem5", "platform": "2B2L", "policy": "cfs", "mix": "m"}
+    apps = pd.DataFrame(
+        [
+            {**base, "repetition": rep, "run": run, "app": a, "instance": 0}
+            | {"slowdown": 1.0, "turnaround_ns": 2e9}
+            for rep, run in enumerate(("r", "s"))
+            for a in "xy"
+        ]
+    )
+    threads = pd.DataFrame(
+        [{"run": r, "app": a, "instance": 0, "wall_ns": 1.0} for r in "rs" for a in "xy"]
+    )
+    clusters = pd.DataFrame(
+        [
+            {"run": r, "cpu_energy_j": c, "l2_energy_j": l2, "energy_j": c + l2, "insts": i}
+            for r in "rs"
+            for c, l2, i in ((2.0, 0.75, 3e9), (1.0, 0.25, 1e9))
+        ]
+    )
+    memory = pd.DataFrame([{"run": "r", "memory": "mem_ctrls", "energy_j": 2.0}])
+    runs = metrics.per_run(apps, threads, None, clusters, memory).set_index("run")
+    r = runs.loc["r"]
+    assert (r["cpu_energy_j"], r["l2_energy_j"], r["dram_energy_j"]) == (3.0, 1.0, 2.0)
+    assert r["energy_j"] == 6.0 and r["edp"] == 12.0
+    assert r["edp_per_inst"] == pytest.approx(12.0 / 4e9)
+    assert math.isnan(runs.loc["s", "energy_j"]) and math.isnan(runs.loc["s", "edp"])
 
 
 def test_kernel_counters_give_big_shares_by_class_and_bottlenecks(tmp_path: Path) -> None:

@@ -225,3 +225,23 @@ def test_a_runs_statistics_per_cpu_cluster_and_application(tmp_path: Path) -> No
     ]
     with pytest.raises(gem5stats.StatsError):
         gem5stats.summary([])
+
+
+#: A hand-worked dump: one big CPU with its L2, and a DRAM of two ranks.
+STATS_WITH_DRAM = (Path(__file__).parent / "data" / "stats-with-dram.txt").read_text()
+
+
+def test_dram_energy_and_residencies_of_a_dump(tmp_path: Path) -> None:
+    """Worked by hand: the cluster (0.65 + 0.15 W) x 2 ms = 1.6 mJ; the DRAM
+    (300 + 100) uJ = 0.4 mJ from its ranks' totalEnergy in pJ (not their
+    parts, not averagePower); the machine 2.0 mJ; the CPU's residencies sum
+    to the dump's 2e9 ticks."""
+    (tmp_path / "stats.txt").write_text(STATS_WITH_DRAM)
+    dumps = gem5stats.read_stats(tmp_path)
+    assert dumps is not None
+    s = gem5stats.summary(dumps)
+    assert s["sim_ticks"] == 2e9
+    assert s["clusters"][0]["energy_j"] == pytest.approx(1.6e-3)
+    assert s["memory"] == [{"memory": "mem_ctrls", "energy_j": pytest.approx(0.4e-3)}]
+    assert s["energy_j"] == pytest.approx(2.0e-3)
+    assert [c["residency_ticks"] for c in s["cpus"]] == [2e9]
