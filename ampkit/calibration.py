@@ -11,6 +11,9 @@ times and the two clocks:
     little dmips_per_mhz = 1024 * (big_ns * big_mhz) / (little_ns * little_mhz)
 
 that is, the ratio of the cycles each core needs for the same work. The
+same runs give each core's IPC on the benchmark (committed instructions
+over active cycles of its one CPU), the reference of the power models'
+activity factor (configs/ampkit_gem5/power.py). The
 record goes to ``configs/calibration.toml`` with its provenance (the gem5
 binary, the machine model, the benchmark, the runs, the date); when that
 file exists, platforms.toml's little ``dmips_per_mhz`` gives way to it, on
@@ -27,6 +30,8 @@ model than the one in use is reported by every run that uses it
     little_ns = 12345678
     big_mhz = 2000
     little_mhz = 1200
+    big_ipc = 1.52
+    little_ipc = 0.61
     gem5_sha256 = "..."
     model_sha256 = "..."
     benchmark_sha256 = "..."
@@ -62,6 +67,8 @@ class Calibration:
     little_ns: int
     big_mhz: int
     little_mhz: int
+    big_ipc: float
+    little_ipc: float
     gem5_sha256: str
     model_sha256: str
     benchmark_sha256: str
@@ -69,12 +76,20 @@ class Calibration:
     runs: tuple[str, ...] = ()
     source: Path | None = None
 
+    def ipc(self, kind: str) -> float:
+        """The ``kind`` ("big" or "little") core's IPC on the benchmark."""
+        if kind not in ("big", "little"):
+            raise AmpkitError(f"no core type '{kind}': big or little")
+        return self.big_ipc if kind == "big" else self.little_ipc
+
     def describe(self) -> dict[str, Any]:
         """What a manifest records of it."""
         return {
             "little_dmips_per_mhz": self.little_dmips_per_mhz,
             "benchmark": self.benchmark,
             "size": self.size,
+            "big_ipc": self.big_ipc,
+            "little_ipc": self.little_ipc,
             "gem5_sha256": self.gem5_sha256,
             "model_sha256": self.model_sha256,
             "date": self.date,
@@ -95,6 +110,8 @@ class Calibration:
             f"little_ns = {self.little_ns}",
             f"big_mhz = {self.big_mhz}",
             f"little_mhz = {self.little_mhz}",
+            f"big_ipc = {self.big_ipc:.4f}",
+            f"little_ipc = {self.little_ipc:.4f}",
             f'gem5_sha256 = "{self.gem5_sha256}"',
             f'model_sha256 = "{self.model_sha256}"',
             f'benchmark_sha256 = "{self.benchmark_sha256}"',
@@ -126,7 +143,8 @@ def derive(big_ns: int, little_ns: int, big_mhz: int, little_mhz: int) -> int:
 def model_sha256(platforms: Path | None = None) -> str:
     """What decides the simulated cores' speed: the gem5 configuration's
     scripts and the core types (model, clock, caches), not the capacities
-    the kernel is told (so that writing a calibration does not stale it)."""
+    the kernel is told (so that writing a calibration does not stale it)
+    nor the power models (power.py: they measure, they do not slow)."""
     with (platforms or CONFIGS / "platforms.toml").open("rb") as f:
         cores = tomllib.load(f).get("core", {})
     described = {
@@ -134,7 +152,9 @@ def model_sha256(platforms: Path | None = None) -> str:
         for kind, table in cores.items()
         if isinstance(table, dict)
     }
-    scripts = sorted(p for p in CONFIGS.rglob("*.py") if "__pycache__" not in p.parts)
+    scripts = sorted(
+        p for p in CONFIGS.rglob("*.py") if "__pycache__" not in p.parts and p.name != "power.py"
+    )
     return sha256_json(
         {
             "cores": described,
@@ -159,6 +179,8 @@ def load(path: Path | None = None) -> Calibration | None:
         "little_ns",
         "big_mhz",
         "little_mhz",
+        "big_ipc",
+        "little_ipc",
         "gem5_sha256",
         "model_sha256",
         "benchmark_sha256",
@@ -177,6 +199,8 @@ def load(path: Path | None = None) -> Calibration | None:
         little_ns=toml.integer(("little_ns",), low=1),
         big_mhz=toml.integer(("big_mhz",), low=1),
         little_mhz=toml.integer(("little_mhz",), low=1),
+        big_ipc=_positive(toml, "big_ipc"),
+        little_ipc=_positive(toml, "little_ipc"),
         gem5_sha256=toml.string(("gem5_sha256",)),
         model_sha256=toml.string(("model_sha256",)),
         benchmark_sha256=toml.string(("benchmark_sha256",)),
@@ -184,6 +208,25 @@ def load(path: Path | None = None) -> Calibration | None:
         runs=tuple(toml.strings(("runs",), default=[])),
         source=path,
     )
+
+
+def _positive(toml: TomlFile, key: str) -> float:
+    value = toml.get((key,))
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 16:
+        toml.fail((key,), f"must be an IPC between 0 and 16, not {value!r}")
+    return float(value)
+
+
+def core_ipc(summary: dict[str, Any], run: str) -> float:
+    """The IPC of a one-CPU run's CPU (its gem5.json summary): committed
+    instructions over the cycles it was not in WFI."""
+    cpus = summary.get("cpus") or []
+    if len(cpus) != 1:
+        raise AmpkitError(f"calibration run {run} has {len(cpus)} CPUs in its statistics, not 1")
+    insts, cycles = cpus[0].get("insts"), cpus[0].get("cycles")
+    if not isinstance(insts, int | float) or not isinstance(cycles, int | float) or cycles <= 0:
+        raise AmpkitError(f"calibration run {run} has no instruction or cycle count")
+    return float(insts) / float(cycles)
 
 
 def stale_reasons(cal: Calibration, *, gem5_sha256: str | None) -> list[str]:

@@ -130,6 +130,7 @@ def cmd_platform_calibrate(args: argparse.Namespace) -> int:
     from ampkit.hashing import sha256_file
     from ampkit.mix import App
     from ampkit.profile import measure
+    from ampkit.rundir import RunDir
 
     if args.size < 1:
         raise UsageError(f"--size must be at least 1, not {args.size}")
@@ -142,6 +143,7 @@ def cmd_platform_calibrate(args: argparse.Namespace) -> int:
     plat = platform.make_platform(1, 1)
     big_mhz, little_mhz = plat.big_core.clock_mhz, plat.little_core.clock_mhz
     benchmark = paths.build_dir() / "aarch64" / "bin" / calibration.BENCHMARK
+    big_run, little_run = entry.big_runs[0], entry.little_runs[0]
     record = calibration.Calibration(
         little_dmips_per_mhz=calibration.derive(
             entry.big_ns[0], entry.little_ns[0], big_mhz, little_mhz
@@ -152,6 +154,8 @@ def cmd_platform_calibrate(args: argparse.Namespace) -> int:
         little_ns=entry.little_ns[0],
         big_mhz=big_mhz,
         little_mhz=little_mhz,
+        big_ipc=calibration.core_ipc(RunDir(runs / big_run).gem5_summary(), big_run),
+        little_ipc=calibration.core_ipc(RunDir(runs / little_run).gem5_summary(), little_run),
         gem5_sha256=identity.binary_sha256,
         model_sha256=calibration.model_sha256(),
         benchmark_sha256=sha256_file(benchmark),
@@ -165,6 +169,8 @@ def cmd_platform_calibrate(args: argparse.Namespace) -> int:
         f"{calibration.BENCHMARK} n{args.size}: big {entry.big_ns[0] / 1e6:.3f} ms at "
         f"{big_mhz} MHz, little {entry.little_ns[0] / 1e6:.3f} ms at {little_mhz} MHz"
     )
+    ipcs = f"big {record.big_ipc:.3f}, little {record.little_ipc:.3f}"
+    print(f"IPC on {calibration.BENCHMARK}: {ipcs}")
     print(
         f"little core: {record.little_dmips_per_mhz} per MHz against the big core's 1024 "
         f"(capacity {capacity} at these clocks); written to {out}"
@@ -234,6 +240,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         suite_manifest=Path(args.parsec) if args.parsec else None,
         qemu_clock=args.qemu_clock,
         wall_limit_s=args.wall_limit,
+        warmup_ms=args.warmup_ms,
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
@@ -784,6 +791,13 @@ def parser() -> argparse.ArgumentParser:
         choices=METHODS,
         help="restart: applications that finish early run again until each has "
         "completed once; only first completions count (default)",
+    )
+    s.add_argument(
+        "--warmup-ms",
+        type=int,
+        metavar="MS",
+        help="guest milliseconds the mix's programs run before the measured run, "
+        f"whose statistics start after it (default: gem5 {gem5.WARMUP_MS}, QEMU 0)",
     )
     s.add_argument(
         "--references",

@@ -20,7 +20,7 @@ from ampkit.hashing import sha256_bytes, sha256_file, sha256_json
 from ampkit.mix import Mix
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
-from ampkit.rundesc import METHODS, RunDescription
+from ampkit.rundesc import MAX_WARMUP_MS, METHODS, RunDescription
 from ampkit.rundir import CONSOLE, DEVICE_TREE, MANIFEST_VERSION, RUN_DESC, RunWriter
 
 __all__ = ["ENGINES", "EngineIdentity", "RunRequest", "engine_identity", "execute", "prepare"]
@@ -48,6 +48,9 @@ class RunRequest:
     suite_manifest: Path | None = None
     #: QEMU only: how guest time advances (engines.qemu.CLOCKS).
     qemu_clock: str = "host"
+    #: guest milliseconds of warm-up before the run is measured; None: the
+    #: engine's default (gem5 2, QEMU 0; rundesc.RunDescription.warmup_ms)
+    warmup_ms: int | None = None
 
     @property
     def run_id(self) -> str:
@@ -131,6 +134,18 @@ class PreparedRun:
     key: str
 
 
+def warmup_of(request: RunRequest) -> int:
+    """The request's warm-up in guest milliseconds: its own, or its engine's default."""
+    if request.warmup_ms is None:
+        return get_engine(request.engine).default_warmup_ms
+    if not 0 <= request.warmup_ms <= MAX_WARMUP_MS:
+        raise UsageError(
+            f"a warm-up of {request.warmup_ms} ms",
+            f"give 0 (none) to {MAX_WARMUP_MS} guest milliseconds",
+        )
+    return request.warmup_ms
+
+
 def prepare(
     request: RunRequest,
     engine: EngineIdentity,
@@ -152,6 +167,7 @@ def prepare(
     elif suite is None:
         suite = parsec.load_image(request.suite_manifest)
     engine_impl = get_engine(request.engine)
+    warmup_ms = warmup_of(request)
     desc = RunDescription.for_mix(
         request.run_id,
         request.policy,
@@ -160,12 +176,13 @@ def prepare(
         request.mix,
         method=request.method,
         m5ops=engine_impl.uses_m5ops,
+        warmup_ms=warmup_ms,
         suite=suite,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline
     limit_s = request.wall_limit_s or engine_impl.default_wall_limit_s(
-        request.mix_limit_s, request.platform.ncpus
+        request.mix_limit_s, request.platform.ncpus, warmup_ms
     )
     inputs = {
         "cmdline": cmdline,
@@ -251,6 +268,7 @@ def execute(
         "mix": request.mix.describe(),
         "repetition": request.repetition,
         "method": request.method,
+        "warmup_ms": warmup_of(request),
         "mix_limit_s": request.mix_limit_s,
         "kernel": {
             "variant": kmanifest["variant"],

@@ -13,6 +13,8 @@ VERSION = 1
 #: while others still run starts again, until each has completed once; only
 #: first completions count (the standard multi-program method).
 METHODS = ("once", "restart")
+#: the runner's bound on warmup_ms (workloads/runner/ampkit-init.c)
+MAX_WARMUP_MS = 600_000
 _WORD = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII without spaces
 
 
@@ -40,6 +42,9 @@ class RunDescription:
     apps: tuple[AppRun, ...]
     method: str = "restart"
     m5ops: bool = False  # gem5 only: work items per application, m5 exit at the end
+    #: guest milliseconds of the mix's programs before the measured run
+    #: (with m5ops, gem5's statistics are reset at its end); 0: none
+    warmup_ms: int = 0
     disk: tuple[str, str] | None = None  # (device, mountpoint) of the PARSEC disk
     env: tuple[str, ...] = ()  # NAME=value for every application
 
@@ -54,6 +59,7 @@ class RunDescription:
         *,
         method: str = "restart",
         m5ops: bool = False,
+        warmup_ms: int = 0,
         suite: SuiteImage | None = None,
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite programs need."""
@@ -93,6 +99,7 @@ class RunDescription:
             tuple(apps),
             method=method,
             m5ops=m5ops,
+            warmup_ms=warmup_ms,
             disk=disk,
             env=env,
         )
@@ -116,6 +123,12 @@ class RunDescription:
             f"method {self.method}",
             f"m5ops {int(self.m5ops)}",
         ]
+        if not 0 <= self.warmup_ms <= MAX_WARMUP_MS:
+            raise AmpkitError(
+                f"a warm-up of {self.warmup_ms} ms: it must be 0 to {MAX_WARMUP_MS} ms"
+            )
+        if self.warmup_ms:
+            lines.append(f"warmup_ms {self.warmup_ms}")
         if self.disk:
             lines.append(f"disk {self.disk[0]} {self.disk[1]}")
         lines += [f"env {e}" for e in self.env]

@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE.parent))  # ampkit's platform and device-tree module
 from ampkit_gem5.board import BigLittleSystem  # noqa: E402
 from ampkit_gem5.cluster import Cluster  # noqa: E402
 
-from ampkit import devicetree, fdt  # noqa: E402
+from ampkit import calibration, devicetree, fdt  # noqa: E402
 from ampkit.errors import AmpkitError  # noqa: E402
 from ampkit.platform import check_gem5_platform, get_platform, make_platform  # noqa: E402
 
@@ -86,6 +86,7 @@ def build(args: argparse.Namespace, plat) -> Root:
     # parented first: the L2 power models name their cache by its full path
     root = Root(full_system=True, system=system)
     first_cpu = 0
+    kinds = []
     for kind in ("big", "little"):
         core = plat.big_core if kind == "big" else plat.little_core
         count = plat.big if kind == "big" else plat.little
@@ -103,13 +104,16 @@ def build(args: argparse.Namespace, plat) -> Root:
             detailed=detailed,
         )
         system.add_cluster(CLUSTER_NAMES[kind], cluster)
+        kinds.append(kind)
         first_cpu += count
     for cluster in system.clusters():
         cluster.add_caches(system.membus.cpu_side_ports)
         cluster.add_pmus()
     if detailed and not args.no_power:
-        for cluster in system.clusters():
-            cluster.add_power_models()
+        # the power models' reference IPC is measured with the capacities
+        cal = calibration.load()
+        for kind, cluster in zip(kinds, system.clusters(), strict=True):
+            cluster.add_power_models(cal.ipc(kind) if cal else None)
     if args.disk:
         system.attach_disk(args.disk)
     if args.readfile:

@@ -57,6 +57,7 @@ def expand(spec: Spec) -> list[PlannedRun]:
                     method=spec.method,
                     suite_manifest=spec.parsec,
                     qemu_clock=spec.qemu_clock,
+                    warmup_ms=spec.warmup_ms,
                 )
                 for policy in spec.policies:
                     add(PlannedRun(replace(base, policy=policy), MATRIX))

@@ -39,7 +39,7 @@ from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine, qemu
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_MIX_LIMIT_S
-from ampkit.rundesc import METHODS
+from ampkit.rundesc import MAX_WARMUP_MS, METHODS
 from ampkit.tomlfile import TomlFile
 
 EXECUTORS = ("local", "slurm")
@@ -57,6 +57,7 @@ _TOP_KEYS = {
     "repetitions": "runs of each (platform, policy, mix)",
     "references": f"reference kinds: {', '.join(references.KINDS)}",
     "method": f"one of {', '.join(METHODS)}",
+    "warmup_ms": "guest milliseconds of warm-up before each run is measured",
     "kernel": f"kernel variant: {', '.join(KERNEL_VARIANTS)}",
     "speedups": "a speedup profile (ampkit profile)",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
@@ -82,13 +83,21 @@ class Limits:
     cpus: int = 1
     engine: str = DEFAULT_ENGINE  # the campaign's: it sets the default wall limit
     guest_cpus: int = 4  # of the largest platform: gem5's default wall limit grows with it
+    warmup_ms: int | None = None  # the spec's; None: the engine's default
+
+    @property
+    def warmup(self) -> int:
+        """Guest milliseconds of warm-up per run."""
+        if self.warmup_ms is not None:
+            return self.warmup_ms
+        return get_engine(self.engine).default_warmup_ms
 
     @property
     def wall_s(self) -> int:
         """The engine's wall-clock limit for one run: the given one, or the
         engine's default for the mix limit."""
         return self.wall_limit_s or get_engine(self.engine).default_wall_limit_s(
-            self.mix_limit_s, self.guest_cpus
+            self.mix_limit_s, self.guest_cpus, self.warmup
         )
 
     @property
@@ -125,6 +134,8 @@ class Spec:
     parsec: Path | None
     append: str
     qemu_clock: str = "host"
+    #: None: the engine's default (ampkit.run.warmup_of)
+    warmup_ms: int | None = None
     limits: Limits = field(default_factory=Limits)
     executor: Executor = field(default_factory=Executor)
     #: What relative paths in the spec are relative to (its own directory,
@@ -226,6 +237,9 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
             )
         refs = tuple(dict.fromkeys(value))
     method = toml.string(("method",), choices=METHODS, default="restart")
+    warmup_ms = (
+        toml.integer(("warmup_ms",), low=0, high=MAX_WARMUP_MS) if "warmup_ms" in data else None
+    )
     kernel = toml.string(("kernel",), choices=KERNEL_VARIANTS, default="default")
     append = toml.string(("append",), default="")
     qemu_clock = data.get("qemu_clock", "host")
@@ -256,6 +270,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         cpus=toml.integer(("limits", "cpus"), low=1, high=1024, default=1),
         engine=engine,
         guest_cpus=max((p.ncpus for p in platforms), default=Limits.guest_cpus),
+        warmup_ms=warmup_ms,
     )
     if limits.wall_limit_s is not None and limits.wall_limit_s <= limits.mix_limit_s:
         toml.fail(
@@ -298,6 +313,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         parsec=_path(toml, "parsec", base),
         append=append,
         qemu_clock=qemu_clock,
+        warmup_ms=warmup_ms,
         limits=limits,
         executor=executor,
     )

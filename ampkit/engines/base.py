@@ -101,6 +101,9 @@ class Engine(Protocol):
     label: str
     #: whether the guest runner marks its work with m5ops (gem5's work items)
     uses_m5ops: bool
+    #: guest milliseconds of warm-up before a run is measured, unless the
+    #: request says otherwise (workloads/runner/ampkit-init.c, warm_up)
+    default_warmup_ms: int
     #: wall seconds a campaign slot must allow beyond the run's own limit
     #: (gem5: the atomic boot to the shared checkpoint, once)
     setup_allowance_s: int
@@ -118,9 +121,10 @@ class Engine(Protocol):
         """This host's engine, pinned by hashes; an error names what is missing."""
         ...
 
-    def default_wall_limit_s(self, mix_limit_s: int, cpus: int) -> int:
+    def default_wall_limit_s(self, mix_limit_s: int, cpus: int, warmup_ms: int = 0) -> int:
         """The wall-clock limit for a run whose mix may take ``mix_limit_s``
-        in the guest, on a machine of ``cpus`` CPUs."""
+        in the guest after a warm-up of ``warmup_ms``, on a machine of
+        ``cpus`` CPUs."""
         ...
 
     def setup(

@@ -24,6 +24,7 @@ import ast
 import fcntl
 import json
 import lzma
+import math
 import os
 import re
 import shutil
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ampkit import gem5stats, process
+from ampkit import calibration, gem5stats, process
 from ampkit.engines.base import (
     BootInputs,
     Engine,
@@ -403,6 +404,19 @@ def write_checkpoint_meta(checkpoint: Path, machine: Gem5Machine, key: str) -> N
 Gem5Result = EngineResult
 
 
+def power_models() -> dict[str, Any]:
+    """What a run's manifest says of its power models (configs/ampkit_gem5/
+    power.py): whether CPU power follows the work, and the reference IPCs."""
+    cal = calibration.load()
+    if cal is None:
+        return {
+            "activity": None,
+            "note": "no calibration record: CPU power is ON time x a constant "
+            "(ampkit platform calibrate measures the reference IPCs)",
+        }
+    return {"activity": "ipc / ipc_ref", "ipc_ref": {"big": cal.big_ipc, "little": cal.little_ipc}}
+
+
 def simulate(cmd: list[str], log: Path, timeout_s: float) -> Gem5Result:
     """gem5 under a wall-clock limit, its output to log; it never outlives us."""
     started = time.monotonic()
@@ -540,6 +554,15 @@ def ensure_checkpoint(
 #: hostSeconds, benchmarks/gem5_speed.py): about 1500 per busy CPU. A
 #: campaign on gem5 should size its mixes and set [limits] wall_limit_s.
 WALL_PER_CPU_SIM_S = 2000
+#: Guest milliseconds of warm-up before a run is measured (the runner's
+#: warm_up: the mix's own programs, then gem5's statistics are dumped and
+#: reset). Runs restore from a checkpoint taken by atomic CPUs without
+#: caches, so every cache, TLB and branch predictor starts cold; refilling
+#: the largest L2 (2 MiB, 32768 lines) from DRAM takes well under 1 ms at
+#: DDR3-1600's 12.8 GB/s, and 2 ms also lets the predictors see each
+#: program's loops thousands of times. About 30 wall seconds on 2B2L
+#: with every CPU busy (benchmarks/gem5_fidelity.py measures it).
+WARMUP_MS = 2
 #: Wall seconds beyond that for restoring and powering off.
 RESTORE_ALLOWANCE_S = 60
 #: The wall-clock limit of the atomic boot that takes a checkpoint.
@@ -554,6 +577,7 @@ class Gem5Engine:
     name = "gem5"
     label = "gem5"
     uses_m5ops = True
+    default_warmup_ms = WARMUP_MS
     setup_allowance_s = BOOT_LIMIT_S
     writes_statistics = True
     timing_notice: str | None = None
@@ -569,8 +593,9 @@ class Gem5Engine:
             bootloader_sha256=sha256_file_memo(found.bootloader, digests),
         )
 
-    def default_wall_limit_s(self, mix_limit_s: int, cpus: int) -> int:
-        return mix_limit_s * WALL_PER_CPU_SIM_S * cpus + RESTORE_ALLOWANCE_S
+    def default_wall_limit_s(self, mix_limit_s: int, cpus: int, warmup_ms: int = 0) -> int:
+        guest_s = mix_limit_s + warmup_ms / 1000
+        return math.ceil(guest_s * WALL_PER_CPU_SIM_S * cpus) + RESTORE_ALLOWANCE_S
 
     def setup(
         self, request: "RunRequest", identity: EngineIdentity, dtb_cache: dict[str, bytes]
@@ -618,7 +643,7 @@ class Gem5Engine:
             cmdline=inputs.cmdline,
             disk_sha256=inputs.disk_sha256,
         )
-        more: dict[str, Any] = {"gem5": {"checkpoint_key": ckpt_key}}
+        more: dict[str, Any] = {"gem5": {"checkpoint_key": ckpt_key, "power": power_models()}}
         try:
             ckpt = ensure_checkpoint(
                 found,

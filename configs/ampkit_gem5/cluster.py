@@ -105,13 +105,16 @@ class Cluster(CpuCluster):
                     l2cache=getattr(self, "l2", None),
                 )
 
-    def add_power_models(self) -> None:
-        """Per-CPU and L2 power models (detailed only; power.py)."""
+    def add_power_models(self, ipc_ref: float | None) -> None:
+        """Per-CPU and L2 power models (detailed only; power.py). ``ipc_ref``:
+        the core's IPC on the calibration benchmark, None if unmeasured."""
         for cpu in self.cpus:
             cpu.power_state.default_state = "ON"
-            cpu.power_model = cpu_power_model(self._core.model, self._core.clock_mhz)
+            cpu.power_model = cpu_power_model(
+                self._core.model, self._core.clock_mhz, cpu.path(), ipc_ref
+            )
         self.l2.power_state.default_state = "ON"
-        self.l2.power_model = l2_power_model(self._core.model, self.l2.path())
+        self.l2.power_model = l2_power_model(self._core.model)
 
 
 def _geometry(cache) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ampkit import calibration, platform
+from ampkit import calibration, paths, platform
 from ampkit.calibration import Calibration, derive, load, model_sha256, stale_reasons
 from ampkit.errors import AmpkitError
 from ampkit.rundir import RunDir
@@ -20,6 +20,8 @@ RECORD = Calibration(
     little_ns=12_250_000,
     big_mhz=2000,
     little_mhz=1200,
+    big_ipc=1.5,
+    little_ipc=0.625,
     gem5_sha256="a" * 64,
     model_sha256="b" * 64,
     benchmark_sha256="c" * 64,
@@ -54,6 +56,8 @@ def test_a_record_reads_back_as_written(tmp_path: Path) -> None:
         (("kind", '"something-else"'), "'kind' must be \"ampkit-capacity-calibration\""),
         (("little_dmips_per_mhz", "2000"), "must be an integer from 1 to 1024, not 2000"),
         (("colour", '"red"'), "'colour' is not a calibration key"),
+        (("big_ipc", "0"), "'big_ipc' must be an IPC between 0 and 16, not 0"),
+        (("little_ipc", '"fast"'), "'little_ipc' must be an IPC between 0 and 16, not 'fast'"),
     ],
 )
 def test_a_broken_record_names_file_line_and_key(
@@ -108,6 +112,34 @@ def test_a_record_of_another_machine_or_binary_is_reported(
     assert model_sha256(copy) == model_sha256()
     copy.write_text(text.replace("size_kib = 512", "size_kib = 1024"))
     assert model_sha256(copy) != model_sha256()
+
+
+def test_the_power_models_are_not_part_of_the_machine_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the power models take their reference IPC from the record, so
+    # editing them must not stale it; editing a core model must
+    configs = tmp_path / "configs"
+    (configs / "ampkit_gem5").mkdir(parents=True)
+    for name in ("ampkit_gem5/power.py", "ampkit_gem5/cores.py", "platforms.toml"):
+        (configs / name).write_text((paths.CONFIGS / name).read_text())
+    monkeypatch.setattr(calibration, "CONFIGS", configs)
+    before = model_sha256()
+    (configs / "ampkit_gem5/power.py").write_text("# other coefficients\n")
+    assert model_sha256() == before
+    (configs / "ampkit_gem5/cores.py").write_text("# another core\n")
+    assert model_sha256() != before
+
+
+def test_the_reference_ipc_is_the_one_cpu_s_instructions_over_cycles() -> None:
+    summary = {"cpus": [{"cpu": 0, "cluster": "bigCluster", "insts": 3e6, "cycles": 2e6}]}
+    assert calibration.core_ipc(summary, "r") == 1.5
+    assert RECORD.ipc("big") == 1.5 and RECORD.ipc("little") == 0.625
+    two = {"cpus": summary["cpus"] * 2}
+    with pytest.raises(AmpkitError, match="has 2 CPUs in its statistics, not 1"):
+        calibration.core_ipc(two, "r")
+    with pytest.raises(AmpkitError, match="no instruction or cycle count"):
+        calibration.core_ipc({"cpus": [{"insts": 1.0, "cycles": 0}]}, "r")
 
 
 def test_the_manifest_carries_the_staleness_to_the_report(

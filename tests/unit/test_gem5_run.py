@@ -53,7 +53,21 @@ def test_a_gem5_run_reads_its_description_from_the_simulator() -> None:
     assert cfs.key != colab.key and "policy cfs" in cfs.desc.splitlines()
     assert isinstance(colab.machine, gem5.Gem5Machine) and colab.dtb == b"gem5-tree"
     per_sim_s = GEM5_WALL_PER_CPU_SIM_S * 4  # 2B2L
-    assert colab.limit_s == colab.request.mix_limit_s * per_sim_s + BOOT_ALLOWANCE_S
+    guest_s = colab.request.mix_limit_s + gem5.WARMUP_MS / 1000  # the warm-up too
+    assert colab.limit_s == math.ceil(guest_s * per_sim_s) + BOOT_ALLOWANCE_S
+
+
+def test_a_gem5_run_warms_up_unless_told_otherwise() -> None:
+    default = prepare(request(), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS))
+    assert f"warmup_ms {gem5.WARMUP_MS}" in default.desc.splitlines()
+    cold = prepare(request(warmup_ms=0), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS))
+    assert not any(line.startswith("warmup_ms") for line in cold.desc.splitlines())
+    assert cold.key != default.key and cold.limit_s < default.limit_s
+    longer = prepare(request(warmup_ms=20), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS))
+    assert "warmup_ms 20" in longer.desc.splitlines()
+    with pytest.raises(AmpkitError) as e:
+        prepare(request(warmup_ms=-3), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS))
+    assert e.value.what == "a warm-up of -3 ms" and "0 (none) to 600000" in (e.value.hint or "")
 
 
 def test_a_gem5_run_is_keyed_by_the_bootloader_and_the_tree() -> None:
@@ -68,10 +82,13 @@ def test_a_gem5_run_is_keyed_by_the_bootloader_and_the_tree() -> None:
 
 def test_gem5_campaign_jobs_allow_for_the_boot() -> None:
     qemu_limits, gem5_limits = Limits(mix_limit_s=10), Limits(mix_limit_s=10, engine="gem5")
-    assert gem5_limits.wall_s == 10 * GEM5_WALL_PER_CPU_SIM_S * 4 + BOOT_ALLOWANCE_S
+    warm_s = 10 + gem5.WARMUP_MS / 1000  # the engine's default warm-up
+    assert gem5_limits.wall_s == math.ceil(warm_s * GEM5_WALL_PER_CPU_SIM_S * 4) + BOOT_ALLOWANCE_S
     # the largest machine of the campaign sets it
     big = Limits(mix_limit_s=10, engine="gem5", guest_cpus=8)
-    assert big.wall_s == 10 * GEM5_WALL_PER_CPU_SIM_S * 8 + BOOT_ALLOWANCE_S
+    assert big.wall_s == math.ceil(warm_s * GEM5_WALL_PER_CPU_SIM_S * 8) + BOOT_ALLOWANCE_S
+    cold = Limits(mix_limit_s=10, engine="gem5", warmup_ms=0)
+    assert cold.wall_s == 10 * GEM5_WALL_PER_CPU_SIM_S * 4 + BOOT_ALLOWANCE_S
     assert slurm_minutes(gem5_limits) * 60 >= gem5_limits.wall_s + GEM5_BOOT_LIMIT_S
     assert slurm_minutes(qemu_limits) == 4  # 10 s + 60 s boot + 120 s margin
     assert Limits(mix_limit_s=10, wall_limit_s=500, engine="gem5").wall_s == 500

@@ -50,3 +50,9 @@ def test_run_description_carries_method_and_m5ops() -> None:
     assert "method once\nm5ops 1\n" in text
     with pytest.raises(AmpkitError, match="unknown run method 'twice'"):
         RunDescription.for_mix("r", "cfs", 0, 30, mix, method="twice").render()
+    # a warm-up is said only where there is one, so runs without keep their keys
+    assert "warmup_ms" not in text
+    warm = RunDescription.for_mix("r", "cfs", 0, 30, mix, m5ops=True, warmup_ms=2).render()
+    assert "m5ops 1\nwarmup_ms 2\n" in warm
+    with pytest.raises(AmpkitError, match="a warm-up of -1 ms: it must be 0 to 600000 ms"):
+        RunDescription.for_mix("r", "cfs", 0, 30, mix, warmup_ms=-1).render()

@@ -118,6 +118,47 @@ def test_once_method_runs_each_application_once(host_bin: Path, tmp_path: Path) 
     assert [(a["method"], a["restarts"]) for a in report.apps] == [("once", 0), ("once", 0)]
 
 
+def test_the_warm_up_runs_the_mix_then_measures_fresh_instances(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    # each instance logs its pid and completes at once, so the warm-up's
+    # second of guest time restarts it; a sleeper outlives the warm-up
+    # and must be killed at its end, not waited for
+    log = tmp_path / "instances.log"
+    script = tmp_path / "quick.sh"
+    script.write_text(f"#!/bin/sh\necho $$ >> {log}\n")
+    script.chmod(0o755)
+    desc = header(timeout=30) + (
+        "method once\nwarmup_ms 1000\n"
+        f"app quick 0 1 0 {script}\n"
+        f"app sleeper 0 1 0 {host_bin}/ampkit-probe sleep 0.2\n"
+    )
+    result = run_runner(host_bin, tmp_path, desc)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ampkit-init: warming up for 1000 ms" in result.stdout
+    assert "ampkit-init: warm-up of 1000 ms done; the measured run starts" in result.stdout
+    report = parse_console(result.stdout)
+    assert report.complete and not report.problems(), report.problems()
+    # one record each, of the measured instance: nothing of the warm-up
+    assert [(a["app"], a["status"], a["restarts"]) for a in report.apps] == [
+        ("quick", "ok", 0),
+        ("sleeper", "ok", 0),
+    ]
+    pids = log.read_text().split()
+    # the warm-up started it, started it again when it completed, and the
+    # measured run started a fresh instance after them
+    assert len(pids) >= 3 and len(set(pids)) == len(pids), pids
+    # the sleeper's measured run took its full 0.2 s: a fresh instance
+    sleeper = report.apps[1]
+    assert sleeper["end_ns"] - sleeper["start_ns"] >= 200_000_000
+
+
+def test_a_bad_warm_up_names_the_line(host_bin: Path, tmp_path: Path) -> None:
+    desc = header() + "warmup_ms -5\napp quick 0 1 0 /bin/true\n"
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
+    assert report.runner_errors == ["run description: warmup_ms must be 0 to 600000: line 6"]
+
+
 def test_a_failed_restart_is_recorded_and_not_repeated(host_bin: Path, tmp_path: Path) -> None:
     # succeeds the first time, fails from the second on
     script = tmp_path / "flaky.sh"

@@ -51,6 +51,15 @@ static inline void m5_work_end(uint64_t work_id, uint64_t thread_id)
 }
 
 /*
+ * Dumps the statistics and resets them (op 0x42; x0: delay, x1: period, in
+ * ns): what follows is measured from here.
+ */
+static inline void m5_dump_reset_stats(void)
+{
+	M5OP(0xff420110, 0, 0);
+}
+
+/*
  * Asks the simulator for a checkpoint (op 0x43; x0: delay, x1: period, in
  * ns). A run restored from it resumes right after this instruction.
  */

@@ -26,6 +26,9 @@
  *   m5ops 0|1                  (gem5: mark each application's first run
  *                               with work_begin/work_end, id = its index,
  *                               and end with m5 exit; default 0)
+ *   warmup_ms <ms>             (run the mix's programs this long first,
+ *                               then, with m5ops, dump and reset gem5's
+ *                               statistics; default 0, no warm-up)
  *   app <name> <instance> <threads> <speedup_q10> <argv0> [args...]
  *   inputs <dir>               (the app above runs in a directory of its
  *                               own that links every entry of <dir>)
@@ -103,6 +106,7 @@ struct run {
 	int timeout_s;
 	int restart;	/* the restart method */
 	int m5ops;	/* on gem5: work items and m5 exit */
+	int warmup_ms;	/* the warm-up before the measured run */
 	char *disk_dev, *disk_mnt;	/* the benchmark disk (PARSEC images) */
 	char *env[MAX_ENV];
 	int nenv;
@@ -352,6 +356,9 @@ static void parse_desc(char *text, struct run *run)
 		} else if (!strcmp(w[0], "m5ops")) {
 			if (parse_int(w[1], 0, 1, &run->m5ops))
 				fail("run description: m5ops must be 0 or 1", where);
+		} else if (!strcmp(w[0], "warmup_ms")) {
+			if (parse_int(w[1], 0, 600000, &run->warmup_ms))
+				fail("run description: warmup_ms must be 0 to 600000", where);
 		} else if (!strcmp(w[0], "inputs")) {
 			if (!run->napps || w[1][0] != '/')
 				fail("run description: inputs needs an app line before it and an absolute directory",
@@ -581,6 +588,80 @@ static void set_paths(struct app *app, int i, const char *tmpdir)
 	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
 		if (snprintf(paths[k], PATH_MAX, "%s/app%d.%s", tmpdir, i, names[k]) >= PATH_MAX)
 			fail("temporary directory path too long", tmpdir);
+}
+
+/*
+ * The warm-up: the mix's own programs, under the run's policy, for
+ * warmup_ms of guest time, each started again when it completes, then
+ * killed. The measured run then begins with fresh instances but with the
+ * caches, TLBs and branch predictors they leave warm. On gem5 the
+ * statistics are dumped and reset at its end, so that they cover the
+ * measured run alone, as its turnaround does. Nothing of the warm-up is
+ * recorded; a program that fails in it fails again, measured.
+ */
+static void warm_up(struct run *run, const char *tmpdir)
+{
+	sigset_t chld, orig;
+	int gate[2], i, st;
+	uint64_t deadline;
+	char ms[16];
+	pid_t pid;
+
+	if (run->warmup_ms <= 0)
+		return;
+	snprintf(ms, sizeof(ms), "%d", run->warmup_ms);
+	say("warming up for %s ms", ms);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &orig);
+	if (pipe2(gate, O_CLOEXEC))
+		fail("cannot create the warm-up gate", strerror(errno));
+	for (i = 0; i < run->napps; i++) {
+		set_paths(&run->apps[i], i, tmpdir);
+		fork_instance(&run->apps[i], i, 0, gate, &orig);
+	}
+	close(gate[0]);
+	close(gate[1]);
+	deadline = ampkit_now_ns() + (uint64_t)run->warmup_ms * 1000000ULL;
+	for (;;) {
+		uint64_t now = ampkit_now_ns();
+		struct timespec ts;
+
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+			for (i = 0; i < run->napps && run->apps[i].pid != pid; i++)
+				;
+			if (i == run->napps)
+				continue;
+			run->apps[i].pid = 0;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && now < deadline) {
+				if (pipe2(gate, O_CLOEXEC))
+					fail("cannot create a warm-up gate", strerror(errno));
+				fork_instance(&run->apps[i], i, 0, gate, &orig);
+				close(gate[0]);
+				close(gate[1]);
+			}
+		}
+		if (now >= deadline)
+			break;
+		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
+		sigtimedwait(&chld, NULL, &ts);
+	}
+	for (i = 0; i < run->napps; i++) {
+		struct app *app = &run->apps[i];
+
+		if (!app->pid)
+			continue;
+		kill(-app->pid, SIGKILL);
+		waitpid(app->pid, &st, 0);
+		app->pid = 0;
+	}
+	while (waitpid(-1, &st, WNOHANG) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	if (use_m5ops)
+		m5_dump_reset_stats();
+	say("warm-up of %s ms done; the measured run starts", ms);
 }
 
 static void run_mix(struct run *run, const char *tmpdir)
@@ -853,6 +934,7 @@ int main(int argc, char **argv)
 	 */
 	set_policy(&run);
 	guest_record(&run);
+	warm_up(&run, tmpdir);
 	say("starting run %s", run.run_id);
 	run_mix(&run, tmpdir);
 
