@@ -109,7 +109,8 @@ def test_reference_runs_of_a_mix(
     ]
     # Linux scales the largest capacity to 1024: a single-type machine is
     # symmetric to the scheduler (on gem5 the CPU models make it slow)
-    capacities = {"2B2L": [1024, 1024, 347, 347], "0B2L": [1024, 1024], "2B0L": [1024, 1024]}
+    mixed = [c.capacity for c in get_platform("2B2L").cpus]
+    capacities = {"2B2L": mixed, "0B2L": [1024, 1024], "2B0L": [1024, 1024]}
     for ref in refs:
         assert ref.request.policy == "cfs" and len(ref.request.mix.apps) == 1
         outcome = execute(ref.request, tmp_path / ref.request.run_id, kernel_build, initramfs)

@@ -22,6 +22,16 @@ CACHES = (
 )
 
 
+@pytest.fixture
+def uncalibrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """platforms.toml without the calibration record beside it: the
+    arithmetic from the file's own (Juno) figures."""
+    copy = tmp_path / "uncalibrated" / "platforms.toml"
+    copy.parent.mkdir()
+    copy.write_text(platform.PLATFORMS_FILE.read_text())
+    monkeypatch.setattr(platform, "PLATFORMS_FILE", copy)
+
+
 def test_presets_are_the_colab_configurations() -> None:
     assert preset_names() == ["2B2L", "2B4L", "4B2L", "4B4L"]
 
@@ -37,7 +47,7 @@ def test_big_cpus_come_first_in_cluster_0(name: str, big: int, little: int) -> N
 
 
 def test_little_capacity_carries_per_mhz_and_clock_ratio(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, uncalibrated: None
 ) -> None:
     cpus = get_platform("2B2L").cpus
     # Juno figures: A57 1024, A53 578 per MHz; 2.0 GHz against 1.2 GHz:
@@ -111,7 +121,7 @@ def test_impossible_platforms_are_refused(big: int, little: int, msg: str) -> No
         make_platform(big, little)
 
 
-def test_single_type_references_keep_the_mixed_capacities() -> None:
+def test_single_type_references_keep_the_mixed_capacities(uncalibrated: None) -> None:
     plat = get_platform("2B4L")
     little, big = plat.little_only, plat.big_only
     assert (little.name, big.name) == ("0B4L", "2B0L")
@@ -124,7 +134,7 @@ def test_single_type_references_keep_the_mixed_capacities() -> None:
         _ = big.little_only
 
 
-def test_describe_records_capacities() -> None:
+def test_describe_records_capacities(uncalibrated: None) -> None:
     d = get_platform("2B4L").describe()
     assert d["capacities"] == [1024, 1024, 347, 347, 347, 347]
     assert d["big"] == 2 and d["little"] == 4

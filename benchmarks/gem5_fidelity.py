@@ -1,0 +1,155 @@
+"""Figures for the gem5 machine's fidelity: what the calibration measured,
+the programs' speedups, what the warm-up costs, and where a mix's energy goes.
+
+    GEM5_ROOT=... .venv/bin/python benchmarks/gem5_fidelity.py
+        [--profile PATH] [--platform 2B2L] [--skip-runs]
+
+1. The little core's calibrated capacity (configs/calibration.toml, written
+   by 'ampkit platform calibrate'): its per-MHz figure against the big
+   core's 1024, the capacity at the platform's clocks, each core's IPC on
+   intmark, and whether the record describes this gem5 and machine model.
+2. Each program's big-over-little speedup on gem5, from a speedup profile
+   ('ampkit profile --engine gem5'), beside the prior the catalogue's
+   mixes used before anything was measured.
+3. The warm-up's cost: one small mix on --platform, once without a
+   warm-up and once with gem5's default, each restored from the shared
+   checkpoint: wall seconds of each, and how much the cold start changed
+   the mix's turnarounds.
+4. The energy of that warm run, split into CPUs, L2s and DRAM.
+
+Figures, not tests: (3) and (4) take a few wall minutes (--skip-runs
+leaves them out).
+"""
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from ampkit import build, calibration, kernel
+from ampkit.engines import gem5
+from ampkit.errors import AmpkitError
+from ampkit.mix import PRIOR_SPEEDUPS, App, Mix
+from ampkit.platform import get_platform
+from ampkit.profile import load_profile
+from ampkit.run import RunRequest, execute
+from ampkit.rundir import RunDir
+
+
+def small_mix() -> Mix:
+    return Mix(
+        name="gem5-fidelity",
+        description="a small compute beside a small pointer chase",
+        category="compute",
+        apps=(
+            App(program="compute", threads=2, size=200),
+            App(program="chase", threads=1, size=1024),
+        ),
+        source=Path("gem5-fidelity"),
+    )
+
+
+def calibrated_capacity(platform: str, gem5_sha256: str | None) -> None:
+    cal = calibration.load()
+    if cal is None:
+        print("(1) no configs/calibration.toml: run 'ampkit platform calibrate'")
+        return
+    plat = get_platform(platform)
+    print(
+        f"(1) little core: {cal.little_dmips_per_mhz} per MHz against the big core's "
+        f"{calibration.SCALE} ({cal.benchmark} n{cal.size}, {cal.date}; Juno's figure is 578)"
+    )
+    print(
+        f"    capacity at {plat.big_core.clock_mhz}/{plat.little_core.clock_mhz} MHz: "
+        f"{plat.cpus[-1].capacity} (Juno's 578 would give 347); "
+        f"big {cal.big_ns / 1e6:.3f} ms, little {cal.little_ns / 1e6:.3f} ms, "
+        f"IPC big {cal.big_ipc:.3f}, little {cal.little_ipc:.3f}"
+    )
+    for reason in calibration.stale_reasons(cal, gem5_sha256=gem5_sha256):
+        print(f"    STALE: {reason}")
+
+
+def speedup_table(path: Path) -> None:
+    if not path.is_file():
+        print(f"(2) no speedup profile at {path}: 'ampkit profile --engine gem5 --out {path}'")
+        return
+    prof = load_profile(path)
+    print(f"(2) speedups on {prof.engine}, {prof.cpus}B0L against 0B{prof.cpus}L ({path})")
+    print(f"    {'program':10} {'threads':>7} {'size':>7} {'big ms':>9} {'little ms':>9} ", end="")
+    print(f"{'speedup':>7} {'prior':>5}")
+    for e in prof.entries:
+        big = sum(e.big_ns) / len(e.big_ns) / 1e6
+        little = sum(e.little_ns) / len(e.little_ns) / 1e6
+        prior = PRIOR_SPEEDUPS.get(e.app.program)
+        print(
+            f"    {e.app.program:10} {e.app.threads:>7} {e.app.size:>7} {big:>9.3f} "
+            f"{little:>9.3f} {e.speedup:>7.3f} {prior if prior is not None else '':>5}"
+        )
+
+
+def warm_up_and_energy(platform: str) -> None:
+    build.scons("kernel", build.INITRAMFS)
+    kbuild = kernel.find_build("default")
+    assert kbuild is not None
+    initramfs = build.initramfs_image()
+    runs = {}
+    with tempfile.TemporaryDirectory(prefix="ampkit-gem5-fidelity-") as tmp:
+        for warmup in (0, gem5.WARMUP_MS):
+            request = RunRequest(
+                platform=get_platform(platform),
+                policy="cfs",
+                mix=small_mix(),
+                engine="gem5",
+                mix_limit_s=10,
+                method="once",
+                warmup_ms=warmup,
+            )
+            out = execute(request, Path(tmp) / f"warmup-{warmup}", kbuild, initramfs)
+            if not out.ok:
+                raise SystemExit(f"the run with warmup_ms {warmup} failed: {out.status}")
+            rd = RunDir(out.directory)
+            _, records = rd.check()
+            runs[warmup] = (rd.manifest()["wall_s"], records, rd.gem5_summary())
+    (cold_wall, cold_recs, _), (warm_wall, warm_recs, summary) = runs[0], runs[gem5.WARMUP_MS]
+    print(
+        f"(3) warm-up of {gem5.WARMUP_MS} ms on {platform}: {warm_wall:.0f} wall s against "
+        f"{cold_wall:.0f} without, {warm_wall - cold_wall:+.0f} s per run"
+    )
+    for cold, warm in zip(cold_recs, warm_recs, strict=True):
+        change = warm.turnaround_ns / cold.turnaround_ns - 1
+        print(
+            f"    {cold.name}: turnaround {cold.turnaround_ns / 1e6:.3f} ms cold, "
+            f"{warm.turnaround_ns / 1e6:.3f} ms warm ({change:+.1%})"
+        )
+    cpu = sum(c["cpu_energy_j"] for c in summary["clusters"])
+    l2 = sum(c["l2_energy_j"] for c in summary["clusters"])
+    dram = sum(m["energy_j"] for m in summary["memory"])
+    total = summary["energy_j"]
+    print(
+        f"(4) energy of the warm run ({summary['sim_seconds'] * 1e3:.3f} simulated ms): "
+        f"{total * 1e3:.3f} mJ = CPUs {cpu / total:.1%}, L2s {l2 / total:.1%}, "
+        f"DRAM {dram / total:.1%}"
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--platform", default="2B2L")
+    p.add_argument(
+        "--profile", type=Path, default=Path("speedups-gem5.toml"), help="a gem5 speedup profile"
+    )
+    p.add_argument("--skip-runs", action="store_true", help="figures (1) and (2) only")
+    args = p.parse_args()
+    try:
+        identity = gem5.ENGINE.identity()
+    except AmpkitError as e:
+        print(f"gem5_fidelity.py: no gem5 ({e.what}); (1) and (2) only")
+        identity = None
+    calibrated_capacity(args.platform, identity.binary_sha256 if identity else None)
+    speedup_table(args.profile)
+    if identity is None or args.skip_runs:
+        return
+    warm_up_and_energy(args.platform)
+
+
+if __name__ == "__main__":
+    main()
