@@ -19,7 +19,7 @@ from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
 from ampkit.errors import EXIT_FAILED_RUN, AmpkitError, MissingDependency, UsageError
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
-from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute
+from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, warmup_of
 from ampkit.rundesc import METHODS
 from ampkit.summary import summarize
 
@@ -244,6 +244,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
+    warmup_of(request)  # a bad --warmup-ms stops before anything is built
     kinds = _reference_kinds(args.references)
     build, image = _artifacts(request.kernel_variant, args.no_build)
     out = (
@@ -391,6 +392,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     if args.cpus < 1 or args.repetitions < 1:
         raise UsageError("--cpus and --repetitions must be at least 1")
+    if not 0 < args.scale <= 1:
+        raise UsageError(
+            f"--scale must be above 0 and at most 1, not {args.scale:g}",
+            "it shrinks the catalogue's sizes (gem5 simulates them for hours)",
+        )
     if args.mix:
         # one entry per application, whatever hint each mix gives it
         apps = list(
@@ -400,7 +406,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
         )
     else:
         apps = [
-            App(program=p, threads=max(args.cpus, MIN_THREADS.get(p, 1)), size=size)
+            App(
+                program=p,
+                threads=max(args.cpus, MIN_THREADS.get(p, 1)),
+                size=max(1, round(size * args.scale)),
+            )
             for p, size in sorted(CATALOGUE_SIZES.items())
         ]
     build, image = _artifacts("default", args.no_build)
@@ -757,6 +767,13 @@ def parser() -> argparse.ArgumentParser:
         help="CPUs of each platform (<N>B0L and 0B<N>L); without --mix, threads too",
     )
     s.add_argument("--repetitions", type=int, default=1)
+    s.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="without --mix: the catalogue's sizes times this (at most 1; the profile "
+        "records the sizes that ran)",
+    )
     s.add_argument("--runs", default="runs/profile", help="where the runs go (kept, reused)")
     s.add_argument("--out", default="speedups.toml", help="the profile to write")
     s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ampkit import calibration, parsec
+from ampkit import calibration, gem5stats, parsec
 from ampkit.cli import main
 from ampkit.engines import gem5
 from ampkit.kernel import KernelBuild
@@ -130,6 +130,55 @@ def test_instructions_and_energy_per_cpu_and_cluster(colab_run: RunOutcome) -> N
     items = summary["work_items"]
     assert [(i["id"], i["samples"]) for i in items] == [(0, 1), (1, 1)]
     assert all(0 < i["mean_s"] <= summary["sim_seconds"] for i in items)
+
+
+def test_the_run_is_measured_after_its_warm_up(colab_run: RunOutcome) -> None:
+    """The default warm-up ran the mix, then gem5 dumped and reset: three
+    dumps (restore, warm-up's end, the run), and the last one, which every
+    figure comes from, holds the measured run's work items alone."""
+    assert colab_run.ok, colab_run.status
+    manifest = _manifest(colab_run)
+    assert manifest["warmup_ms"] == gem5.WARMUP_MS > 0
+    console = (colab_run.directory / "console.log").read_text()
+    assert f"warm-up of {gem5.WARMUP_MS} ms done; the measured run starts" in console
+    summary = json.loads((colab_run.directory / "gem5.json").read_text())
+    assert summary["dumps"] == 3
+    # the measured run began after the warm-up, and the interval is the run's
+    starts = {a["start_ns"] for a in colab_run.report.apps}
+    assert len(starts) == 1 and min(starts) >= gem5.WARMUP_MS * 1_000_000
+    last_end = max(a["end_ns"] for a in colab_run.report.apps)
+    assert summary["sim_seconds"] * 1e9 >= last_end - min(starts)
+
+
+def test_cpu_power_follows_the_instructions_committed(colab_run: RunOutcome) -> None:
+    """With a calibration record, each CPU's dynamic energy is C * V^2 *
+    instructions / IPC_ref (configs/ampkit_gem5/power.py): gem5's ON
+    residency and the cycles it counts describe the same active time."""
+    assert colab_run.ok, colab_run.status
+    cal = calibration.load()
+    power = _manifest(colab_run)["gem5"]["power"]
+    if cal is None:
+        assert power["activity"] is None
+        pytest.skip("no configs/calibration.toml: CPU power is not activity-scaled")
+    assert power == {
+        "activity": "ipc / ipc_ref",
+        "ipc_ref": {"big": cal.big_ipc, "little": cal.little_ipc},
+    }
+    dumps = gem5stats.read_stats(colab_run.directory / "m5out")
+    assert dumps, "no statistics"
+    last = dumps[-1]
+    seconds = last["simSeconds"]
+    # the power models' C (W/MHz/V^2) and the clusters' voltages
+    cores = {
+        "bigCluster": (530e-6, 1.25, cal.big_ipc),
+        "littleCluster": (140e-6, 1.1, cal.little_ipc),
+    }
+    for cpu in gem5stats.cpu_rows([last]):
+        c, volts, ipc_ref = cores[cpu["cluster"]]
+        prefix = f"system.{cpu['cpu']}.power_model"
+        dynamic_j = last[f"{prefix}.dynamicPower"] * seconds
+        expected_j = c * 1e-6 * volts**2 * cpu["insts"] / ipc_ref  # C per Hz, not MHz
+        assert dynamic_j == pytest.approx(expected_j, rel=0.1), (cpu["cpu"], dynamic_j, expected_j)
 
 
 def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOutcome) -> None:

@@ -42,6 +42,8 @@ from ampkit.platform import get_platform
             EXIT_INPUT,
         ),
         (["profile", "--cpus", "0"], "--cpus and --repetitions must be at least 1", EXIT_USAGE),
+        (["profile", "--scale", "2"], "--scale must be above 0 and at most 1, not 2", EXIT_USAGE),
+        (["run", "--warmup-ms", "-1"], "a warm-up of -1 ms", EXIT_USAGE),
     ],
 )
 def test_bad_input_is_a_clear_error(
