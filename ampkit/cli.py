@@ -387,6 +387,10 @@ def cmd_shell(args: argparse.Namespace) -> int:
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
+    from datetime import date
+
+    from ampkit import calibration
+    from ampkit.engines import get_engine
     from ampkit.mix import CATALOGUE_SIZES, App
     from ampkit.profile import measure
 
@@ -418,6 +422,16 @@ def cmd_profile(args: argparse.Namespace) -> int:
     prof = measure(
         apps, args.cpus, args.repetitions, runs, build=build, image=image, engine=args.engine
     )
+    identity = get_engine(args.engine).identity()
+    provenance = {
+        "engine_sha256": identity.binary_sha256,
+        "kernel_digest": build.manifest["digest"],
+        "scale": f"{args.scale:g}" if not args.mix else "mix sizes",
+        "date": date.today().isoformat(),
+    }
+    if get_engine(args.engine).models_core_speed:
+        provenance["model_sha256"] = calibration.model_sha256()
+    prof = replace(prof, provenance=tuple(provenance.items()))
     Path(args.out).write_text(prof.render())
     for e in prof.entries:
         print(f"{e.app.program:10} t{e.app.threads} n{e.app.size}: speedup {e.speedup:.3f}")

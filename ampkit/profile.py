@@ -23,6 +23,10 @@ generate --speedups`` take their hints from it.
     little_runs = ["0B2L-cfs-alone-compute-t2-n8000-r0"]
     speedup = 1.998
 
+An optional ``[provenance]`` table (strings) says what measured it: the
+engine binary's hash, on gem5 the machine model's (ampkit.calibration),
+the kernel's digest, the size scale and the date.
+
 QEMU runs every CPU at the same speed, so a QEMU profile is right in shape
 and says nothing in its numbers (speedups near 1); gem5's are real.
 """
@@ -68,6 +72,7 @@ class Profile:
     cpus: int
     entries: tuple[Entry, ...]
     source: Path | None = None
+    provenance: tuple[tuple[str, str], ...] = ()
 
     def speedups(self) -> dict[str, float]:
         """Per program: the geometric mean over its entries."""
@@ -102,6 +107,9 @@ class Profile:
             f"engine = {json.dumps(self.engine)}",
             f"cpus = {self.cpus}",
         ]
+        if self.provenance:
+            lines += ["", "[provenance]"]
+            lines += [f"{key} = {json.dumps(value)}" for key, value in self.provenance]
         for e in self.entries:
             lines += [
                 "",
@@ -120,7 +128,7 @@ class Profile:
 
 
 _HINT = "write profiles with 'ampkit profile' (format in ampkit/profile.py)"
-_TOP_KEYS = ("kind", "version", "engine", "cpus", "program")
+_TOP_KEYS = ("kind", "version", "engine", "cpus", "provenance", "program")
 _PROGRAM_KEYS = (
     "program",
     "threads",
@@ -176,11 +184,15 @@ def load_profile(path: Path) -> Profile:
                 little_runs=tuple(toml.strings(("program", i, "little_runs"), default=[])),
             )
         )
+    provenance = toml.get(("provenance",)) or {}
+    if not isinstance(provenance, dict) or not all(isinstance(v, str) for v in provenance.values()):
+        toml.fail(("provenance",), "must be a table of strings", hint=_HINT)
     return Profile(
         engine=toml.string(("engine",), default=""),
         cpus=toml.integer(("cpus",), low=0, default=0),
         entries=tuple(entries),
         source=path,
+        provenance=tuple(provenance.items()),
     )
 
 

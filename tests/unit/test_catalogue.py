@@ -100,10 +100,12 @@ def test_profile_round_trips_and_gives_hints(tmp_path: Path) -> None:
         engine="gem5",
         cpus=2,
         entries=(entry("compute", 100, 220), entry("compute", 100, 180, 4), entry("chase", 10, 9)),
+        provenance=(("engine_sha256", "g" * 64), ("scale", "0.1"), ("date", "2026-11-25")),
     )
     path = tmp_path / "speedups.toml"
     path.write_text(prof.render())
     back = load_profile(path)
+    assert back.provenance == prof.provenance
     assert [e.speedup for e in back.entries] == pytest.approx([2.2, 1.8, 0.9])
     # per program: the geometric mean of its entries
     assert back.speedups()["compute"] == pytest.approx((2.2 * 1.8) ** 0.5)
@@ -137,6 +139,12 @@ def test_profile_exact_application_wins() -> None:
             'kind = "ampkit-speedup-profile"\nversion = 1\n[[program]]\nprogram = "compute"\n'
             "threads = 2\nsize = 1\nbig_ns = [1]\nlittle_ns = [1]\nthreadz = 3\n",
             "p.toml:9: program 1: 'threadz' is not a program key",
+        ),
+        (
+            'kind = "ampkit-speedup-profile"\nversion = 1\n[provenance]\ndate = 2026\n'
+            '[[program]]\nprogram = "compute"\nthreads = 2\nsize = 1\n'
+            "big_ns = [1]\nlittle_ns = [1]\n",
+            "'provenance' must be a table of strings",
         ),
     ],
 )
