@@ -473,8 +473,9 @@ def cmd_mix_check(args: argparse.Namespace) -> int:
 
 def cmd_mix_generate(args: argparse.Namespace) -> int:
     from ampkit.mix import generate_mix, render_mix
+    from ampkit.profile import shipped_speedups
 
-    speedups = load_profile(Path(args.speedups)).speedups() if args.speedups else None
+    speedups = load_profile(Path(args.speedups)).speedups() if args.speedups else shipped_speedups()
     mix = generate_mix(args.category, args.apps, args.seed, speedups)
     text = f"# ampkit mix generate --category {args.category} --apps {args.apps} "
     text += f"--seed {args.seed}\n" + render_mix(mix)

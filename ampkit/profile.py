@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 from ampkit.engines import DEFAULT_ENGINE
 from ampkit.errors import AmpkitError
 from ampkit.mix import SPEEDUP_MAX, SPEEDUP_MIN, App, Mix
+from ampkit.paths import CONFIGS
 from ampkit.rundir import Excluded, RunDir
 from ampkit.tomlfile import TomlFile
 
@@ -48,6 +49,10 @@ if TYPE_CHECKING:
 
 KIND = "ampkit-speedup-profile"
 VERSION = 1
+#: The speedup table the kit ships: a gem5 profile of the catalogue's
+#: programs, with its provenance. Its per-program speedups are the
+#: catalogue mixes' hints and the default of 'ampkit mix generate'.
+SHIPPED_PROFILE = CONFIGS / "speedups.toml"
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,13 @@ def load_profile(path: Path) -> Profile:
         source=path,
         provenance=tuple(provenance.items()),
     )
+
+
+def shipped_speedups() -> dict[str, float]:
+    """Per program, the shipped table's speedup; empty where none is shipped."""
+    if not SHIPPED_PROFILE.is_file():
+        return {}
+    return load_profile(SHIPPED_PROFILE).speedups()
 
 
 def measure(
