@@ -487,6 +487,27 @@ def cmd_mix_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mix_rehint(args: argparse.Namespace) -> int:
+    from ampkit.mix import rehint_text
+    from ampkit.paths import MIXES
+    from ampkit.profile import SHIPPED_PROFILE
+
+    source = Path(args.speedups) if args.speedups else SHIPPED_PROFILE
+    hints = load_profile(source).speedups()
+    files = [Path(f) for f in args.files] if args.files else sorted(MIXES.glob("*.toml"))
+    for path in files:
+        load_mix(str(path))  # a broken mix is reported before anything is written
+    changed = 0
+    for path in files:
+        text = path.read_text()
+        new = rehint_text(text, hints)
+        if new != text:
+            path.write_text(new)
+            changed += 1
+    print(f"{changed} of {len(files)} mixes took their hints from {source}")
+    return 0
+
+
 def _little_only(pairs: list[str]) -> dict[str, str]:
     mapping = {}
     for pair in pairs:
@@ -736,6 +757,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--speedups", help="a speedup profile (ampkit profile) for the hints")
     s.add_argument("-o", "--out", help="file to write (default: stdout)")
     s.set_defaults(func=cmd_mix_generate)
+    s = mx.add_parser(
+        "rehint", help="set the mixes' speedup hints from a profile (default the shipped table)"
+    )
+    s.add_argument("files", nargs="*", help="mix files (default: every catalogue mix)")
+    s.add_argument("--speedups", help="a speedup profile (default configs/speedups.toml)")
+    s.set_defaults(func=cmd_mix_rehint)
 
     ps = sub.add_parser(
         "parsec", help="PARSEC 3.0 / SPLASH-2x from your archives into a disk image"

@@ -299,6 +299,45 @@ def generate_mix(
     )
 
 
+_PROGRAM_LINE = re.compile(r'^program\s*=\s*"([^"]+)"')
+_SPEEDUP_LINE = re.compile(r"^speedup\s*=\s*[^#]*(#.*)?$")
+
+
+def rehint_text(text: str, hints: dict[str, float]) -> str:
+    """A mix file's text with each application's ``speedup`` set from
+    ``hints`` (per program), clamped to what the kernel accepts; comments
+    and everything else kept. An application without a hint keeps its line;
+    one with a hint and no line gets one at the end of its table."""
+    out: list[str] = []
+    missing: str | None = None  # a program whose hint is not written yet
+
+    def close_table() -> None:
+        if missing is not None:
+            at = len(out) - 1 if out and out[-1] == "" else len(out)
+            out.insert(at, _speedup_line(hints[missing]))
+
+    for original in text.splitlines():
+        line, stripped = original, original.strip()
+        program = _PROGRAM_LINE.match(stripped)
+        speedup = _SPEEDUP_LINE.match(stripped)
+        if stripped.startswith("["):
+            close_table()
+            missing = None
+        elif program:
+            missing = program.group(1) if program.group(1) in hints else None
+        elif speedup and missing is not None:
+            comment = f"   {speedup.group(1)}" if speedup.group(1) else ""
+            line = _speedup_line(hints[missing]) + comment
+            missing = None
+        out.append(line)
+    close_table()
+    return "\n".join(out) + "\n"
+
+
+def _speedup_line(value: float) -> str:
+    return f"speedup = {round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)!r}"
+
+
 def render_mix(mix: Mix) -> str:
     """The mix as a TOML file that load_mix() reads back to the same mix."""
     lines = [f"description = {json.dumps(mix.description)}", f'category = "{mix.category}"']

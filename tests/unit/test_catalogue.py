@@ -12,11 +12,13 @@ from ampkit.mix import (
     CATEGORY_PROGRAMS,
     MIN_THREADS,
     PRIOR_SPEEDUPS,
+    SPEEDUP_MAX,
     App,
     generate_mix,
     known_programs,
     load_mix,
     mix_names,
+    rehint_text,
     render_mix,
 )
 from ampkit.profile import Entry, Profile, load_profile
@@ -163,3 +165,21 @@ def test_a_profile_of_a_parsec_program_loads(tmp_path: Path) -> None:
         'program = "parsec.blackscholes"\nthreads = 2\nsize = 0\nbig_ns = [1]\nlittle_ns = [2]\n'
     )
     assert load_profile(path).entries[0].app.size == 0
+
+
+def test_rehint_sets_each_applications_hint_and_keeps_the_rest() -> None:
+    text = (
+        'description = "x"  # kept\ncategory = "compute"\n\n'
+        '[[app]]\nprogram = "chase"   # a comment\nthreads = 2\nsize = 3\n'
+        "speedup = 1.3  # prior\n\n"
+        '[[app]]\nprogram = "stream"\nthreads = 1\nsize = 4\n\n'
+        '[[app]]\nprogram = "compute"\nthreads = 1\nsize = 5\nspeedup = 2.2\n'
+    )
+    hinted = rehint_text(text, {"chase": 1.23456, "stream": 20.0})
+    lines = hinted.splitlines()
+    # the hint replaces the line (its comment kept), clamped and rounded as
+    # the kernel takes it; a table without a line gets one; no hint, no change
+    assert "speedup = 1.235   # prior" in lines
+    assert lines[lines.index('program = "stream"') + 3] == f"speedup = {SPEEDUP_MAX}"
+    assert "speedup = 2.2" in lines and 'description = "x"  # kept' in lines
+    assert rehint_text(hinted, {"chase": 1.23456, "stream": 20.0}) == hinted
