@@ -178,7 +178,7 @@ def test_cpu_power_follows_the_instructions_committed(colab_run: RunOutcome) -> 
         prefix = f"system.{cpu['cpu']}.power_model"
         dynamic_j = last[f"{prefix}.dynamicPower"] * seconds
         expected_j = c * 1e-6 * volts**2 * cpu["insts"] / ipc_ref  # C per Hz, not MHz
-        assert dynamic_j == pytest.approx(expected_j, rel=0.1), (cpu["cpu"], dynamic_j, expected_j)
+        assert dynamic_j == pytest.approx(expected_j, rel=0.01), (cpu["cpu"], dynamic_j, expected_j)
 
 
 def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOutcome) -> None:
