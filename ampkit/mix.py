@@ -140,11 +140,11 @@ CATALOGUE_SIZES = {
     "stream": 32768,
 }
 
-#: Prior big-over-little speedups for the catalogue's hints, before anything
-#: is measured: the 2.0 / 1.2 GHz clock ratio (1.67) times a guess of the
-#: out-of-order core's IPC gain for the pattern (high for independent
-#: arithmetic, low where memory latency or waiting dominates). A speedup
-#: profile measured on gem5 (ampkit profile) replaces them.
+#: Prior big-over-little speedups, for a program no measured table covers:
+#: the 2.0 / 1.2 GHz clock ratio (1.67) times a guess of the out-of-order
+#: core's IPC gain for the pattern (high for independent arithmetic, low
+#: where memory latency or waiting dominates). The catalogue's hints come
+#: from the shipped gem5 table (ampkit.profile.SHIPPED_PROFILE) instead.
 PRIOR_SPEEDUPS = {
     "amdahl": 2.0,
     "barrier": 1.9,

@@ -9,8 +9,9 @@ the programs' speedups, what the warm-up costs, and where a mix's energy goes.
    core's 1024, the capacity at the platform's clocks, each core's IPC on
    intmark, and whether the record describes this gem5 and machine model.
 2. Each program's big-over-little speedup on gem5, from a speedup profile
-   ('ampkit profile --engine gem5'), beside the prior the catalogue's
-   mixes used before anything was measured.
+   ('ampkit profile --engine gem5'; default the shipped table,
+   configs/speedups.toml), beside the prior the catalogue's mixes used
+   before it was measured.
 3. The warm-up's cost: one small mix on --platform, once without a
    warm-up and once with gem5's default, each restored from the shared
    checkpoint: wall seconds of each, and how much the cold start changed
@@ -30,7 +31,7 @@ from ampkit.engines import gem5
 from ampkit.errors import AmpkitError
 from ampkit.mix import PRIOR_SPEEDUPS, App, Mix
 from ampkit.platform import get_platform
-from ampkit.profile import load_profile
+from ampkit.profile import SHIPPED_PROFILE, load_profile
 from ampkit.run import RunRequest, execute
 from ampkit.rundir import RunDir
 
@@ -135,7 +136,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--platform", default="2B2L")
     p.add_argument(
-        "--profile", type=Path, default=Path("speedups-gem5.toml"), help="a gem5 speedup profile"
+        "--profile",
+        type=Path,
+        default=SHIPPED_PROFILE,
+        help="a gem5 speedup profile (default the shipped table)",
     )
     p.add_argument("--skip-runs", action="store_true", help="figures (1) and (2) only")
     args = p.parse_args()

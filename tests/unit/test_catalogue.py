@@ -1,6 +1,7 @@
 """The mix catalogue, the mix generator and speedup profiles."""
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from ampkit.mix import (
     rehint_text,
     render_mix,
 )
-from ampkit.profile import Entry, Profile, load_profile
+from ampkit.profile import SHIPPED_PROFILE, Entry, Profile, load_profile
 
 CATALOGUE = [n for n in mix_names() if n.split("-")[0].rstrip("24") in {"sync", "comm", "compute"}]
 
@@ -183,3 +184,16 @@ def test_rehint_sets_each_applications_hint_and_keeps_the_rest() -> None:
     assert lines[lines.index('program = "stream"') + 3] == f"speedup = {SPEEDUP_MAX}"
     assert "speedup = 2.2" in lines and 'description = "x"  # kept' in lines
     assert rehint_text(hinted, {"chase": 1.23456, "stream": 20.0}) == hinted
+
+
+def test_the_catalogue_carries_the_shipped_gem5_speedups() -> None:
+    """The mixes' hints are the shipped table's (ampkit mix rehint), and the
+    table says what measured it."""
+    shipped = load_profile(SHIPPED_PROFILE)
+    assert shipped.engine == "gem5"
+    provenance = dict(shipped.provenance)
+    assert {"engine_sha256", "model_sha256", "kernel_digest", "scale", "date"} <= set(provenance)
+    assert sorted(shipped.speedups()) == sorted(CATALOGUE_SIZES)
+    for name in mix_names():
+        for app in load_mix(name).apps:
+            assert app.speedup == shipped.hint_for(replace(app, speedup=None)), (name, app)

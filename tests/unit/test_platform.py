@@ -158,12 +158,16 @@ def test_the_platforms_domains_follow_its_clusters() -> None:
 
 
 def test_a_guest_told_another_machine_is_caught() -> None:
-    """The gem5 fixture's guest (a tree without caches): the kernel built
+    """A gem5 guest booted with a tree without caches: the kernel built
     CLS per cluster and an MC over both, as if big and little shared an
-    LLC. The comparison names it; the expected structure itself passes."""
+    LLC. The comparison names it; the expected structure itself passes,
+    and so does the refreshed real run's guest."""
     plat = get_platform("2B2L")
-    data = Path(__file__).resolve().parents[1] / "data" / "gem5-v24-2B2L-run" / "guest.json"
+    tests = Path(__file__).resolve().parents[1]
+    data = tests / "unit" / "data" / "gem5-guest-without-caches.json"
     seen = json.loads(data.read_text())["sched_domains"]
+    fixed = json.loads((tests / "data" / "gem5-v24-2B2L-run" / "guest.json").read_text())
+    assert plat.domain_differences(fixed["sched_domains"]) == []
     wrong = plat.domain_differences(seen)
     assert "CPU 0: domains ['CLS', 'MC'], expected ['MC', 'DIE']" in wrong
     right: dict[str, list[dict[str, Any]]] = {
