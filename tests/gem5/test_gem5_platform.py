@@ -19,7 +19,7 @@ from ampkit.cli import main
 from ampkit.engines import gem5
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App
-from ampkit.platform import get_platform
+from ampkit.platform import Platform, get_platform
 from ampkit.run import RunOutcome, RunRequest, execute
 from tests.dtc import decompile
 from tests.parsec_mini import make_release
@@ -255,6 +255,25 @@ def test_a_suite_program_runs_from_the_disk_on_gem5(
     assert [(i["id"], i["samples"]) for i in summary["work_items"]] == [(0, 2), (1, 1)]
 
 
+def _boot_sysinfo(
+    plat: Platform, tmp_path: Path, kernel: KernelBuild, initramfs: Path
+) -> tuple[RunOutcome, dict[str, Any]]:
+    """A run of the sysinfo probe alone under cfs on ``plat``, which must
+    succeed, and the guest record it left."""
+    request = RunRequest(
+        platform=plat,
+        policy="cfs",
+        mix=make_mix(probe("sysinfo"), name=f"gem5-{plat.name}"),
+        engine="gem5",
+        mix_limit_s=MIX_S,
+        method="once",
+    )
+    outcome = execute(request, tmp_path / "run", kernel, initramfs)
+    assert outcome.ok, outcome.status
+    guest: dict[str, Any] = json.loads((outcome.directory / "guest.json").read_text())
+    return outcome, guest
+
+
 @pytest.mark.parametrize("name", ["0B2L", pytest.param("2B0L", marks=pytest.mark.gem5_full)])
 def test_a_single_type_platform_boots_and_runs(
     name: str,
@@ -267,17 +286,7 @@ def test_a_single_type_platform_boots_and_runs(
     first CPU has MPIDR affinity 0, so gem5's bootloader starts it, and the
     guest sees one cluster of one type, no asymmetry."""
     plat = get_platform(name)
-    request = RunRequest(
-        platform=plat,
-        policy="cfs",
-        mix=make_mix(probe("sysinfo"), name=f"gem5-{name}"),
-        engine="gem5",
-        mix_limit_s=MIX_S,
-        method="once",
-    )
-    outcome = execute(request, tmp_path / "run", kernel_build, initramfs)
-    assert outcome.ok, outcome.status
-    guest = json.loads((outcome.directory / "guest.json").read_text())
+    outcome, guest = _boot_sysinfo(plat, tmp_path, kernel_build, initramfs)
     assert [c["capacity"] for c in guest["cpus"]] == [1024] * plat.ncpus
     assert plat.domain_differences(guest["sched_domains"]) == []
     summary = json.loads((outcome.directory / "gem5.json").read_text())
@@ -299,17 +308,7 @@ def test_a_mixed_platform_of_any_size_boots_with_its_domains(
     comes up with the platform's capacity and cluster, and the domains are
     the platform's (the qemu tier checks the same structure)."""
     plat = get_platform(name)
-    request = RunRequest(
-        platform=plat,
-        policy="cfs",
-        mix=make_mix(probe("sysinfo"), name=f"gem5-{name}"),
-        engine="gem5",
-        mix_limit_s=MIX_S,
-        method="once",
-    )
-    outcome = execute(request, tmp_path / "run", kernel_build, initramfs)
-    assert outcome.ok, outcome.status
-    guest = json.loads((outcome.directory / "guest.json").read_text())
+    outcome, guest = _boot_sysinfo(plat, tmp_path, kernel_build, initramfs)
     assert all(c["online"] == 1 for c in guest["cpus"])
     assert [c["capacity"] for c in guest["cpus"]] == [c.capacity for c in plat.cpus]
     assert [c["cluster_id"] for c in guest["cpus"]] == [c.cluster for c in plat.cpus]

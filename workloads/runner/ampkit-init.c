@@ -591,6 +591,37 @@ static void set_paths(struct app *app, int i, const char *tmpdir)
 }
 
 /*
+ * Blocks SIGCHLD (the previous mask goes to @orig) and forks an instance
+ * of every application, each held at @gate until the caller closes it.
+ */
+static void fork_all_held(struct run *run, const char *tmpdir, int first, int gate[2],
+			  sigset_t *chld, sigset_t *orig)
+{
+	int i;
+
+	sigemptyset(chld);
+	sigaddset(chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, chld, orig);
+	if (pipe2(gate, O_CLOEXEC))
+		fail("cannot create the start gate", strerror(errno));
+	for (i = 0; i < run->napps; i++) {
+		set_paths(&run->apps[i], i, tmpdir);
+		fork_instance(&run->apps[i], i, first, gate, orig);
+	}
+	close(gate[0]);
+}
+
+/* Waits for a child's end or until @deadline (ns), whichever comes first. */
+static void wait_child_until(const sigset_t *chld, uint64_t now, uint64_t deadline)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
+	ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
+	sigtimedwait(chld, NULL, &ts);
+}
+
+/*
  * The warm-up: the mix's own programs, under the run's policy, for
  * warmup_ms of guest time, each started again when it completes, then
  * killed. The measured run then begins with fresh instances but with the
@@ -611,21 +642,11 @@ static void warm_up(struct run *run, const char *tmpdir)
 		return;
 	snprintf(ms, sizeof(ms), "%d", run->warmup_ms);
 	say("warming up for %s ms", ms);
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &orig);
-	if (pipe2(gate, O_CLOEXEC))
-		fail("cannot create the warm-up gate", strerror(errno));
-	for (i = 0; i < run->napps; i++) {
-		set_paths(&run->apps[i], i, tmpdir);
-		fork_instance(&run->apps[i], i, 0, gate, &orig);
-	}
-	close(gate[0]);
+	fork_all_held(run, tmpdir, 0, gate, &chld, &orig);
 	close(gate[1]);
 	deadline = ampkit_now_ns() + (uint64_t)run->warmup_ms * 1000000ULL;
 	for (;;) {
 		uint64_t now = ampkit_now_ns();
-		struct timespec ts;
 
 		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 			for (i = 0; i < run->napps && run->apps[i].pid != pid; i++)
@@ -643,9 +664,7 @@ static void warm_up(struct run *run, const char *tmpdir)
 		}
 		if (now >= deadline)
 			break;
-		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
-		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
-		sigtimedwait(&chld, NULL, &ts);
+		wait_child_until(&chld, now, deadline);
 	}
 	for (i = 0; i < run->napps; i++) {
 		struct app *app = &run->apps[i];
@@ -670,17 +689,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 	int gate[2], i, remaining = run->napps;
 	uint64_t start, deadline;
 
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &orig);
-	if (pipe2(gate, O_CLOEXEC))
-		fail("cannot create the start gate", strerror(errno));
-
-	for (i = 0; i < run->napps; i++) {
-		set_paths(&run->apps[i], i, tmpdir);
-		fork_instance(&run->apps[i], i, 1, gate, &orig);
-	}
-	close(gate[0]);
+	fork_all_held(run, tmpdir, 1, gate, &chld, &orig);
 	if (use_m5ops)
 		for (i = 0; i < run->napps; i++)
 			m5_work_begin((uint64_t)i, 0);
@@ -692,13 +701,10 @@ static void run_mix(struct run *run, const char *tmpdir)
 	deadline = start + (uint64_t)run->timeout_s * 1000000000ULL;
 	while ((remaining = reap(run, remaining, &orig)) > 0) {
 		uint64_t now = ampkit_now_ns();
-		struct timespec ts;
 
 		if (now >= deadline)
 			break;
-		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
-		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
-		sigtimedwait(&chld, NULL, &ts);
+		wait_child_until(&chld, now, deadline);
 	}
 	/* First runs past the time limit, and the restarts still running. */
 	for (i = 0; i < run->napps; i++) {
