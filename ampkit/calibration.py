@@ -22,7 +22,7 @@ model than the one in use is reported by every run that uses it
 (``stale_reasons``), never silently taken for a measurement of this one.
 
     kind = "ampkit-capacity-calibration"
-    version = 1
+    version = 2
     little_dmips_per_mhz = 697
     benchmark = "intmark"
     size = 2000
@@ -51,7 +51,8 @@ from ampkit.paths import CONFIGS
 from ampkit.tomlfile import TomlFile
 
 KIND = "ampkit-capacity-calibration"
-VERSION = 1
+#: 2: the cores' IPCs (big_ipc, little_ipc) became part of the record.
+VERSION = 2
 CALIBRATION_FILE = CONFIGS / "calibration.toml"
 BENCHMARK = "intmark"
 #: Linux's reference capacity (SCHED_CAPACITY_SCALE), the big core's figure.
@@ -190,7 +191,12 @@ def load(path: Path | None = None) -> Calibration | None:
     toml.only_keys((), keys, "a calibration key")
     if toml.get(("kind",)) != KIND:
         toml.fail(("kind",), f'must be "{KIND}"', hint="ampkit platform calibrate writes it")
-    toml.integer(("version",), low=VERSION, high=VERSION)
+    if toml.get(("version",)) != VERSION:
+        toml.fail(
+            ("version",),
+            f"must be {VERSION}: this kit reads records with the cores' IPCs",
+            hint="run ampkit platform calibrate to measure the cores again",
+        )
     return Calibration(
         little_dmips_per_mhz=toml.integer(("little_dmips_per_mhz",), low=1, high=SCALE),
         benchmark=toml.string(("benchmark",)),

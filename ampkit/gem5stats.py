@@ -195,6 +195,8 @@ def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
                 row["cycles"] = value
             elif stat in _INSTS and "insts" not in row:
                 row["insts"] = value
+            elif stat.startswith("commitStats0."):
+                row["commit_group"] = True
             elif stat.endswith("power_model.dynamicPower"):
                 row["dynamic_w"] = value
             elif stat.endswith("power_model.staticPower"):
@@ -203,7 +205,11 @@ def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
                 row["residency_ticks"] = row.get("residency_ticks", 0.0) + value
         for row in cpus.values():
             row.setdefault("cycles", math.nan)
-            row.setdefault("insts", math.nan)
+            # stats.txt leaves out a count gem5 flags nozero, such as
+            # commitStats0.numInsts of a CPU idle all the dump, but prints
+            # the rest of its group: then it committed nothing. Without the
+            # group (gem5 v24's JSON writes it empty) the count is unknown.
+            row.setdefault("insts", 0.0 if row.pop("commit_group", False) else math.nan)
             row.setdefault("residency_ticks", math.nan)
             watts = row.pop("dynamic_w", math.nan) + row.pop("static_w", 0.0)
             row["energy_j"] = watts * seconds
@@ -229,10 +235,29 @@ def dram_rows(stats: dict[str, float]) -> list[dict[str, Any]]:
     return [{"memory": ctrl, "energy_j": pj * 1e-12} for ctrl, pj in sorted(picojoules.items())]
 
 
-def summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
-    """What a gem5 run measured, from its last dump (the kit's configuration
-    dumps and resets the statistics when the measured interval begins, so
-    that dump covers the run): simulated seconds and ticks, per-CPU
+#: The dumps a run of the kit's gem5 configuration writes, in order: one at
+#: restore (bigLITTLE.py: the checkpoint's boot is not counted), one as the
+#: runner releases the measured applications (so the warm-up and the forks
+#: before it are not counted either), one when their last first run
+#: completes (the measured interval: what the turnarounds cover), and
+#: gem5's own at exit (the results written, restarts killed).
+RUN_DUMPS = ("restore", "start", "measured", "exit")
+
+
+def run_summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
+    """The summary of a kit run's measured interval (RUN_DUMPS)."""
+    if len(dumps) != len(RUN_DUMPS):
+        raise StatsError(
+            f"{len(dumps)} statistics dumps where a run that reached its end writes "
+            f"{len(RUN_DUMPS)} ({', '.join(RUN_DUMPS)}): the measured interval is unknown"
+        )
+    return summary(dumps, measured=RUN_DUMPS.index("measured"))
+
+
+def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]:
+    """What a gem5 run measured, from one dump (by default the last, that of
+    a script that dumps once at exit; run_summary picks a kit run's
+    measured interval): simulated seconds and ticks, per-CPU
     committed instructions, cycles and power-state residency, per-cluster
     energy (its CPUs and its L2), the DRAM's energy, and the work items of each
     application (id = its index in the mix): the runner's, around its
@@ -240,7 +265,7 @@ def summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
     of interest (the hooks' thread id 1); gem5 keeps their mean."""
     if not dumps:
         raise StatsError("no statistics dump")
-    last = dumps[-1]
+    last = dumps[measured]
     seconds = last.get("simSeconds", math.nan)
     cpus = cpu_rows([last])
     clusters: dict[str, dict[str, Any]] = {}

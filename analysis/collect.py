@@ -10,19 +10,22 @@ apps     one row per application per included run: campaign, run, run_id,
          repetition, app, instance, key, threads, turnaround_ns, status;
 threads  one row per thread of those applications: wall_ns, cpu_ns;
 cpus     one row per CPU per gem5 stats dump where the run has gem5 stats:
-         dump, cpu, cluster, cycles, insts, energy_j, sim_seconds;
-clusters one row per CPU cluster of such a run, from its last dump: cpus,
-         insts, cpu_energy_j, l2_energy_j, energy_j (CPUs and L2);
-memory   one row per memory controller of such a run, from its last dump:
-         memory, energy_j (its DRAM, gem5's DRAMPower model);
+         dump, measured (whether it is the dump of the measured interval,
+         gem5stats.RUN_DUMPS), cpu, cluster, cycles, insts, energy_j,
+         sim_seconds, residency_ticks;
+clusters one row per CPU cluster of such a run, from its measured dump:
+         cpus, insts, cpu_energy_j, l2_energy_j, energy_j (CPUs and L2);
+memory   one row per memory controller of such a run, from its measured
+         dump: memory, energy_j (its DRAM, gem5's DRAMPower model);
 tasks    the kernel's per-task counters, where an application record
          carries them (a ``tasks`` list of objects), one row per task.
 
 A run counts only when ``ampkit.rundir`` says so (``RunDir.check()``: it
 finished with status ``ok``, its manifest and results parse, and every
 application of its mix has exactly one record with status ``ok``) and, on
-gem5, its statistics parse. Anything else is listed in ``runs`` with its reason and
-enters no other table, so it can never reach a metric. ``key`` identifies
+gem5, its statistics parse and have the dumps of a kit run. Anything else
+is listed in ``runs`` with its reason and enters no other table, so it can
+never reach a metric. ``key`` identifies
 an application across mixes (program, threads, arguments): the reference
 runs are found by it.
 """
@@ -163,6 +166,7 @@ def collect(root: Path) -> Collection:
             a, t, k = _app_rows(info, records)
             try:
                 dumps = gem5stats.read_stats(run_dir)
+                measured = gem5stats.run_summary(dumps) if dumps else None
             except gem5stats.StatsError as e:
                 raise Excluded(f"corrupt: gem5 stats: {e}") from e
             if run_info.statistics and dumps is None:
@@ -178,10 +182,10 @@ def collect(root: Path) -> Collection:
         apps += a
         threads += t
         tasks += k
+        measured_dump = gem5stats.RUN_DUMPS.index("measured")
         for row in gem5stats.cpu_rows(dumps or []):
-            cpus.append({**info, **row})
-        if dumps:
-            measured = gem5stats.summary(dumps)
+            cpus.append({**info, **row, "measured": row["dump"] == measured_dump})
+        if measured:
             for row in measured["clusters"]:
                 clusters.append({**info, **row})
             for row in measured["memory"]:
@@ -197,7 +201,8 @@ def collect(root: Path) -> Collection:
             cpus,
             [
                 *RUN_COLUMNS,
-                *("dump", "cpu", "cluster", "cycles", "insts", "energy_j", "sim_seconds"),
+                *("dump", "measured", "cpu", "cluster", "cycles", "insts", "energy_j"),
+                "sim_seconds",
                 "residency_ticks",
             ],
         ),

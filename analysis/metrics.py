@@ -266,14 +266,16 @@ def per_run(
         core_energy = by_run(clusters, "energy_j")
         insts = by_run(clusters, "insts")
     else:
-        cpu_energy = core_energy = by_run(cpus, "energy_j")
-        l2_energy = pd.Series(dtype=float)
-        last = (
-            cpus[cpus["dump"] == cpus.groupby("run")["dump"].transform("max")]
-            if cpus is not None and not cpus.empty and "dump" in cpus
+        # the measured interval's dump alone: the others hold the boot's
+        # restore, the warm-up and the results being written
+        measured = (
+            cpus[cpus["measured"].astype(bool)]
+            if cpus is not None and not cpus.empty and "measured" in cpus
             else cpus
         )
-        insts = by_run(last, "insts")
+        cpu_energy = core_energy = by_run(measured, "energy_j")
+        l2_energy = pd.Series(dtype=float)
+        insts = by_run(measured, "insts")
     dram_energy = by_run(memory, "energy_j")
     rows = []
     for key, g in apps.groupby(RUN, sort=True):

@@ -84,3 +84,21 @@ def write_run(
         )
     writer.write_results(records)
     return writer.finish(status)
+
+
+_DUMP = re.compile(
+    r"^---------- Begin Simulation Statistics ----------\n.*?"
+    r"^---------- End Simulation Statistics   ----------\n",
+    re.S | re.M,
+)
+
+
+def kit_stats_text(text: str, measured: int = -1) -> str:
+    """A stats.txt laid out as a kit run's (gem5stats.RUN_DUMPS: restore,
+    start, measured, exit) from any gem5 stats.txt: its dump ``measured`` in
+    the measured place, its first dump in the others."""
+    dumps: list[str] = _DUMP.findall(text)
+    if not dumps:
+        raise ValueError("no statistics dump in the text")
+    other = dumps[0]
+    return other + other + dumps[measured] + other

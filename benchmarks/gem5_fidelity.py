@@ -26,27 +26,16 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from guest import small_gem5_mix  # benchmarks/guest.py
+
 from ampkit import build, calibration, kernel
 from ampkit.engines import gem5
 from ampkit.errors import AmpkitError
-from ampkit.mix import PRIOR_SPEEDUPS, App, Mix
+from ampkit.mix import PRIOR_SPEEDUPS
 from ampkit.platform import get_platform
 from ampkit.profile import SHIPPED_PROFILE, load_profile
 from ampkit.run import RunRequest, execute
 from ampkit.rundir import RunDir
-
-
-def small_mix() -> Mix:
-    return Mix(
-        name="gem5-fidelity",
-        description="a small compute beside a small pointer chase",
-        category="compute",
-        apps=(
-            App(program="compute", threads=2, size=200),
-            App(program="chase", threads=1, size=1024),
-        ),
-        source=Path("gem5-fidelity"),
-    )
 
 
 def calibrated_capacity(platform: str, gem5_sha256: str | None) -> None:
@@ -98,7 +87,7 @@ def warm_up_and_energy(platform: str) -> None:
             request = RunRequest(
                 platform=get_platform(platform),
                 policy="cfs",
-                mix=small_mix(),
+                mix=small_gem5_mix("gem5-fidelity"),
                 engine="gem5",
                 mix_limit_s=10,
                 method="once",

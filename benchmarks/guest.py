@@ -99,3 +99,18 @@ def worker_cost_boot(
     )
     figures: dict[str, float] = json.loads(record["output"])
     return figures
+
+
+def small_gem5_mix(name: str) -> Mix:
+    """The gem5 benchmarks' mix: a small compute beside a small pointer
+    chase, a few simulated milliseconds on 2B2L."""
+    return Mix(
+        name=name,
+        description="a small compute beside a small pointer chase",
+        category="compute",
+        apps=(
+            App(program="compute", threads=2, size=200),
+            App(program="chase", threads=1, size=1024),
+        ),
+        source=Path(name),
+    )

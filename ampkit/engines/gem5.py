@@ -563,6 +563,10 @@ WALL_PER_CPU_SIM_S = 2000
 #: program's loops thousands of times. About 30 wall seconds on 2B2L
 #: with every CPU busy (benchmarks/gem5_fidelity.py measures it).
 WARMUP_MS = 2
+#: Wall seconds allowed per simulated second of warm-up and per CPU: its
+#: forks, execs and cold caches cost more to simulate than a running mix
+#: (2 ms on 2B2L took about 30 wall s: 3,750 per CPU).
+WARMUP_WALL_PER_CPU_SIM_S = 5000
 #: Wall seconds beyond that for restoring and powering off.
 RESTORE_ALLOWANCE_S = 60
 #: The wall-clock limit of the atomic boot that takes a checkpoint.
@@ -594,8 +598,8 @@ class Gem5Engine:
         )
 
     def default_wall_limit_s(self, mix_limit_s: int, cpus: int, warmup_ms: int = 0) -> int:
-        guest_s = mix_limit_s + warmup_ms / 1000
-        return math.ceil(guest_s * WALL_PER_CPU_SIM_S * cpus) + RESTORE_ALLOWANCE_S
+        run_s = mix_limit_s * WALL_PER_CPU_SIM_S + warmup_ms / 1000 * WARMUP_WALL_PER_CPU_SIM_S
+        return math.ceil(run_s * cpus) + RESTORE_ALLOWANCE_S
 
     def setup(
         self, request: "RunRequest", identity: EngineIdentity, dtb_cache: dict[str, bytes]
@@ -698,7 +702,10 @@ class Gem5Engine:
             dumps = None
         compress_json_stats(work / "m5out")
         if dumps:
-            run.write_gem5_summary(gem5stats.summary(dumps))
+            try:
+                run.write_gem5_summary(gem5stats.run_summary(dumps))
+            except gem5stats.StatsError as e:
+                problems.append(f"gem5 stats: {e}")
         elif result.exit_code == 0:
             problems.append("gem5 wrote no statistics")
         return EngineOutcome(result, tuple(problems), more)

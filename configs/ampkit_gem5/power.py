@@ -27,6 +27,14 @@ Where each coefficient comes from:
   integer code like Dhrystone" is the kit's assumption. Without a
   calibration record the factor is 1, gem5's usual ON x constant, and the
   run's manifest says so (``power.activity``).
+  This is an energy-per-instruction model, and so a bound rather than a
+  fit: it has no floor (a core stalled on memory still clocks its
+  pipeline and fetches, and draws more than IPC / IPC_ref of C * f * V^2)
+  and no cap (code above the reference IPC draws proportionally more).
+  It under-charges memory-bound intervals against compute-bound ones; a
+  floor would need a per-core coefficient that no public source gives for
+  these cores, and a made-up one would only move the error. The static
+  share below is the floor that is sourced.
 - s, the static share: Juno's energy model (Android's
   arch/arm64/kernel/energy_model.h, the table EAS was developed on) gives
   each core's power when idle in WFI against busy at the top operating

@@ -16,7 +16,7 @@ from ampkit.analysis import metrics
 from ampkit.analysis import report as report_mod
 from ampkit.analysis.collect import collect
 from ampkit.analysis.report import write_report
-from ampkit.analysis.synthetic import SynthApp, write_run
+from ampkit.analysis.synthetic import SynthApp, kit_stats_text, write_run
 from ampkit.summary import QEMU_NOTICE
 
 pytestmark = pytest.mark.unit
@@ -213,7 +213,7 @@ def test_the_report_splits_energy_by_component(tmp_path: Path) -> None:
     _campaign(tmp_path / "runs", **GEM5)
     stats = (Path(__file__).parent / "data" / "stats-with-dram.txt").read_text()
     for run in (tmp_path / "runs").iterdir():
-        (run / "stats.txt").write_text(stats)
+        (run / "stats.txt").write_text(kit_stats_text(stats))
     write_report(tmp_path / "runs", tmp_path / "report")
     md = (tmp_path / "report" / "report.md").read_text()
     assert "Energy by component" in md
@@ -239,21 +239,32 @@ GEM5: dict[str, Any] = {"engine": "gem5", "statistics": True, "timing_notice": N
 def test_a_gem5_run_brings_its_cpu_rows(tmp_path: Path) -> None:
     apps = [SynthApp("x", 1, 10**7)]
     with_stats = write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=apps, **GEM5)
-    shutil.copy(GEM5_RUN / "stats.txt", with_stats / "stats.txt")
+    # the real run's two dumps laid out as a kit run's four: its second
+    # (the run) measured, its first (the boot) in the other places
+    real = (GEM5_RUN / "stats.txt").read_text()
+    (with_stats / "stats.txt").write_text(kit_stats_text(real, measured=1))
     write_run(tmp_path, platform="2B2L", policy="colab", mix="a", apps=apps, **GEM5)
+    # a run whose statistics stop short of the measured interval's dump
+    short = write_run(tmp_path, platform="2B2L", policy="wash", mix="a", apps=apps, **GEM5)
+    shutil.copy(GEM5_RUN / "stats.txt", short / "stats.txt")
     col = collect(tmp_path)
     assert col.excluded[["run", "reason"]].values.tolist() == [
-        ["2B2L-colab-a-r0", "incomplete: a gem5 run without its statistics"]
+        ["2B2L-colab-a-r0", "incomplete: a gem5 run without its statistics"],
+        [
+            "2B2L-wash-a-r0",
+            "corrupt: gem5 stats: 2 statistics dumps where a run that reached its end "
+            "writes 4 (restore, start, measured, exit): the measured interval is unknown",
+        ],
     ]
-    assert len(col.cpus) == 8
+    assert len(col.cpus) == 4 * 4
     assert set(col.cpus["run"]) == {"2B2L-cfs-a-r0"}
     assert set(col.cpus["cluster"]) == {"bigCluster", "littleCluster"}
     # committed instructions of the four CPUs, per dump, as stats.txt lists them
-    assert col.cpus.groupby("dump")["insts"].sum().tolist() == [
-        56940951 + 1763393 + 400945 + 1722686,
-        6186843 + 6038918 + 6041212 + 6041197,
-    ]
-    # per cluster, from the last dump (the run): no power models in these runs
+    boot = 56940951 + 1763393 + 400945 + 1722686
+    run = 6186843 + 6038918 + 6041212 + 6041197
+    assert col.cpus.groupby("dump")["insts"].sum().tolist() == [boot, boot, run, boot]
+    assert col.cpus[col.cpus["measured"]]["insts"].sum() == run
+    # per cluster, from the measured dump: no power models in these runs
     clusters = col.clusters.set_index("cluster")
     assert clusters.loc["bigCluster", "insts"] == 6186843 + 6038918
     assert clusters["cpus"].tolist() == [2, 2] and clusters["energy_j"].isna().all()

@@ -52,9 +52,11 @@ def test_a_gem5_run_reads_its_description_from_the_simulator() -> None:
     assert "amp_policy" not in colab.cmdline and cfs.cmdline == colab.cmdline
     assert cfs.key != colab.key and "policy cfs" in cfs.desc.splitlines()
     assert isinstance(colab.machine, gem5.Gem5Machine) and colab.dtb == b"gem5-tree"
-    per_sim_s = GEM5_WALL_PER_CPU_SIM_S * 4  # 2B2L
-    guest_s = colab.request.mix_limit_s + gem5.WARMUP_MS / 1000  # the warm-up too
-    assert colab.limit_s == math.ceil(guest_s * per_sim_s) + BOOT_ALLOWANCE_S
+    # the mix and its warm-up (dearer per simulated second) on 4 CPUs
+    wall_s = colab.request.mix_limit_s * GEM5_WALL_PER_CPU_SIM_S + (
+        gem5.WARMUP_MS / 1000 * gem5.WARMUP_WALL_PER_CPU_SIM_S
+    )
+    assert colab.limit_s == math.ceil(wall_s * 4) + BOOT_ALLOWANCE_S
 
 
 def test_a_gem5_run_warms_up_unless_told_otherwise() -> None:
@@ -82,11 +84,14 @@ def test_a_gem5_run_is_keyed_by_the_bootloader_and_the_tree() -> None:
 
 def test_gem5_campaign_jobs_allow_for_the_boot() -> None:
     qemu_limits, gem5_limits = Limits(mix_limit_s=10), Limits(mix_limit_s=10, engine="gem5")
-    warm_s = 10 + gem5.WARMUP_MS / 1000  # the engine's default warm-up
-    assert gem5_limits.wall_s == math.ceil(warm_s * GEM5_WALL_PER_CPU_SIM_S * 4) + BOOT_ALLOWANCE_S
+    # the engine's default warm-up, dearer per simulated second than the mix
+    per_cpu_s = (
+        10 * GEM5_WALL_PER_CPU_SIM_S + gem5.WARMUP_MS / 1000 * gem5.WARMUP_WALL_PER_CPU_SIM_S
+    )
+    assert gem5_limits.wall_s == math.ceil(per_cpu_s * 4) + BOOT_ALLOWANCE_S
     # the largest machine of the campaign sets it
     big = Limits(mix_limit_s=10, engine="gem5", guest_cpus=8)
-    assert big.wall_s == math.ceil(warm_s * GEM5_WALL_PER_CPU_SIM_S * 8) + BOOT_ALLOWANCE_S
+    assert big.wall_s == math.ceil(per_cpu_s * 8) + BOOT_ALLOWANCE_S
     cold = Limits(mix_limit_s=10, engine="gem5", warmup_ms=0)
     assert cold.wall_s == 10 * GEM5_WALL_PER_CPU_SIM_S * 4 + BOOT_ALLOWANCE_S
     assert slurm_minutes(gem5_limits) * 60 >= gem5_limits.wall_s + GEM5_BOOT_LIMIT_S
@@ -242,6 +247,15 @@ def test_a_runs_statistics_per_cpu_cluster_and_application(tmp_path: Path) -> No
     ]
     with pytest.raises(gem5stats.StatsError):
         gem5stats.summary([])
+
+
+def test_a_kit_runs_figures_come_from_its_measured_dump_alone() -> None:
+    """Restore, start, measured, exit: the exit dump also counts the
+    results being written, the start dump the warm-up; neither is the run."""
+    dumps = [{"simSeconds": s, "simTicks": s * 1e12} for s in (1e-9, 2e-3, 1.5e-3, 4e-4)]
+    assert gem5stats.run_summary(dumps)["sim_seconds"] == 1.5e-3
+    with pytest.raises(gem5stats.StatsError, match=r"3 statistics dumps where .* writes 4"):
+        gem5stats.run_summary(dumps[:3])
 
 
 #: A hand-worked dump: one big CPU with its L2, and a DRAM of two ranks.

@@ -1,5 +1,6 @@
 """The guest runner as an ordinary process: same code as /init, minus mounts and power-off."""
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -121,22 +122,34 @@ def test_once_method_runs_each_application_once(host_bin: Path, tmp_path: Path) 
 def test_the_warm_up_runs_the_mix_then_measures_fresh_instances(
     host_bin: Path, tmp_path: Path
 ) -> None:
-    # each instance logs its pid and completes at once, so the warm-up's
-    # second of guest time restarts it; a sleeper outlives the warm-up
-    # and must be killed at its end, not waited for
+    # each instance of quick logs its pid and completes at once, so the
+    # warm-up's half second restarts it; each instance of the sleeper logs
+    # its start and, 2 s later, its end: the warm-up's instance outlives the
+    # warm-up and must be killed at its end (with its sleep), not waited for
     log = tmp_path / "instances.log"
-    script = tmp_path / "quick.sh"
-    script.write_text(f"#!/bin/sh\necho $$ >> {log}\n")
-    script.chmod(0o755)
+    quick = tmp_path / "quick.sh"
+    quick.write_text(f"#!/bin/sh\necho quick $$ >> {log}\n")
+    sleeper = tmp_path / "sleeper.sh"
+    sleeper.write_text(
+        f"#!/bin/sh\necho sleeper-start $$ >> {log}\nsleep 2\necho sleeper-end $$ >> {log}\n"
+    )
+    quick.chmod(0o755)
+    sleeper.chmod(0o755)
     desc = header(timeout=30) + (
-        "method once\nwarmup_ms 1000\n"
-        f"app quick 0 1 0 {script}\n"
-        f"app sleeper 0 1 0 {host_bin}/ampkit-probe sleep 0.2\n"
+        f"method once\nwarmup_ms 500\napp quick 0 1 0 {quick}\napp sleeper 0 1 0 {sleeper}\n"
     )
     result = run_runner(host_bin, tmp_path, desc)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "ampkit-init: warming up for 1000 ms" in result.stdout
-    assert "ampkit-init: warm-up of 1000 ms done; the measured run starts" in result.stdout
+    assert "ampkit-init: warming up for 500 ms" in result.stdout
+    done = re.search(
+        r"ampkit-init: warm-up of 500 ms done \((\d+) us of guest time, (\d+) instances\); "
+        "the measured run starts",
+        result.stdout,
+    )
+    assert done, result.stdout
+    # half a second and no more than the kills take: the warm-up's sleeper
+    # (2 s) was not waited for; quick ran at least twice beside it
+    assert 500_000 <= int(done[1]) < 1_500_000 and int(done[2]) >= 3, done[0]
     report = parse_console(result.stdout)
     assert report.complete and not report.problems(), report.problems()
     # one record each, of the measured instance: nothing of the warm-up
@@ -144,13 +157,18 @@ def test_the_warm_up_runs_the_mix_then_measures_fresh_instances(
         ("quick", "ok", 0),
         ("sleeper", "ok", 0),
     ]
-    pids = log.read_text().split()
-    # the warm-up started it, started it again when it completed, and the
-    # measured run started a fresh instance after them
-    assert len(pids) >= 3 and len(set(pids)) == len(pids), pids
-    # the sleeper's measured run took its full 0.2 s: a fresh instance
-    sleeper = report.apps[1]
-    assert sleeper["end_ns"] - sleeper["start_ns"] >= 200_000_000
+    lines = [line.split() for line in log.read_text().splitlines()]
+    quick_pids = [pid for what, pid in lines if what == "quick"]
+    # the warm-up started quick, started it again when it completed, and
+    # the measured run started a fresh instance after them
+    assert len(quick_pids) >= 3 and len(set(quick_pids)) == len(quick_pids), lines
+    # two sleepers started; the warm-up's was killed and never ended, the
+    # measured one (a fresh process) ran its full 2 s
+    started = [pid for what, pid in lines if what == "sleeper-start"]
+    ended = [pid for what, pid in lines if what == "sleeper-end"]
+    assert len(started) == 2 and ended == started[1:], lines
+    measured = report.apps[1]
+    assert measured["end_ns"] - measured["start_ns"] >= 2_000_000_000
 
 
 def test_a_bad_warm_up_names_the_line(host_bin: Path, tmp_path: Path) -> None:

@@ -516,6 +516,12 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 		start_child(app, index, first, first ? app->out_path : app->restart_out_path,
 			    first ? app->report_path : app->restart_report_path, gate[0], mask);
 	}
+	/*
+	 * The child makes itself a group leader too, but it may not have run
+	 * yet: without this a kill of the group right after the fork would
+	 * miss it, and the wait for it would block.
+	 */
+	setpgid(app->pid, app->pid);
 	if (app->speedup_q10) {
 		int err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
 
@@ -611,6 +617,18 @@ static void fork_all_held(struct run *run, const char *tmpdir, int first, int ga
 	close(gate[0]);
 }
 
+/* Kills @app's instance, with whatever it started, and reaps it. */
+static int kill_instance(struct app *app)
+{
+	int st = 0;
+
+	if (kill(-app->pid, SIGKILL))
+		kill(app->pid, SIGKILL);
+	waitpid(app->pid, &st, 0);
+	app->pid = 0;
+	return st;
+}
+
 /* Waits for a child's end or until @deadline (ns), whichever comes first. */
 static void wait_child_until(const sigset_t *chld, uint64_t now, uint64_t deadline)
 {
@@ -625,26 +643,27 @@ static void wait_child_until(const sigset_t *chld, uint64_t now, uint64_t deadli
  * The warm-up: the mix's own programs, under the run's policy, for
  * warmup_ms of guest time, each started again when it completes, then
  * killed. The measured run then begins with fresh instances but with the
- * caches, TLBs and branch predictors they leave warm. On gem5 the
- * statistics are dumped and reset at its end, so that they cover the
- * measured run alone, as its turnaround does. Nothing of the warm-up is
- * recorded; a program that fails in it fails again, measured.
+ * caches, TLBs and branch predictors they leave warm. Nothing of the
+ * warm-up is recorded (run_mix resets gem5's statistics after it); a
+ * program that fails in it fails again, measured.
  */
 static void warm_up(struct run *run, const char *tmpdir)
 {
+	int gate[2], i, st, instances;
+	uint64_t begin, deadline;
 	sigset_t chld, orig;
-	int gate[2], i, st;
-	uint64_t deadline;
-	char ms[16];
+	char line[160];
 	pid_t pid;
 
 	if (run->warmup_ms <= 0)
 		return;
-	snprintf(ms, sizeof(ms), "%d", run->warmup_ms);
-	say("warming up for %s ms", ms);
+	snprintf(line, sizeof(line), "%d", run->warmup_ms);
+	say("warming up for %s ms", line);
 	fork_all_held(run, tmpdir, 0, gate, &chld, &orig);
 	close(gate[1]);
-	deadline = ampkit_now_ns() + (uint64_t)run->warmup_ms * 1000000ULL;
+	instances = run->napps;
+	begin = ampkit_now_ns();
+	deadline = begin + (uint64_t)run->warmup_ms * 1000000ULL;
 	for (;;) {
 		uint64_t now = ampkit_now_ns();
 
@@ -660,27 +679,37 @@ static void warm_up(struct run *run, const char *tmpdir)
 				fork_instance(&run->apps[i], i, 0, gate, &orig);
 				close(gate[0]);
 				close(gate[1]);
+				instances++;
 			}
 		}
 		if (now >= deadline)
 			break;
 		wait_child_until(&chld, now, deadline);
 	}
-	for (i = 0; i < run->napps; i++) {
-		struct app *app = &run->apps[i];
-
-		if (!app->pid)
-			continue;
-		kill(-app->pid, SIGKILL);
-		waitpid(app->pid, &st, 0);
-		app->pid = 0;
-	}
+	for (i = 0; i < run->napps; i++)
+		if (run->apps[i].pid)
+			kill_instance(&run->apps[i]);
 	while (waitpid(-1, &st, WNOHANG) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
+	/* what it took, to the end of the kills: tests and users check it */
+	snprintf(line, sizeof(line),
+		 "warm-up of %d ms done (%llu us of guest time, %d instances); the measured run starts",
+		 run->warmup_ms, (unsigned long long)((ampkit_now_ns() - begin) / 1000), instances);
+	say("%s", line);
+}
+
+/*
+ * On gem5, the statistics of the measured run are one dump: reset as the
+ * applications are released, dumped when the last first run completes (or
+ * the time limit passes), before the restarts are killed and the results
+ * written. gem5's dump at restore comes before it and its dump at exit
+ * after it, so it is always the second to last (gem5stats.summary).
+ */
+static void mark_measured_interval(void)
+{
 	if (use_m5ops)
 		m5_dump_reset_stats();
-	say("warm-up of %s ms done; the measured run starts", ms);
 }
 
 static void run_mix(struct run *run, const char *tmpdir)
@@ -690,6 +719,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 	uint64_t start, deadline;
 
 	fork_all_held(run, tmpdir, 1, gate, &chld, &orig);
+	mark_measured_interval();
 	if (use_m5ops)
 		for (i = 0; i < run->napps; i++)
 			m5_work_begin((uint64_t)i, 0);
@@ -706,6 +736,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 			break;
 		wait_child_until(&chld, now, deadline);
 	}
+	mark_measured_interval();
 	/* First runs past the time limit, and the restarts still running. */
 	for (i = 0; i < run->napps; i++) {
 		struct app *app = &run->apps[i];
@@ -713,9 +744,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 
 		if (!app->pid)
 			continue;
-		kill(-app->pid, SIGKILL);
-		waitpid(app->pid, &st, 0);
-		app->pid = 0;
+		st = kill_instance(app);
 		if (!app->done) {
 			app->timed_out = 1;
 			app->wstatus = st;
