@@ -374,10 +374,11 @@ def test_policy_flips_under_load_without_a_complaint(
     assert min(result["forks"], result["messages"], result["handoffs"]) > 0, result
     # back under cfs, no policy left a user thread with fewer allowed CPUs
     assert result["nr_restricted"] == 0, result
-    # WASH ran; its fork path stays on afterwards (kernel-patches/README.md
-    # says why), and the masks above show that it did its job
+    # WASH ran, and once every thread it bound has exited its fork path
+    # is off again (its fences: Documentation/scheduler/sched-wash.rst)
     assert result["wash_quanta"] > 0, result
-    assert result["wash_fork_copy_after_cfs"] == 1, result
+    assert result["wash_fork_copy_after_exit"] == 0, result
+    assert result["wash_fences_after_exit"] == 0, result
 
 
 def test_a_policy_flip_while_a_waiter_is_queued_does_not_charge_the_releaser(

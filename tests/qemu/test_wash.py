@@ -97,7 +97,7 @@ def test_the_lock_holder_is_bound_and_the_light_threads_are_not(
     assert "bound_at_ms" in holder, result
     assert holder["bound_at_ms"] <= 10 * QUANTUM_MS, holder
     assert big_share_since_binding(holder) >= 0.8, holder
-    # Each light thread checks its allowed CPUs every round (20 ms, under a
+    # Each light thread checks its allowed CPUs every round (40 ms, a
     # quantum) until the deadline; not after it: once the others have
     # exited, two threads are no more than the big CPUs and lines 7-8 of
     # Algorithm 1 rightly bind them (a CI run caught a last round's check
@@ -127,3 +127,23 @@ def test_a_thread_that_sets_its_own_cpus_leaves_wash_for_good(
     assert chooser["kernel"]["wash_bound"] == 0, chooser
     assert chooser["kernel"]["wash_own_affinity"] == 1, chooser
     assert child["cpus"] == 2, child
+
+
+def test_the_fork_copy_outlasts_wash_until_its_threads_return_to_user_space(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    """A fork may hold a copy of a mask WASH narrowed for as long as it
+    sleeps, so forks copy their allowed CPUs again after WASH stops until
+    every thread it bound has returned to user space (its fence). A thread
+    bound, then blocked in read() across the switch to cfs, keeps the copy
+    on; woken, it lets it go, and the fork path is the unpatched one."""
+    result = run_wash(tmp_path, kernel_build, initramfs, "wash-fence")
+    assert result["bound_at_ms"] > 0, result  # the premise: WASH bound it
+    assert result["widened"] == 1, result  # stopping widened it at once
+    blocked = result["blocked"]
+    assert blocked["binds"] >= 1 and blocked["fork_copy"] == 1, result
+    # the blocked thread's fence; the main thread (bound too, as WASH binds
+    # every active thread of an application with no more than the big CPUs)
+    # passed its own on its way back from the switch
+    assert blocked["fences"] == 1, result
+    assert result["woken"] == {"fork_copy": 0, "fences": 0}, result
