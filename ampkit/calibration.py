@@ -51,7 +51,8 @@ from ampkit.paths import CONFIGS
 from ampkit.tomlfile import TomlFile
 
 KIND = "ampkit-capacity-calibration"
-#: 2: the cores' IPCs (big_ipc, little_ipc) became part of the record.
+#: 2: the IPCs are measured over the measured interval alone (version 1's
+#: window also held the runner's forks and its results).
 VERSION = 2
 CALIBRATION_FILE = CONFIGS / "calibration.toml"
 BENCHMARK = "intmark"
@@ -194,8 +195,9 @@ def load(path: Path | None = None) -> Calibration | None:
     if toml.get(("version",)) != VERSION:
         toml.fail(
             ("version",),
-            f"must be {VERSION}: this kit reads records with the cores' IPCs",
-            hint="run ampkit platform calibrate to measure the cores again",
+            f"must be {VERSION}: older records measured the IPCs over a wider window",
+            hint="run ampkit platform calibrate to measure the cores again (with gem5), "
+            "or delete the file to boot with Juno's figure",
         )
     return Calibration(
         little_dmips_per_mhz=toml.integer(("little_dmips_per_mhz",), low=1, high=SCALE),
@@ -225,7 +227,9 @@ def _positive(toml: TomlFile, key: str) -> float:
 
 def core_ipc(summary: dict[str, Any], run: str) -> float:
     """The IPC of a one-CPU run's CPU (its gem5.json summary): committed
-    instructions over the cycles it was not in WFI."""
+    instructions over its cycles. O3 adds the cycles it slept to numCycles
+    when it wakes, but the one CPU of these runs executes the runner's
+    reset, so it is awake when the measured interval begins."""
     cpus = summary.get("cpus") or []
     if len(cpus) != 1:
         raise AmpkitError(f"calibration run {run} has {len(cpus)} CPUs in its statistics, not 1")

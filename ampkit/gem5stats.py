@@ -175,7 +175,10 @@ def read_stats(run_dir: Path) -> list[dict[str, float]] | None:
 def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
     """One row per CPU per dump: dump, cpu, cluster, cycles, insts, energy_j,
     sim_seconds, residency_ticks (its time in all power states, which the
-    measured interval's ticks must equal)."""
+    measured interval's ticks must equal). gem5's O3 CPU adds the cycles it
+    slept to numCycles when it wakes, so a big CPU asleep across a reset
+    counts some time before the dump in ``cycles`` (and in the IPC of its
+    power model); its residencies and energy's static part do not."""
     rows: list[dict[str, Any]] = []
     for index, stats in enumerate(dumps):
         seconds = stats.get("simSeconds", math.nan)

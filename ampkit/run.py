@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ampkit import calibration, parsec
+from ampkit import calibration, gem5stats, parsec
 from ampkit import kernel as kernel_mod
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine
@@ -255,6 +255,8 @@ def execute(
             "memory_mb": machine.memory_mb,
             "wall_limit_s": limit_s,
             "statistics": engine_impl.writes_statistics,
+            # the layout of its statistics' dumps (which one is the run)
+            "stats_dumps": list(gem5stats.RUN_DUMPS) if engine_impl.writes_statistics else [],
             "timing_notice": engine_impl.timing_notice,
         },
         "platform": {

@@ -41,9 +41,11 @@ class RunDescription:
     timeout_s: int
     apps: tuple[AppRun, ...]
     method: str = "restart"
-    m5ops: bool = False  # gem5 only: work items per application, m5 exit at the end
+    #: gem5 only: statistics reset and dumped around the measured run, work
+    #: items per application, m5 exit at the end
+    m5ops: bool = False
     #: guest milliseconds of the mix's programs before the measured run
-    #: (with m5ops, gem5's statistics are reset at its end); 0: none
+    #: (killed then; with m5ops the statistics reset after it); 0: none
     warmup_ms: int = 0
     disk: tuple[str, str] | None = None  # (device, mountpoint) of the PARSEC disk
     env: tuple[str, ...] = ()  # NAME=value for every application

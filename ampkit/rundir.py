@@ -167,6 +167,9 @@ class RunInfo:
     #: Whether a sound run has the engine's statistics (manifest version 2;
     #: False for older runs, which are then not required to have them).
     statistics: bool = False
+    #: The layout of those statistics' dumps (gem5stats.RUN_DUMPS); empty
+    #: for a run made before the runner dumped its measured interval.
+    stats_dumps: tuple[str, ...] = ()
     #: What the engine's timings can and cannot say (manifest version 2).
     timing_notice: str | None = None
     #: Why the capacity calibration in force may not describe the machine
@@ -290,6 +293,7 @@ class RunDir:
             campaign=str(m["campaign"]) if m.get("campaign") else campaign,
             key=m.get("key") if isinstance(m.get("key"), str) else None,
             statistics=bool(_engine_field(m, "statistics")),
+            stats_dumps=tuple(str(d) for d in _engine_field(m, "stats_dumps") or ()),
             timing_notice=_engine_field(m, "timing_notice"),
             calibration_stale=_calibration_stale(platform),
         )

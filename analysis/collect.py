@@ -166,8 +166,16 @@ def collect(root: Path) -> Collection:
             a, t, k = _app_rows(info, records)
             try:
                 dumps = gem5stats.read_stats(run_dir)
+            except gem5stats.StatsError as e:
+                raise Excluded(f"corrupt: gem5 stats: {e}") from e
+            try:
                 measured = gem5stats.run_summary(dumps) if dumps else None
             except gem5stats.StatsError as e:
+                if not run_info.stats_dumps:
+                    raise Excluded(
+                        f"outdated: a gem5 run of {len(dumps or [])} statistics dumps, made "
+                        "before the runner dumped its measured interval; run it again"
+                    ) from e
                 raise Excluded(f"corrupt: gem5 stats: {e}") from e
             if run_info.statistics and dumps is None:
                 raise Excluded(f"incomplete: a {run_info.engine} run without its statistics")

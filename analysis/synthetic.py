@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ampkit.gem5stats import RUN_DUMPS
 from ampkit.rundir import MANIFEST_VERSION, QEMU_NOTICE, RunWriter, instances
 
 
@@ -46,7 +47,12 @@ def write_run(
         "kind": "ampkit-run",
         "version": MANIFEST_VERSION,
         "run_id": run_id,
-        "engine": {"name": engine, "statistics": statistics, "timing_notice": timing_notice},
+        "engine": {
+            "name": engine,
+            "statistics": statistics,
+            "stats_dumps": list(RUN_DUMPS) if statistics else [],
+            "timing_notice": timing_notice,
+        },
         "platform": {
             "name": platform,
             **({"big": int(counts[1]), "little": int(counts[2])} if counts else {}),

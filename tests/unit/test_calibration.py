@@ -58,7 +58,7 @@ def test_a_record_reads_back_as_written(tmp_path: Path) -> None:
         (("colour", '"red"'), "'colour' is not a calibration key"),
         (("big_ipc", "0"), "'big_ipc' must be an IPC between 0 and 16, not 0"),
         (("little_ipc", '"fast"'), "'little_ipc' must be an IPC between 0 and 16, not 'fast'"),
-        (("version", "1"), "'version' must be 2: this kit reads records with the cores' IPCs"),
+        (("version", "1"), "'version' must be 2: older records measured the IPCs over a wider"),
     ],
 )
 def test_a_broken_record_names_file_line_and_key(

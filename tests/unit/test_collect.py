@@ -247,6 +247,12 @@ def test_a_gem5_run_brings_its_cpu_rows(tmp_path: Path) -> None:
     # a run whose statistics stop short of the measured interval's dump
     short = write_run(tmp_path, platform="2B2L", policy="wash", mix="a", apps=apps, **GEM5)
     shutil.copy(GEM5_RUN / "stats.txt", short / "stats.txt")
+    # one made before the measured-interval dump: its manifest has no layout
+    old = write_run(tmp_path, platform="2B2L", policy="wash", mix="b", apps=apps, **GEM5)
+    shutil.copy(GEM5_RUN / "stats.txt", old / "stats.txt")
+    manifest = json.loads((old / "manifest.json").read_text())
+    del manifest["engine"]["stats_dumps"]
+    (old / "manifest.json").write_text(json.dumps(manifest))
     col = collect(tmp_path)
     assert col.excluded[["run", "reason"]].values.tolist() == [
         ["2B2L-colab-a-r0", "incomplete: a gem5 run without its statistics"],
@@ -254,6 +260,11 @@ def test_a_gem5_run_brings_its_cpu_rows(tmp_path: Path) -> None:
             "2B2L-wash-a-r0",
             "corrupt: gem5 stats: 2 statistics dumps where a run that reached its end "
             "writes 4 (restore, start, measured, exit): the measured interval is unknown",
+        ],
+        [
+            "2B2L-wash-b-r0",
+            "outdated: a gem5 run of 2 statistics dumps, made before the runner dumped "
+            "its measured interval; run it again",
         ],
     ]
     assert len(col.cpus) == 4 * 4

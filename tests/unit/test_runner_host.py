@@ -123,33 +123,33 @@ def test_the_warm_up_runs_the_mix_then_measures_fresh_instances(
     host_bin: Path, tmp_path: Path
 ) -> None:
     # each instance of quick logs its pid and completes at once, so the
-    # warm-up's half second restarts it; each instance of the sleeper logs
-    # its start and, 2 s later, its end: the warm-up's instance outlives the
+    # warm-up's second restarts it; each instance of the sleeper logs its
+    # start and, 3 s later, its end: the warm-up's instance outlives the
     # warm-up and must be killed at its end (with its sleep), not waited for
     log = tmp_path / "instances.log"
     quick = tmp_path / "quick.sh"
     quick.write_text(f"#!/bin/sh\necho quick $$ >> {log}\n")
     sleeper = tmp_path / "sleeper.sh"
     sleeper.write_text(
-        f"#!/bin/sh\necho sleeper-start $$ >> {log}\nsleep 2\necho sleeper-end $$ >> {log}\n"
+        f"#!/bin/sh\necho sleeper-start $$ >> {log}\nsleep 3\necho sleeper-end $$ >> {log}\n"
     )
     quick.chmod(0o755)
     sleeper.chmod(0o755)
     desc = header(timeout=30) + (
-        f"method once\nwarmup_ms 500\napp quick 0 1 0 {quick}\napp sleeper 0 1 0 {sleeper}\n"
+        f"method once\nwarmup_ms 1000\napp quick 0 1 0 {quick}\napp sleeper 0 1 0 {sleeper}\n"
     )
     result = run_runner(host_bin, tmp_path, desc)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "ampkit-init: warming up for 500 ms" in result.stdout
+    assert "ampkit-init: warming up for 1000 ms" in result.stdout
     done = re.search(
-        r"ampkit-init: warm-up of 500 ms done \((\d+) us of guest time, (\d+) instances\); "
+        r"ampkit-init: warm-up of 1000 ms done \((\d+) us of guest time, (\d+) instances\); "
         "the measured run starts",
         result.stdout,
     )
     assert done, result.stdout
-    # half a second and no more than the kills take: the warm-up's sleeper
-    # (2 s) was not waited for; quick ran at least twice beside it
-    assert 500_000 <= int(done[1]) < 1_500_000 and int(done[2]) >= 3, done[0]
+    # a second and no more than the kills take: the warm-up's sleeper (3 s)
+    # was not waited for; quick ran at least twice beside it
+    assert 1_000_000 <= int(done[1]) < 2_500_000 and int(done[2]) >= 3, done[0]
     report = parse_console(result.stdout)
     assert report.complete and not report.problems(), report.problems()
     # one record each, of the measured instance: nothing of the warm-up
@@ -163,12 +163,12 @@ def test_the_warm_up_runs_the_mix_then_measures_fresh_instances(
     # the measured run started a fresh instance after them
     assert len(quick_pids) >= 3 and len(set(quick_pids)) == len(quick_pids), lines
     # two sleepers started; the warm-up's was killed and never ended, the
-    # measured one (a fresh process) ran its full 2 s
+    # measured one (a fresh process) ran its full 3 s
     started = [pid for what, pid in lines if what == "sleeper-start"]
     ended = [pid for what, pid in lines if what == "sleeper-end"]
     assert len(started) == 2 and ended == started[1:], lines
     measured = report.apps[1]
-    assert measured["end_ns"] - measured["start_ns"] >= 2_000_000_000
+    assert measured["end_ns"] - measured["start_ns"] >= 3_000_000_000
 
 
 def test_a_bad_warm_up_names_the_line(host_bin: Path, tmp_path: Path) -> None:

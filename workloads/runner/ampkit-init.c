@@ -23,12 +23,13 @@
  *   repetition <n>
  *   timeout_s <seconds>
  *   method once|restart        (default once)
- *   m5ops 0|1                  (gem5: mark each application's first run
- *                               with work_begin/work_end, id = its index,
- *                               and end with m5 exit; default 0)
+ *   m5ops 0|1                  (gem5: reset the statistics as the
+ *                               measured run starts and dump them when its
+ *                               last first run ends; mark each first run
+ *                               with work_begin/work_end, id = its index;
+ *                               end with m5 exit; default 0)
  *   warmup_ms <ms>             (run the mix's programs this long first,
- *                               then, with m5ops, dump and reset gem5's
- *                               statistics; default 0, no warm-up)
+ *                               then kill them; default 0, no warm-up)
  *   app <name> <instance> <threads> <speedup_q10> <argv0> [args...]
  *   inputs <dir>               (the app above runs in a directory of its
  *                               own that links every entry of <dir>)
@@ -617,13 +618,28 @@ static void fork_all_held(struct run *run, const char *tmpdir, int first, int ga
 	close(gate[0]);
 }
 
-/* Kills @app's instance, with whatever it started, and reaps it. */
-static int kill_instance(struct app *app)
+/*
+ * Kills every running instance, with what stayed in its process group,
+ * then reaps each: all are signalled before any is waited for, so that
+ * none runs on while another is reaped.
+ */
+static void kill_instances(struct run *run)
+{
+	int i;
+
+	for (i = 0; i < run->napps; i++) {
+		if (!run->apps[i].pid)
+			continue;
+		kill(-run->apps[i].pid, SIGKILL);
+		/* in case it left its group */
+		kill(run->apps[i].pid, SIGKILL);
+	}
+}
+
+static int reap_instance(struct app *app)
 {
 	int st = 0;
 
-	if (kill(-app->pid, SIGKILL))
-		kill(app->pid, SIGKILL);
 	waitpid(app->pid, &st, 0);
 	app->pid = 0;
 	return st;
@@ -686,9 +702,10 @@ static void warm_up(struct run *run, const char *tmpdir)
 			break;
 		wait_child_until(&chld, now, deadline);
 	}
+	kill_instances(run);
 	for (i = 0; i < run->napps; i++)
 		if (run->apps[i].pid)
-			kill_instance(&run->apps[i]);
+			reap_instance(&run->apps[i]);
 	while (waitpid(-1, &st, WNOHANG) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
@@ -704,7 +721,7 @@ static void warm_up(struct run *run, const char *tmpdir)
  * applications are released, dumped when the last first run completes (or
  * the time limit passes), before the restarts are killed and the results
  * written. gem5's dump at restore comes before it and its dump at exit
- * after it, so it is always the second to last (gem5stats.summary).
+ * after it, so it is always the second to last (gem5stats.run_summary).
  */
 static void mark_measured_interval(void)
 {
@@ -738,13 +755,14 @@ static void run_mix(struct run *run, const char *tmpdir)
 	}
 	mark_measured_interval();
 	/* First runs past the time limit, and the restarts still running. */
+	kill_instances(run);
 	for (i = 0; i < run->napps; i++) {
 		struct app *app = &run->apps[i];
 		int st;
 
 		if (!app->pid)
 			continue;
-		st = kill_instance(app);
+		st = reap_instance(app);
 		if (!app->done) {
 			app->timed_out = 1;
 			app->wstatus = st;
