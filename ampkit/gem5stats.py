@@ -16,8 +16,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-_BEGIN = "---------- Begin Simulation Statistics ----------"
-_END = "---------- End Simulation Statistics   ----------"
+#: the lines that open and close each dump of a stats.txt
+DUMP_BEGIN = "---------- Begin Simulation Statistics ----------"
+DUMP_END = "---------- End Simulation Statistics   ----------"
 
 #: system.<cluster>.cpus<N>.<stat>, as fs_bigLITTLE.py and the kit's configs
 #: name them (gem5 drops the number when a cluster has one CPU: cpus);
@@ -48,10 +49,10 @@ def parse_text(text: str) -> list[dict[str, float]]:
     dumps: list[dict[str, float]] = []
     current: dict[str, float] | None = None
     for lineno, line in enumerate(text.splitlines(), 1):
-        if line.startswith(_BEGIN):
+        if line.startswith(DUMP_BEGIN):
             current = {}
             continue
-        if line.startswith(_END):
+        if line.startswith(DUMP_END):
             if current is None:
                 raise StatsError(f"line {lineno}: end of a dump that never began")
             dumps.append(_precise_seconds(current))
@@ -245,6 +246,8 @@ def dram_rows(stats: dict[str, float]) -> list[dict[str, Any]]:
 #: completes (the measured interval: what the turnarounds cover), and
 #: gem5's own at exit (the results written, restarts killed).
 RUN_DUMPS = ("restore", "start", "measured", "exit")
+#: the index of the measured interval's dump among them
+MEASURED_DUMP = RUN_DUMPS.index("measured")
 
 
 def run_summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
@@ -254,7 +257,7 @@ def run_summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
             f"{len(dumps)} statistics dumps where a run that reached its end writes "
             f"{len(RUN_DUMPS)} ({', '.join(RUN_DUMPS)}): the measured interval is unknown"
         )
-    return summary(dumps, measured=RUN_DUMPS.index("measured"))
+    return summary(dumps, measured=MEASURED_DUMP)
 
 
 def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]:
@@ -268,9 +271,9 @@ def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]
     of interest (the hooks' thread id 1); gem5 keeps their mean."""
     if not dumps:
         raise StatsError("no statistics dump")
-    last = dumps[measured]
-    seconds = last.get("simSeconds", math.nan)
-    cpus = cpu_rows([last])
+    dump = dumps[measured]
+    seconds = dump.get("simSeconds", math.nan)
+    cpus = cpu_rows([dump])
     clusters: dict[str, dict[str, Any]] = {}
     for row in cpus:
         empty = {"cluster": row["cluster"], "cpus": 0, "insts": 0.0, "cpu_energy_j": 0.0}
@@ -279,10 +282,10 @@ def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]
         c["insts"] += row["insts"]
         c["cpu_energy_j"] += row["energy_j"]
     for name, c in clusters.items():
-        c["l2_energy_j"] = _energy(last, f"system.{name}.l2", seconds)
+        c["l2_energy_j"] = _energy(dump, f"system.{name}.l2", seconds)
         c["energy_j"] = c["cpu_energy_j"] + c["l2_energy_j"]
     items: dict[int, dict[str, Any]] = {}
-    for name, value in last.items():
+    for name, value in dump.items():
         m = _WORK_ITEM.match(name)
         if m:
             item = items.setdefault(int(m["id"]), {"id": int(m["id"])})
@@ -290,11 +293,11 @@ def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]
                 item["samples"] = int(value)
             else:
                 item["mean_s"] = value / TICKS_PER_S
-    memory = dram_rows(last)
+    memory = dram_rows(dump)
     return {
         "dumps": len(dumps),
         "sim_seconds": seconds,
-        "sim_ticks": last.get("simTicks", math.nan),
+        "sim_ticks": dump.get("simTicks", math.nan),
         "cpus": [{k: v for k, v in row.items() if k != "dump"} for row in cpus],
         "clusters": list(clusters.values()),
         "memory": memory,

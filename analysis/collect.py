@@ -190,9 +190,8 @@ def collect(root: Path) -> Collection:
         apps += a
         threads += t
         tasks += k
-        measured_dump = gem5stats.RUN_DUMPS.index("measured")
         for row in gem5stats.cpu_rows(dumps or []):
-            cpus.append({**info, **row, "measured": row["dump"] == measured_dump})
+            cpus.append({**info, **row, "measured": row["dump"] == gem5stats.MEASURED_DUMP})
         if measured:
             for row in measured["clusters"]:
                 clusters.append({**info, **row})

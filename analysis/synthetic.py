@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ampkit.gem5stats import RUN_DUMPS
+from ampkit.gem5stats import DUMP_BEGIN, DUMP_END, RUN_DUMPS
 from ampkit.rundir import MANIFEST_VERSION, QEMU_NOTICE, RunWriter, instances
 
 
@@ -93,8 +93,7 @@ def write_run(
 
 
 _DUMP = re.compile(
-    r"^---------- Begin Simulation Statistics ----------\n.*?"
-    r"^---------- End Simulation Statistics   ----------\n",
+    rf"^{re.escape(DUMP_BEGIN)}\n.*?^{re.escape(DUMP_END)}\n",
     re.S | re.M,
 )
 

@@ -703,16 +703,15 @@ class Gem5Engine:
             problems.append(f"gem5 stats unreadable: {e}")
             dumps = None
         compress_json_stats(work / "m5out")
-        # a runner that stopped early wrote no measured dump, and says why
-        # itself (its error, incomplete results): the count would hide it
-        ended = (work / CONSOLE).is_file() and RESULTS_END.search(
-            (work / CONSOLE).read_text(errors="replace")
-        )
         if dumps:
             try:
                 run.write_gem5_summary(gem5stats.run_summary(dumps))
             except gem5stats.StatsError as e:
-                if ended:
+                # a runner that stopped early wrote no measured dump, and
+                # says why itself (its error, incomplete results): the count
+                # would only hide that
+                console = (work / CONSOLE).read_text(errors="replace")
+                if RESULTS_END.search(console):
                     problems.append(f"gem5 stats: {e}")
         elif result.exit_code == 0:
             problems.append("gem5 wrote no statistics")

@@ -544,6 +544,17 @@ static void restart_app(struct app *app, int index, const sigset_t *mask)
 	app->restarts++;
 }
 
+/* The index of the application whose running instance is @pid, or -1. */
+static int app_of(const struct run *run, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < run->napps; i++)
+		if (run->apps[i].pid == pid)
+			return i;
+	return -1;
+}
+
 /*
  * Reaps whatever has exited (orphans reparented to init too) and restarts
  * what the method says; returns how many applications have not completed
@@ -556,9 +567,8 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 	int st, i;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		for (i = 0; i < run->napps && run->apps[i].pid != pid; i++)
-			;
-		if (i == run->napps)
+		i = app_of(run, pid);
+		if (i < 0)
 			continue;
 		app = &run->apps[i];
 		app->pid = 0;
@@ -684,9 +694,8 @@ static void warm_up(struct run *run, const char *tmpdir)
 		uint64_t now = ampkit_now_ns();
 
 		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-			for (i = 0; i < run->napps && run->apps[i].pid != pid; i++)
-				;
-			if (i == run->napps)
+			i = app_of(run, pid);
+			if (i < 0)
 				continue;
 			run->apps[i].pid = 0;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && now < deadline) {

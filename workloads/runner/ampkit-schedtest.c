@@ -990,6 +990,22 @@ static void colab_overhead(double seconds, int threads, struct sbuf *sb)
 
 /* --- wash-own: a bound thread chooses its CPUs itself ----------------------- */
 
+/*
+ * Spins in 1 ms rounds until WASH restricts the thread's CPUs or its
+ * deadline passes; notes when it was bound.  Whether it was.
+ */
+static int spin_until_restricted(struct worker *w)
+{
+	while (ampkit_now_ns() < w->deadline && !restricted_now()) {
+		spin(1 * MS);
+		w->rounds++;
+	}
+	if (!restricted_now())
+		return 0;
+	w->bound_at_ns = ampkit_now_ns() - scenario_start;
+	return 1;
+}
+
 static int allowed_cpus(void)
 {
 	cpu_set_t set;
@@ -1024,12 +1040,7 @@ static void *wash_own_chooser(void *arg)
 	cpu_set_t set;
 
 	worker_begin(w);
-	while (ampkit_now_ns() < w->deadline && !restricted_now()) {
-		spin(1 * MS);
-		w->rounds++;
-	}
-	if (restricted_now()) {
-		w->bound_at_ns = ampkit_now_ns() - scenario_start;
+	if (spin_until_restricted(w)) {
 		if (read_thread_stats(gettid_(), &w->at_bind))
 			die("reading /proc/self/task/<tid>/sched", ENOENT);
 		if (sched_getaffinity(0, sizeof(set), &set) ||
@@ -1142,12 +1153,7 @@ static void *fence_sleeper(void *arg)
 	char c;
 
 	worker_begin(w);
-	while (ampkit_now_ns() < w->deadline && !restricted_now()) {
-		spin(1 * MS);
-		w->rounds++;
-	}
-	if (restricted_now())
-		w->bound_at_ns = ampkit_now_ns() - scenario_start;
+	spin_until_restricted(w);
 	atomic_store(&fence_blocked, 1);
 	if (read(fence_pipe[0], &c, 1) != 1)
 		die("read", errno);
@@ -1182,9 +1188,9 @@ static void wash_fence(double seconds, struct sbuf *sb)
 	struct wash_stats blocked, woken;
 	struct worker *w;
 	uint64_t deadline, off_ns;
-	int widened = 0;
 	cpu_set_t set;
 	char c = 1;
+	int widened;
 
 	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	scenario_start = ampkit_now_ns();
@@ -1347,7 +1353,7 @@ static void stress(double seconds, struct sbuf *sb)
 {
 	pthread_t flip, fork_thread, echo_thread, futex_threads[4];
 	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
-	struct wash_stats wash, after_exit;
+	struct wash_stats after_exit;
 	struct sbuf restricted;
 	int i, nr_restricted;
 	uint64_t off_ns;
@@ -1372,7 +1378,6 @@ static void stress(double seconds, struct sbuf *sb)
 	atomic_store(&stop_flips, 1);
 	pthread_join(flip, NULL);
 	switch_policy("cfs");
-	read_wash_stats(&wash);
 	sb_init(&restricted);
 	nr_restricted = restricted_user_threads(&restricted);
 	atomic_store(&stop, 1);
@@ -1395,7 +1400,7 @@ static void stress(double seconds, struct sbuf *sb)
 		  "\"wash_fences_after_exit\":%d,\"fork_copy_off_ms\":%.1f}\n",
 		  (unsigned long long)flips, (unsigned long long)forks,
 		  (unsigned long long)messages, (unsigned long long)handoffs,
-		  restricted.data, nr_restricted, wash.quanta, after_exit.binds,
+		  restricted.data, nr_restricted, after_exit.quanta, after_exit.binds,
 		  after_exit.fork_copy, after_exit.fences, (double)off_ns / 1e6);
 	sb_free(&restricted);
 }
