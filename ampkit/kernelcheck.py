@@ -10,8 +10,9 @@ Two things a reviewer needs that one build of the kit's kernel cannot show:
 * **Every configuration at the tip.** The whole series links a kernel
   Image without ``SCHED_COLAB``, without ``SCHED_AMP`` (which must give the
   scheduler of an unpatched kernel), and with group scheduling, CFS
-  bandwidth control and full preemption, which the kit's own configuration
-  leaves out but which the fair class's hooks must survive.
+  bandwidth control, cpusets and full preemption, which the kit's own
+  configuration leaves out but which the fair class's hooks and WASH's
+  cpuset check must survive.
 
 C warnings are errors in every configuration (``CONFIG_WERROR`` is in the
 kit's fragment). A check is cached by its inputs' digest, like a kernel
@@ -65,6 +66,8 @@ CONFIGS: dict[str, str] = {
     ),
     "cgroups-preempt": (
         "CONFIG_CGROUPS=y\n"
+        # WASH binds only tasks of the root cpuset (wash_in_root_cpuset())
+        "CONFIG_CPUSETS=y\n"
         "CONFIG_CGROUP_SCHED=y\n"
         "CONFIG_FAIR_GROUP_SCHED=y\n"
         "CONFIG_CFS_BANDWIDTH=y\n"
@@ -85,6 +88,7 @@ RECORDED_SYMBOLS = (
     "CONFIG_PREEMPT",
     "CONFIG_FAIR_GROUP",
     "CONFIG_CFS_BANDWIDTH",
+    "CONFIG_CPUSETS",
 )
 
 #: Bump when what the check does changes, so old results are not reused.

@@ -110,6 +110,7 @@ def test_every_patch_compiles_and_the_tip_builds_in_every_configuration(
                 "CONFIG_FUTEX_ACCT",
                 "CONFIG_FAIR_GROUP_SCHED",
                 "CONFIG_CFS_BANDWIDTH",
+                "CONFIG_CPUSETS",
                 "CONFIG_PREEMPT",
             )
         }
@@ -121,6 +122,7 @@ def test_every_patch_compiles_and_the_tip_builds_in_every_configuration(
         "CONFIG_FUTEX_ACCT": "n",
         "CONFIG_FAIR_GROUP_SCHED": "n",
         "CONFIG_CFS_BANDWIDTH": "n",
+        "CONFIG_CPUSETS": "n",
         "CONFIG_PREEMPT": "n",
     }
     assert symbols("no-amp")["CONFIG_SCHED_AMP"] == "n"
@@ -131,5 +133,6 @@ def test_every_patch_compiles_and_the_tip_builds_in_every_configuration(
         "CONFIG_FUTEX_ACCT": "y",
         "CONFIG_FAIR_GROUP_SCHED": "y",
         "CONFIG_CFS_BANDWIDTH": "y",
+        "CONFIG_CPUSETS": "y",
         "CONFIG_PREEMPT": "y",
     }

@@ -134,9 +134,10 @@ def test_the_fork_copy_outlasts_wash_until_its_threads_return_to_user_space(
 ) -> None:
     """A fork may hold a copy of a mask WASH narrowed for as long as it
     sleeps, so forks copy their allowed CPUs again after WASH stops until
-    every thread it bound has returned to user space (its fence). A thread
-    bound, then blocked in read() across the switch to cfs, keeps the copy
-    on; woken, it lets it go, and the fork path is the unpatched one."""
+    every thread it bound has run a task_work queued at the stop (its
+    fence). A thread bound, then blocked in read() across the switch to
+    cfs, keeps the copy on; woken, it lets it go, and forks take no lock
+    for WASH again."""
     result = run_wash(tmp_path, kernel_build, initramfs, "wash-fence")
     assert result["bound_at_ms"] > 0, result  # the premise: WASH bound it
     assert result["widened"] == 1, result  # stopping widened it at once
