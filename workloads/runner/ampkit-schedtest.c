@@ -789,28 +789,37 @@ static int restricted_now(void)
 }
 
 /*
- * A round: hold the lock for hold_ns (if any), spin outside_ns, sleep
- * sleep_ns; then note the first round, before the deadline, in which the
- * thread was restricted.
- */
-/*
  * The wash-* threads start together and read their counters together:
  * WASH judges the threads that were active over its last quanta, so
  * threads created (or leaving) one by one on a busy host would show it an
  * application of one or two threads, which Algorithm 1 (lines 7-8)
  * rightly binds to the big CPUs.
+ *
+ * The start is not a barrier: the futex wake that releases its waiters
+ * charges the last to arrive with all their waiting, which LockRank cannot
+ * tell from a lock's (a light thread of wash-lock that happened to arrive
+ * last was bound for six quanta while that charge decayed).  The workers
+ * poll a flag in nanosleep(), which WASH does not count, and the main
+ * thread raises it once all of them are there.  The end, past every
+ * deadline, is a barrier.
  */
+static _Atomic int wash_arrived, wash_go;
 static pthread_barrier_t wash_gate;
 
+/*
+ * A round: hold the lock for hold_ns (if any), spin outside_ns, sleep
+ * sleep_ns; then note the first round, before the deadline, in which the
+ * thread was restricted.
+ */
 static void *wash_worker(void *arg)
 {
 	struct worker *w = arg;
 	int err;
 
 	worker_begin(w);
-	err = pthread_barrier_wait(&wash_gate);
-	if (err && err != PTHREAD_BARRIER_SERIAL_THREAD)
-		die("pthread_barrier_wait", err);
+	wash_arrived++;
+	while (!wash_go)
+		ampkit_sleep_ns(200 * US);
 	while (ampkit_now_ns() < w->deadline) {
 		if (w->hold_ns) {
 			pthread_mutex_lock(&lock);
@@ -855,7 +864,12 @@ static void run_wash_workers(void)
 
 	if (err)
 		die("pthread_barrier_init", err);
+	wash_arrived = 0;
+	wash_go = 0;
 	start_workers(wash_worker);
+	while (wash_arrived < nworkers)
+		ampkit_sleep_ns(200 * US);
+	wash_go = 1;
 	join_workers();
 	pthread_barrier_destroy(&wash_gate);
 }
