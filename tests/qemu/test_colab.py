@@ -14,7 +14,7 @@ import pytest
 
 from ampkit.kernel import KernelBuild
 
-from .helpers import TIMED, run_schedtest, threads_by_role
+from .helpers import EXECUTED, TIMED, run_schedtest, threads_by_role
 
 
 def big_share(thread: dict[str, Any]) -> float:
@@ -166,7 +166,9 @@ def test_either_class_threads_leave_big_cpus_to_queued_big_class_threads(
     CPUs beside the either-class ones. COLAB's class balancer moves those to
     the little side within a period or two (10 ms each), and busy big CPUs
     may not pull them back: from the moment the big-class threads run, they
-    have the big CPUs to themselves. Under cfs they share them."""
+    have the big CPUs to themselves. Under cfs they share them. The share
+    allows for the moves' own latency, which the guest's clock must not let
+    a busy host stretch (EXECUTED: a CI run on a loaded host saw 0.15)."""
     shares: dict[str, dict[str, list[float]]] = {}
     for policy in ("colab", "cfs"):
         result = run_schedtest(
@@ -176,7 +178,7 @@ def test_either_class_threads_leave_big_cpus_to_queued_big_class_threads(
             "evict",
             "4",
             policy=policy,
-            qemu_clock=TIMED,
+            qemu_clock=EXECUTED,
         )
         roles = threads_by_role(result)
         either, big = roles["speedup-1.75"], roles["speedup-3.0"]
