@@ -21,7 +21,7 @@ clock read on top (at most 32).
 
 On QEMU (the default) these are times of a translated CPU and pairs
 scatter by several percent: the medians over the pairs are printed. On
-gem5 (``--engine gem5``, the kit's calibrated big core, simulated time)
+gem5 (``--engine gem5``, the kit's calibrated cores, simulated time)
 a run is deterministic: the first pair warms caches and predictors after
 the checkpoint's restore, and the last pair is the figure. Figures, not
 tests.
