@@ -96,7 +96,7 @@ def main() -> int:
         + ("; the last pair counts" if on_gem5 else "; medians over the pairs")
     )
     # gem5 is deterministic: the last pair, after the warm-up, is the figure
-    median = (lambda xs: xs[-1]) if on_gem5 else statistics.median
+    figure = (lambda xs: xs[-1]) if on_gem5 else statistics.median
     with tempfile.TemporaryDirectory(prefix="ampkit-futex-hold-") as tmp:
         for waiters in (int(w) for w in args.waiters.split(",")):
             samples = one_boot(
@@ -111,8 +111,8 @@ def main() -> int:
             on = [s["ns_per_release"] for s in samples if s["accounting"]]
             added = [b - a for a, b in zip(off, on, strict=True)]
             print(
-                f"  {waiters:4d} waiters: {median(off):8.1f} ns per release without the "
-                f"accounting, {median(on):8.1f} with it; the hook adds {median(added):7.1f} ns "
+                f"  {waiters:4d} waiters: {figure(off):8.1f} ns per release without the "
+                f"accounting, {figure(on):8.1f} with it; the hook adds {figure(added):7.1f} ns "
                 f"(pairs {min(added):.1f} to {max(added):.1f})"
             )
     return 0

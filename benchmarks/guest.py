@@ -1,13 +1,13 @@
 """What the benchmark scripts share: one application booted alone in a guest."""
 
 import argparse
-import dataclasses
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from ampkit import build, kernel
+from ampkit.engines import DEFAULT_ENGINE
 from ampkit.mix import App, Mix
 from ampkit.platform import get_platform
 from ampkit.run import DEFAULT_MIX_LIMIT_S, RunRequest, execute
@@ -23,7 +23,7 @@ def run_alone(
     platform: str,
     policy: str,
     mix_limit_s: int = DEFAULT_MIX_LIMIT_S,
-    engine: str | None = None,
+    engine: str = DEFAULT_ENGINE,
 ) -> dict[str, Any]:
     """Boots the kit kernel with ``app`` as the whole mix ``name``; the
     application's record, or an exit naming the run directory if it failed."""
@@ -35,10 +35,12 @@ def run_alone(
         source=Path(name),
     )
     request = RunRequest(
-        platform=get_platform(platform), policy=policy, mix=mix, mix_limit_s=mix_limit_s
+        platform=get_platform(platform),
+        policy=policy,
+        mix=mix,
+        engine=engine,
+        mix_limit_s=mix_limit_s,
     )
-    if engine is not None:
-        request = dataclasses.replace(request, engine=engine)
     outcome = execute(request, out, build_, build.initramfs_image())
     if not outcome.ok:
         raise SystemExit(f"the {name} run failed: {outcome.status} ({out})")
