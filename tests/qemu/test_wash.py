@@ -13,7 +13,7 @@ from typing import Any
 
 from ampkit.kernel import KernelBuild
 
-from .helpers import TIMED, app_json, make_mix, run_mix, run_schedtest, schedtest, threads_by_role
+from .helpers import EXECUTED, app_json, make_mix, run_mix, run_schedtest, schedtest, threads_by_role
 
 QUANTUM_MS = 40
 
@@ -26,11 +26,17 @@ def big_share_since_binding(thread: dict[str, Any]) -> float:
 
 
 def run_wash(tmp_path: Path, kernel: KernelBuild, initramfs: Path, scenario: str) -> Any:
-    # WASH judges which threads were active over its last quanta: on the
-    # guest clock that follows executed instructions (TIMED), a busy host
-    # slows the guest but cannot make a vCPU it did not run look like a
-    # blocked thread (a CI run on a loaded host saw the six threads of
-    # wash-scalable bound for more than its 5% allowance)
+    # WASH judges threads by their run time over its last quanta. Under
+    # QEMU's icount the vCPUs take turns, and a thread is charged the guest
+    # time that passes while other vCPUs have their turn; on the adaptive
+    # clock (TIMED) a busy host stretches those turns in guest time. A CI
+    # run on a loaded host saw a light thread, which spins 50 us a round,
+    # charged 24 ms of run time in its first rounds, as much work as the
+    # lock holder had done by then, and ExecRank rightly bound it with the
+    # threads that did most of the work (reproduced with two host CPU hogs
+    # and the threads' wash.work read at the binding). At 1 ns per
+    # instruction (EXECUTED) the guest's time depends only on what the
+    # guest executes: the same premise on an idle or a busy host.
     return run_schedtest(
         tmp_path / "run",
         kernel,
@@ -39,7 +45,7 @@ def run_wash(tmp_path: Path, kernel: KernelBuild, initramfs: Path, scenario: str
         "4",
         policy="wash",
         platform="2B4L",
-        qemu_clock=TIMED,
+        qemu_clock=EXECUTED,
     )
 
 
