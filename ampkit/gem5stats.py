@@ -153,23 +153,22 @@ def parse_json(text: str) -> list[dict[str, float]]:
     return result
 
 
-def read_stats(run_dir: Path) -> list[dict[str, float]] | None:
-    """The dumps of a run's gem5 statistics (in the run directory or its
-    m5out); None where the run has none. stats.txt is preferred: it holds
-    every dump, gem5's JSON file only the last (compressed by the kit
-    after a run: stats.json.xz)."""
-    for where in (run_dir, run_dir / "m5out"):
-        for name, parse in (("stats.txt", parse_text), ("stats.json", parse_json)):
-            path = where / name
-            if path.is_file():
-                return parse(path.read_text(errors="replace"))
-            packed = path.with_name(name + ".xz")
-            if packed.is_file():
-                try:
-                    text = lzma.decompress(packed.read_bytes()).decode(errors="replace")
-                except lzma.LZMAError as e:
-                    raise StatsError(f"{packed}: not a whole xz file: {e}") from e
-                return parse(text)
+def read_stats(directory: Path) -> list[dict[str, float]] | None:
+    """The dumps of the gem5 statistics in ``directory`` (gem5's output
+    directory; a run directory's is ``rundir.M5OUT``); None where there are
+    none. stats.txt is preferred: it holds every dump, gem5's JSON file only
+    the last (compressed by the kit after a run: stats.json.xz)."""
+    for name, parse in (("stats.txt", parse_text), ("stats.json", parse_json)):
+        path = directory / name
+        if path.is_file():
+            return parse(path.read_text(errors="replace"))
+        packed = path.with_name(name + ".xz")
+        if packed.is_file():
+            try:
+                text = lzma.decompress(packed.read_bytes()).decode(errors="replace")
+            except lzma.LZMAError as e:
+                raise StatsError(f"{packed}: not a whole xz file: {e}") from e
+            return parse(text)
     return None
 
 

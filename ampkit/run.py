@@ -6,7 +6,7 @@ writes through its ``RunWriter``.
 """
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ampkit.mix import Mix
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS, RunDescription
-from ampkit.rundir import CONSOLE, DEVICE_TREE, MANIFEST_VERSION, RUN_DESC, RunWriter
+from ampkit.rundir import CONSOLE, DEVICE_TREE, RUN_DESC, Ending, EngineEntry, Manifest, RunWriter
 
 __all__ = ["ENGINES", "EngineIdentity", "RunRequest", "engine_identity", "execute", "prepare"]
 
@@ -241,38 +241,42 @@ def execute(
     cmdline, limit_s = prepared.cmdline, prepared.limit_s
     writer.write_inputs(desc, dtb)
 
-    manifest: dict[str, Any] = {
-        "kind": "ampkit-run",
-        "version": MANIFEST_VERSION,
-        "run_id": request.run_id,
-        "key": prepared.key,
-        "engine": {
-            "name": request.engine,
-            "version": engine.version,
-            "binary_sha256": engine.binary_sha256,
-            **({"bootloader_sha256": engine.bootloader_sha256} if engine.bootloader_sha256 else {}),
-            "command": machine.args(),
-            "memory_mb": machine.memory_mb,
-            "wall_limit_s": limit_s,
-            "statistics": engine_impl.writes_statistics,
+    manifest = Manifest(
+        run_id=request.run_id,
+        key=prepared.key,
+        engine=EngineEntry(
+            name=request.engine,
+            statistics=engine_impl.writes_statistics,
             # the layout of its statistics' dumps (which one is the run)
-            "stats_dumps": list(gem5stats.RUN_DUMPS) if engine_impl.writes_statistics else [],
-            "timing_notice": engine_impl.timing_notice,
-        },
-        "platform": {
+            stats_dumps=gem5stats.RUN_DUMPS if engine_impl.writes_statistics else (),
+            timing_notice=engine_impl.timing_notice,
+            wall_limit_s=limit_s,
+            details={
+                "version": engine.version,
+                "binary_sha256": engine.binary_sha256,
+                **(
+                    {"bootloader_sha256": engine.bootloader_sha256}
+                    if engine.bootloader_sha256
+                    else {}
+                ),
+                "command": machine.args(),
+                "memory_mb": machine.memory_mb,
+            },
+        ),
+        platform={
             **request.platform.describe(),
             "calibration": calibration.manifest_entry(
                 gem5_sha256=engine.binary_sha256 if engine_impl.models_core_speed else None
             ),
         },
-        "policy": request.policy,
-        "policy_details": POLICY_DETAILS.get(request.policy, {}),
-        "mix": request.mix.describe(),
-        "repetition": request.repetition,
-        "method": request.method,
-        "warmup_ms": warmup_of(request),
-        "mix_limit_s": request.mix_limit_s,
-        "kernel": {
+        policy=request.policy,
+        policy_details=POLICY_DETAILS.get(request.policy, {}),
+        mix=request.mix.describe(),
+        repetition=request.repetition,
+        method=request.method,
+        warmup_ms=warmup_of(request),
+        mix_limit_s=request.mix_limit_s,
+        kernel={
             "variant": kmanifest["variant"],
             "digest": kmanifest["digest"],
             "directory": str(build.directory),
@@ -282,13 +286,12 @@ def execute(
             "image_sha256": kmanifest["artifacts"]["Image"]["sha256"],
             "vmlinux_sha256": kmanifest["artifacts"]["vmlinux"]["sha256"],
         },
-        "inputs": {
+        inputs={
             **prepared.inputs,
             **({"suite_image": str(suite.image)} if suite else {}),
         },
-        "started": _now(),
-        "status": "running",
-    }
+        started=_now(),
+    )
     writer.write_manifest(manifest)
 
     outcome = engine_impl.boot(
@@ -310,7 +313,6 @@ def execute(
         ),
         writer,
     )
-    manifest.update(outcome.manifest)
     boot = outcome.result
 
     report = parse_console((work / CONSOLE).read_text(errors="replace"))
@@ -318,15 +320,14 @@ def execute(
     if report.guest is not None:
         writer.write_guest(report.guest)
     status = judge(boot, report, limit_s, engine=engine_impl.label, extra=outcome.problems)
-    manifest.update(
-        {
-            "finished": _now(),
-            "wall_s": boot.wall_s,
-            "boot": {"exit_code": boot.exit_code, "timed_out": boot.timed_out},
-            "kernel_problems": report.kernel_problems,
-            "status": status,
-        }
+    ending = Ending(
+        finished=_now(),
+        wall_s=boot.wall_s,
+        exit_code=boot.exit_code,
+        timed_out=boot.timed_out,
+        kernel_problems=tuple(report.kernel_problems),
+        status=status,
     )
-    writer.write_manifest(manifest)
+    writer.write_manifest(replace(manifest, engine_outputs=outcome.manifest, ending=ending))
     writer.finish(status)
     return RunOutcome(directory=out_dir, status=status, report=report)

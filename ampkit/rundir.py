@@ -23,25 +23,32 @@ followed by the run's:
                     committed instructions, per-cluster energy, per-application
                     work items (region of interest)
 
+    gem5-command.json  the gem5 command line that ran
+    boot-gem5.log,  what a failed checkpoint boot left (its gem5 log and
+    boot-system.terminal  terminal), when the boot failed
+
 A run is written under ``<name>.partial`` (``RunWriter``) and renamed when
 it is over, so a directory with the final name is always a finished run;
 its ``status`` says whether it succeeded. Whether a finished run may count
 in a metric, and if not why, is ``RunDir.check()``: the analysis, the
-campaign store, the summary and the profiles all ask it.
+campaign store, the summary and the profiles all ask it. What the
+manifest holds is ``Manifest`` (written) and ``RunInfo`` (read).
 
-This module imports nothing of the kit but its file helpers, so that
-whatever reads run directories (the analysis above all) does not load the
-engines, the kernel builder or the platform catalogue.
+This module imports nothing of the kit but its file helpers and gem5's
+statistics reader, so that whatever reads run directories (the analysis
+above all) does not load the engines, the kernel builder or the platform
+catalogue.
 """
 
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ampkit import gem5stats
 from ampkit.hashing import atomic_write_text, write_json
 
 MANIFEST = "manifest.json"
@@ -52,6 +59,13 @@ GUEST = "guest.json"
 GEM5_SUMMARY = "gem5.json"
 RUN_DESC = "run.desc"
 DEVICE_TREE = "platform.dtb"
+M5OUT = "m5out"
+GEM5_LOG = "gem5.log"
+GEM5_COMMAND = "gem5-command.json"
+#: gem5's terminal in its output directory: the guest console of the run
+GEM5_TERMINAL = f"{M5OUT}/system.terminal"
+#: What a failed checkpoint boot's files are called in the run directory.
+BOOT_PREFIX = "boot-"
 PARTIAL_SUFFIX = ".partial"
 
 #: What a QEMU run's timings can and cannot say (summaries and reports say it).
@@ -72,6 +86,10 @@ NO_STATUS = "failed: no status file (the run did not finish)"
 
 class Excluded(Exception):
     """A run that must not count, and why (the message is the reason)."""
+
+
+#: Why a ``*.partial`` directory, one whose run never finished, does not count.
+PARTIAL_REASON = "incomplete: the run did not finish (a .partial directory)"
 
 
 def partial_of(run_dir: Path) -> Path:
@@ -185,6 +203,121 @@ class RunInfo:
             "mix": self.mix,
             "repetition": self.repetition,
         }
+
+
+@dataclass(frozen=True)
+class EngineEntry:
+    """The manifest's engine: what ran the guest, and what its numbers can say."""
+
+    name: str
+    #: Whether a sound run has the engine's statistics (gem5's m5out/).
+    statistics: bool = False
+    #: The layout of those statistics' dumps (gem5stats.RUN_DUMPS).
+    stats_dumps: tuple[str, ...] = ()
+    #: What the engine's timings can and cannot say (QEMU_NOTICE on QEMU).
+    timing_notice: str | None = None
+    #: The wall-clock limit the engine ran under.
+    wall_limit_s: float | None = None
+    #: The engine's own identity: version, binary hashes, command, memory.
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.details,
+            "name": self.name,
+            **({} if self.wall_limit_s is None else {"wall_limit_s": self.wall_limit_s}),
+            "statistics": self.statistics,
+            "stats_dumps": list(self.stats_dumps),
+            "timing_notice": self.timing_notice,
+        }
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a run ended, as the manifest records it."""
+
+    finished: str
+    wall_s: float
+    exit_code: int | None
+    timed_out: bool
+    kernel_problems: tuple[str, ...]
+    status: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What manifest.json says of a run, as the run writes it: first while
+    it runs (``ending`` None, status "running"), then once it is over.
+    ``RunInfo`` is what the readers take from it."""
+
+    run_id: str
+    engine: EngineEntry
+    #: The platform's description (name, big, little, cores...) and calibration.
+    platform: Mapping[str, Any]
+    policy: str
+    #: The mix's description: its name and its applications in mix order.
+    mix: Mapping[str, Any]
+    repetition: int
+    #: The key a campaign plans and finds the run by.
+    key: str | None = None
+    policy_details: Mapping[str, Any] = field(default_factory=dict)
+    method: str | None = None
+    warmup_ms: int | None = None
+    mix_limit_s: float | None = None
+    #: The kernel build: variant, digest, versions, artifact hashes.
+    kernel: Mapping[str, Any] | None = None
+    #: The hashes of every input (command line, device tree, initramfs...).
+    inputs: Mapping[str, Any] | None = None
+    started: str | None = None
+    #: What the engine adds once it has run (gem5: its checkpoint, power models).
+    engine_outputs: Mapping[str, Any] = field(default_factory=dict)
+    ending: Ending | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        optional = {
+            "key": self.key,
+            "method": self.method,
+            "warmup_ms": self.warmup_ms,
+            "kernel": dict(self.kernel) if self.kernel is not None else None,
+            "inputs": dict(self.inputs) if self.inputs is not None else None,
+            "started": self.started,
+        }
+        out: dict[str, Any] = {
+            "kind": "ampkit-run",
+            "version": MANIFEST_VERSION,
+            "run_id": self.run_id,
+            "engine": self.engine.to_json(),
+            "platform": dict(self.platform),
+            "policy": self.policy,
+            "policy_details": dict(self.policy_details),
+            "mix": dict(self.mix),
+            "repetition": self.repetition,
+            "mix_limit_s": self.mix_limit_s,
+            **{k: v for k, v in optional.items() if v is not None},
+            **self.engine_outputs,
+            "status": "running",
+        }
+        if self.ending is not None:
+            e = self.ending
+            out.update(
+                {
+                    "finished": e.finished,
+                    "wall_s": e.wall_s,
+                    "boot": {"exit_code": e.exit_code, "timed_out": e.timed_out},
+                    "kernel_problems": list(e.kernel_problems),
+                    "status": e.status,
+                }
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """A run's engine statistics: every dump, and the summary of the
+    measured one (gem5stats.run_summary); empty when the engine keeps none."""
+
+    dumps: tuple[dict[str, float], ...] = ()
+    measured: dict[str, Any] | None = None
 
 
 def _name_of(value: Any) -> Any:
@@ -323,13 +456,39 @@ class RunDir:
             raise Excluded(f"corrupt: {GEM5_SUMMARY} is not an object")
         return data
 
+    def statistics(self, info: RunInfo) -> "Statistics":
+        """The engine's statistics (gem5's dumps, in m5out/) and the summary
+        of the measured interval; empty for a run without any, such as
+        QEMU's. Excluded when they are unreadable, when the run predates
+        the measured dump, or when an engine that writes them left none."""
+        try:
+            dumps = gem5stats.read_stats(self.path / M5OUT)
+        except gem5stats.StatsError as e:
+            raise Excluded(f"corrupt: gem5 stats: {e}") from e
+        if dumps is None:
+            if info.statistics:
+                raise Excluded(f"incomplete: a {info.engine} run without its statistics")
+            return Statistics()
+        try:
+            measured = gem5stats.run_summary(dumps) if dumps else None
+        except gem5stats.StatsError as e:
+            if not info.stats_dumps:
+                raise Excluded(
+                    f"outdated: a gem5 run of {len(dumps)} statistics dumps, made "
+                    "before the runner dumped its measured interval; run it again"
+                ) from e
+            raise Excluded(f"corrupt: gem5 stats: {e}") from e
+        return Statistics(tuple(dumps), measured)
+
     # --- the verdict ------------------------------------------------------
 
     def check(self, campaign: str | None = None) -> tuple[RunInfo, list[AppRecord]]:
         """The run's account and its records, if it may count in a metric;
-        Excluded, with the reason, if not (see records())."""
+        Excluded, with the reason, if not (see records() and statistics())."""
         info = self.info(campaign)
-        return info, self.records(info)
+        records = self.records(info)
+        self.statistics(info)
+        return info, records
 
     def records(self, info: RunInfo) -> list[AppRecord]:
         """The records of the run ``info`` accounts for, one per application
@@ -412,8 +571,8 @@ class RunWriter:
         (self.work / RUN_DESC).write_text(desc)
         (self.work / DEVICE_TREE).write_bytes(dtb)
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
-        write_json(self.work / MANIFEST, manifest)
+    def write_manifest(self, manifest: Manifest) -> None:
+        write_json(self.work / MANIFEST, manifest.to_json())
 
     def write_results(self, records: Iterable[dict[str, Any]]) -> None:
         with (self.work / RESULTS).open("w") as f:

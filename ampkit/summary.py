@@ -7,13 +7,29 @@ H_STP, fairness) need reference runs and come with the analysis stage.
 
 from pathlib import Path
 
-from ampkit.rundir import QEMU_NOTICE, walk_records
+from ampkit.rundir import QEMU_NOTICE, Excluded, RunDir, walk_records
 
 __all__ = ["QEMU_NOTICE", "summarize"]
 
 
+def timing_notices(run_dirs: list[Path]) -> list[str]:
+    """What the runs' engines say their timings can and cannot say, each
+    once (QEMU's for QEMU runs; nothing for gem5's), as their manifests
+    record it."""
+    notices: list[str] = []
+    for path in run_dirs:
+        try:
+            notice = RunDir(path).info().timing_notice
+        except Excluded:
+            continue
+        if notice and notice not in notices:
+            notices.append(str(notice))
+    return notices
+
+
 def summarize(run_dirs: list[Path]) -> str:
-    lines = [QEMU_NOTICE, ""]
+    notices = timing_notices(run_dirs)
+    lines = [*notices, ""] if notices else []
     header = f"{'run':<34} {'app':<12} {'thr':>3} {'turnaround ms':>13} {'thread ms min/max':>19}"
     lines += [header, "-" * len(header)]
     for run, records in walk_records(run_dirs):

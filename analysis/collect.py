@@ -39,7 +39,15 @@ from typing import Any
 import pandas as pd
 
 from ampkit import gem5stats
-from ampkit.rundir import AppRecord, Excluded, RunDir, RunInfo, app_key, find_run_dirs
+from ampkit.rundir import (
+    PARTIAL_REASON,
+    AppRecord,
+    Excluded,
+    RunDir,
+    RunInfo,
+    app_key,
+    find_run_dirs,
+)
 
 __all__ = [
     "PARQUET",
@@ -154,8 +162,9 @@ def collect(root: Path) -> Collection:
     finished, partial = find_run_dirs(root)
     for run_dir in partial:
         rel = str(run_dir.relative_to(root))
-        reason = "incomplete: the run did not finish (a .partial directory)"
-        runs.append({"campaign": root.name, "run": rel, "included": False, "reason": reason})
+        runs.append(
+            {"campaign": root.name, "run": rel, "included": False, "reason": PARTIAL_REASON}
+        )
     for run_dir in finished:
         info: dict[str, Any] = {"campaign": root.name, "run": str(run_dir.relative_to(root))}
         try:
@@ -164,21 +173,7 @@ def collect(root: Path) -> Collection:
             info = _run_columns(run_dir, root, run_info)
             records = run.records(run_info)  # the manifest is read once
             a, t, k = _app_rows(info, records)
-            try:
-                dumps = gem5stats.read_stats(run_dir)
-            except gem5stats.StatsError as e:
-                raise Excluded(f"corrupt: gem5 stats: {e}") from e
-            try:
-                measured = gem5stats.run_summary(dumps) if dumps else None
-            except gem5stats.StatsError as e:
-                if not run_info.stats_dumps:
-                    raise Excluded(
-                        f"outdated: a gem5 run of {len(dumps or [])} statistics dumps, made "
-                        "before the runner dumped its measured interval; run it again"
-                    ) from e
-                raise Excluded(f"corrupt: gem5 stats: {e}") from e
-            if run_info.statistics and dumps is None:
-                raise Excluded(f"incomplete: a {run_info.engine} run without its statistics")
+            stats = run.statistics(run_info)
         except Excluded as e:
             runs.append({**info, "included": False, "reason": str(e)})
             continue
@@ -190,9 +185,10 @@ def collect(root: Path) -> Collection:
         apps += a
         threads += t
         tasks += k
-        for row in gem5stats.cpu_rows(dumps or []):
+        for row in gem5stats.cpu_rows(list(stats.dumps)):
             cpus.append({**info, **row, "measured": row["dump"] == gem5stats.MEASURED_DUMP})
-        if measured:
+        if stats.measured:
+            measured = stats.measured
             for row in measured["clusters"]:
                 clusters.append({**info, **row})
             for row in measured["memory"]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ampkit.gem5stats import DUMP_BEGIN, DUMP_END, RUN_DUMPS
-from ampkit.rundir import MANIFEST_VERSION, QEMU_NOTICE, RunWriter, instances
+from ampkit.rundir import QEMU_NOTICE, Ending, EngineEntry, Manifest, RunWriter, instances
 
 
 @dataclass(frozen=True)
@@ -43,31 +43,36 @@ def write_run(
     run_id = f"{platform}-{policy}-{mix}-r{repetition}"
     writer = RunWriter(parent / run_id)
     counts = re.fullmatch(r"(\d+)B(\d+)L", platform)
-    manifest = {
-        "kind": "ampkit-run",
-        "version": MANIFEST_VERSION,
-        "run_id": run_id,
-        "engine": {
-            "name": engine,
-            "statistics": statistics,
-            "stats_dumps": list(RUN_DUMPS) if statistics else [],
-            "timing_notice": timing_notice,
-        },
-        "platform": {
+    manifest = Manifest(
+        run_id=run_id,
+        engine=EngineEntry(
+            name=engine,
+            statistics=statistics,
+            stats_dumps=RUN_DUMPS if statistics else (),
+            timing_notice=timing_notice,
+        ),
+        platform={
             "name": platform,
             **({"big": int(counts[1]), "little": int(counts[2])} if counts else {}),
         },
-        "policy": policy,
-        "mix": {
+        policy=policy,
+        mix={
             "name": mix,
             "apps": [
                 {"program": a.program, "threads": a.threads, "size": 1, "args": list(a.argv)}
                 for a in apps
             ],
         },
-        "repetition": repetition,
-        "status": status,
-    }
+        repetition=repetition,
+        ending=Ending(
+            finished="1970-01-01T00:00:00+00:00",
+            wall_s=0.0,
+            exit_code=0,
+            timed_out=False,
+            kernel_problems=(),
+            status=status,
+        ),
+    )
     writer.write_manifest(manifest)
     records = []
     for a, (_, instance) in zip(apps, instances(a.program for a in apps), strict=True):

@@ -32,7 +32,7 @@ from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
 from ampkit.platform import get_platform
 from ampkit.run import RunRequest, engine_identity, execute, prepare
-from ampkit.rundir import RunDir
+from ampkit.rundir import M5OUT, RunDir
 
 
 def main() -> None:
@@ -100,7 +100,7 @@ def main() -> None:
         # gem5's own clock for the simulated region alone (every dump after
         # the one at restore: warm-up, measured run, results), without its
         # start, the restore of the checkpoint and the stats output
-        after_restore = (gem5stats.read_stats(restored.directory) or [])[1:]
+        after_restore = (gem5stats.read_stats(restored.directory / M5OUT) or [])[1:]
         host_s = sum(d.get("hostSeconds", float("nan")) for d in after_restore)
         simulated = sum(d.get("simSeconds", float("nan")) for d in after_restore)
         print(

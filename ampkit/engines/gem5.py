@@ -51,7 +51,15 @@ from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file, sha256_file_memo, sha256_json, write_json
 from ampkit.paths import CONFIGS, cache_dir
 from ampkit.platform import Platform, check_gem5_platform
-from ampkit.rundir import CONSOLE, RunWriter
+from ampkit.rundir import (
+    BOOT_PREFIX,
+    CONSOLE,
+    GEM5_COMMAND,
+    GEM5_LOG,
+    GEM5_TERMINAL,
+    M5OUT,
+    RunWriter,
+)
 from ampkit.tomlfile import TomlFile
 
 if TYPE_CHECKING:
@@ -142,7 +150,7 @@ def check_kernel(vmlinux: Path) -> None:
     except OSError as e:
         raise AmpkitError(f"cannot read the kernel {vmlinux}: {e.strerror}") from e
     if head[:4] != b"\x7fELF":
-        hint = "pass the ELF vmlinux of the kernel build (ampkit kernel build keeps it)"
+        hint = "pass the ELF vmlinux of the kernel build (ampkit build kernel keeps it)"
         if head[56:60] == b"ARM\x64" or vmlinux.name == "Image":
             raise AmpkitError(f"{vmlinux} is an arm64 Image, not an ELF vmlinux", hint)
         raise AmpkitError(f"{vmlinux} is not an ELF file", hint)
@@ -214,7 +222,7 @@ def device_tree(gem5: Gem5, machine: Gem5Machine, timeout_s: float = 300) -> byt
     configuration makes it (gem5's tree, then devicetree.for_gem5)."""
     with tempfile.TemporaryDirectory(prefix="ampkit-gem5-dtb-") as tmp:
         out = Path(tmp) / "system.dtb"
-        log = Path(tmp) / "gem5.log"
+        log = Path(tmp) / GEM5_LOG
         result = simulate(dtb_command(gem5, machine, out=out), log, timeout_s)
         if result.exit_code != 0 or not out.is_file():
             tail = log.read_text(errors="replace")[-2000:]
@@ -500,7 +508,7 @@ def ensure_checkpoint(
         work = target.with_name(key + ".partial")
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-        outdir, cpt = work / "m5out", work / "cpt"
+        outdir, cpt = work / M5OUT, work / "cpt"
         cmd = boot_command(
             gem5,
             machine,
@@ -512,7 +520,7 @@ def ensure_checkpoint(
             disk=disk,
         )
         atomic_write_text(work / "command.json", json.dumps(cmd, indent=1) + "\n")
-        result = simulate(cmd, work / "gem5.log", timeout_s)
+        result = simulate(cmd, work / GEM5_LOG, timeout_s)
         if result.exit_code != 0 or not (cpt / "m5.cpt").is_file():
             failed = target.with_name(key + ".failed")
             shutil.rmtree(failed, ignore_errors=True)
@@ -532,9 +540,9 @@ def ensure_checkpoint(
         ):
             if source.is_file():
                 shutil.copyfile(source, cpt / name)
-        shutil.copyfile(work / "gem5.log", cpt / "boot-gem5.log")
+        shutil.copyfile(work / GEM5_LOG, cpt / (BOOT_PREFIX + GEM5_LOG))
         write_checkpoint_meta(cpt, machine, key)
-        m = CHECKPOINT_TICK.search((work / "gem5.log").read_text(errors="replace"))
+        m = CHECKPOINT_TICK.search((work / GEM5_LOG).read_text(errors="replace"))
         boot = {
             "wall_s": result.wall_s,
             "sim_seconds": int(m.group(1)) / TICKS_PER_S if m else None,
@@ -639,7 +647,7 @@ class Gem5Engine:
         everything the guest printed."""
         machine = inputs.machine
         assert isinstance(machine, Gem5Machine)
-        work = run.work
+        m5out = run.path(M5OUT)
         found = Gem5.locate()
         ckpt_key = checkpoint_key(
             machine,
@@ -662,11 +670,11 @@ class Gem5Engine:
                 timeout_s=BOOT_LIMIT_S,
             )
         except AmpkitError as e:
-            (work / CONSOLE).write_text("")
+            run.path(CONSOLE).write_text("")
             failed = checkpoint_dir(ckpt_key).with_name(ckpt_key + ".failed")
-            for name in ("gem5.log", "m5out/system.terminal"):
+            for name in (GEM5_LOG, GEM5_TERMINAL):
                 if (failed / name).is_file():
-                    shutil.copyfile(failed / name, work / ("boot-" + Path(name).name))
+                    shutil.copyfile(failed / name, run.path(BOOT_PREFIX + Path(name).name))
             result = EngineResult(exit_code=None, timed_out=False, wall_s=0.0)
             return EngineOutcome(result, (f"gem5 boot: {e.what}",), more)
         more["gem5"].update(
@@ -682,27 +690,27 @@ class Gem5Engine:
             kernel=inputs.vmlinux,
             initrd=inputs.initramfs,
             cmdline=inputs.cmdline,
-            outdir=work / "m5out",
+            outdir=m5out,
             readfile=inputs.run_desc,
             checkpoint=ckpt.directory,
             disk=inputs.disk,
         )
-        write_json(work / "gem5-command.json", cmd)
-        result = simulate(cmd, work / "gem5.log", inputs.limit_s)
-        with (work / CONSOLE).open("wb") as out:
-            for part in (ckpt.directory / BOOT_CONSOLE, work / "m5out" / "system.terminal"):
+        write_json(run.path(GEM5_COMMAND), cmd)
+        result = simulate(cmd, run.path(GEM5_LOG), inputs.limit_s)
+        with run.path(CONSOLE).open("wb") as out:
+            for part in (ckpt.directory / BOOT_CONSOLE, run.path(GEM5_TERMINAL)):
                 if part.is_file():
                     out.write(part.read_bytes())
-        problems: list[str] = gem5_errors(work / "gem5.log")
+        problems: list[str] = gem5_errors(run.path(GEM5_LOG))
         booted_dtb = ckpt.directory / BOOT_DTB
         if booted_dtb.is_file() and booted_dtb.read_bytes() != inputs.dtb_bytes:
             problems.append(f"the checkpoint's device tree ({booted_dtb}) is not this run's")
         try:
-            dumps = gem5stats.read_stats(work / "m5out")
+            dumps = gem5stats.read_stats(m5out)
         except gem5stats.StatsError as e:
             problems.append(f"gem5 stats unreadable: {e}")
             dumps = None
-        compress_json_stats(work / "m5out")
+        compress_json_stats(m5out)
         if dumps:
             try:
                 run.write_gem5_summary(gem5stats.run_summary(dumps))
@@ -710,7 +718,7 @@ class Gem5Engine:
                 # a runner that stopped early wrote no measured dump, and
                 # says why itself (its error, incomplete results): the count
                 # would only hide that
-                console = (work / CONSOLE).read_text(errors="replace")
+                console = run.path(CONSOLE).read_text(errors="replace")
                 if RESULTS_END.search(console):
                     problems.append(f"gem5 stats: {e}")
         elif result.exit_code == 0:

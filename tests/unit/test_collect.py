@@ -17,6 +17,7 @@ from ampkit.analysis import report as report_mod
 from ampkit.analysis.collect import collect
 from ampkit.analysis.report import write_report
 from ampkit.analysis.synthetic import SynthApp, kit_stats_text, write_run
+from ampkit.rundir import M5OUT
 from ampkit.summary import QEMU_NOTICE
 
 pytestmark = pytest.mark.unit
@@ -213,7 +214,7 @@ def test_the_report_splits_energy_by_component(tmp_path: Path) -> None:
     _campaign(tmp_path / "runs", **GEM5)
     stats = (Path(__file__).parent / "data" / "stats-with-dram.txt").read_text()
     for run in (tmp_path / "runs").iterdir():
-        (run / "stats.txt").write_text(kit_stats_text(stats))
+        (m5out(run) / "stats.txt").write_text(kit_stats_text(stats))
     write_report(tmp_path / "runs", tmp_path / "report")
     md = (tmp_path / "report" / "report.md").read_text()
     assert "Energy by component" in md
@@ -232,6 +233,12 @@ def test_a_missing_reference_is_an_error_naming_it(tmp_path: Path) -> None:
         write_report(tmp_path, tmp_path / "report")
 
 
+def m5out(run: Path) -> Path:
+    """A run directory's gem5 output directory, made."""
+    (run / M5OUT).mkdir(exist_ok=True)
+    return run / M5OUT
+
+
 #: What a gem5 run's manifest records of its engine.
 GEM5: dict[str, Any] = {"engine": "gem5", "statistics": True, "timing_notice": None}
 
@@ -242,14 +249,14 @@ def test_a_gem5_run_brings_its_cpu_rows(tmp_path: Path) -> None:
     # the real run's two dumps laid out as a kit run's four: its second
     # (the run) measured, its first (the boot) in the other places
     real = (GEM5_RUN / "stats.txt").read_text()
-    (with_stats / "stats.txt").write_text(kit_stats_text(real, measured=1))
+    (m5out(with_stats) / "stats.txt").write_text(kit_stats_text(real, measured=1))
     write_run(tmp_path, platform="2B2L", policy="colab", mix="a", apps=apps, **GEM5)
     # a run whose statistics stop short of the measured interval's dump
     short = write_run(tmp_path, platform="2B2L", policy="wash", mix="a", apps=apps, **GEM5)
-    shutil.copy(GEM5_RUN / "stats.txt", short / "stats.txt")
+    shutil.copy(GEM5_RUN / "stats.txt", m5out(short) / "stats.txt")
     # one made before the measured-interval dump: its manifest has no layout
     old = write_run(tmp_path, platform="2B2L", policy="wash", mix="b", apps=apps, **GEM5)
-    shutil.copy(GEM5_RUN / "stats.txt", old / "stats.txt")
+    shutil.copy(GEM5_RUN / "stats.txt", m5out(old) / "stats.txt")
     manifest = json.loads((old / "manifest.json").read_text())
     del manifest["engine"]["stats_dumps"]
     (old / "manifest.json").write_text(json.dumps(manifest))

@@ -19,7 +19,7 @@ CPUS = {"bigCluster.cpus0", "bigCluster.cpus1", "littleCluster.cpus0", "littleCl
 
 
 def _summary(run_dir: Path) -> dict[str, Any]:
-    dumps = gem5stats.read_stats(run_dir)
+    dumps = gem5stats.read_stats(run_dir / "m5out")
     assert dumps is not None
     return gem5stats.run_summary(dumps)
 
@@ -80,9 +80,9 @@ def test_the_stats_give_what_the_engine_recorded() -> None:
 def test_gem5s_json_stats_agree_with_its_text(tmp_path: Path) -> None:
     (tmp_path / "m5out").mkdir()
     shutil.copy(RUN / "m5out" / "stats.json.xz", tmp_path / "m5out")
-    dumps = gem5stats.read_stats(tmp_path)  # no stats.txt: the JSON
+    dumps = gem5stats.read_stats(tmp_path / "m5out")  # no stats.txt: the JSON
     assert dumps is not None and len(dumps) == 1
-    text = gem5stats.read_stats(RUN)
+    text = gem5stats.read_stats(RUN / "m5out")
     assert text is not None
     from_json, from_text = gem5stats.summary(dumps), gem5stats.summary(text)
     assert from_json["sim_seconds"] == from_text["sim_seconds"]
@@ -106,7 +106,7 @@ def test_a_truncated_compressed_stats_file_is_an_error(tmp_path: Path) -> None:
     packed = (RUN / "m5out" / "stats.json.xz").read_bytes()
     (tmp_path / "m5out" / "stats.json.xz").write_bytes(packed[: len(packed) // 2])
     with pytest.raises(gem5stats.StatsError, match=r"stats\.json\.xz: not a whole xz file"):
-        gem5stats.read_stats(tmp_path)
+        gem5stats.read_stats(tmp_path / "m5out")
 
 
 def test_the_console_gives_the_recorded_results() -> None:

@@ -225,7 +225,7 @@ system.work_item_type2::samples                    0                       # (Ti
 def test_a_runs_statistics_per_cpu_cluster_and_application(tmp_path: Path) -> None:
     (tmp_path / "m5out").mkdir()
     (tmp_path / "m5out" / "stats.txt").write_text(STATS)
-    dumps = gem5stats.read_stats(tmp_path)  # a run directory keeps them in m5out
+    dumps = gem5stats.read_stats(tmp_path / "m5out")
     assert dumps is not None
     s = gem5stats.summary(dumps)
     assert s["dumps"] == 2 and s["sim_seconds"] == 0.5  # the last dump: the run

@@ -20,7 +20,8 @@ pytestmark = pytest.mark.unit
 REPO = Path(__file__).resolve().parents[2]
 
 #: Modules that import nothing of the kit but one another: what reads a run
-#: directory, gem5's statistics, and the file and error helpers they use.
+#: directory, gem5's statistics (which the run directory module reads a
+#: run's with), and the file and error helpers they use.
 LEAVES = {"ampkit.rundir", "ampkit.gem5stats", "ampkit.hashing", "ampkit.errors"}
 
 #: What the analysis (ampkit.analysis.*) may import of the kit.
@@ -110,7 +111,19 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
 
 #: The run directory's own files, which only ampkit/rundir.py names (the
 #: engines write their outputs through its RunWriter, by its constants).
-RUN_FILES = {"results.jsonl", "guest.json", "run.desc", "platform.dtb"}
+#: Not here: "status", a word every record uses, and "manifest.json", which
+#: a kernel build also keeps (ampkit/kernel.py, its own).
+RUN_FILES = {
+    "results.jsonl",
+    "guest.json",
+    "run.desc",
+    "platform.dtb",
+    "console.log",
+    "gem5.json",
+    "m5out",
+    "gem5.log",
+    "gem5-command.json",
+}
 
 
 def test_only_the_run_directory_module_names_its_files() -> None:

@@ -1,0 +1,101 @@
+"""ampkit/rundir.py: the manifest it writes is the one it reads, and its
+verdict on a run is the same for every reader."""
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ampkit.analysis.collect import collect
+from ampkit.analysis.synthetic import SynthApp, write_run
+from ampkit.rundir import (
+    MANIFEST,
+    QEMU_NOTICE,
+    Ending,
+    EngineEntry,
+    Excluded,
+    Manifest,
+    RunDir,
+    RunWriter,
+)
+from ampkit.summary import summarize
+
+pytestmark = pytest.mark.unit
+
+GEM5: dict[str, Any] = {"engine": "gem5", "statistics": True, "timing_notice": None}
+
+
+def test_the_manifest_a_run_writes_is_the_one_its_readers_read(tmp_path: Path) -> None:
+    manifest = Manifest(
+        run_id="3B1L-colab-m-r2",
+        key="k" * 64,
+        engine=EngineEntry(
+            name="gem5",
+            statistics=True,
+            stats_dumps=("restore", "start", "measured", "exit"),
+            wall_limit_s=900.0,
+            details={"version": "24.0.0.1", "memory_mb": 2048},
+        ),
+        platform={"name": "3B1L", "big": 3, "little": 1},
+        policy="colab",
+        mix={"name": "m", "apps": [{"program": "x", "threads": 2}]},
+        repetition=2,
+        mix_limit_s=60.0,
+        started="2026-11-25T00:00:00+00:00",
+    )
+    writer = RunWriter(tmp_path / "run")
+    writer.write_manifest(manifest)
+    written = json.loads(writer.path(MANIFEST).read_text())
+    assert written["status"] == "running" and "finished" not in written
+    assert written["engine"]["version"] == "24.0.0.1"
+    assert written["engine"]["wall_limit_s"] == 900.0
+
+    ending = Ending("2026-11-25T00:01:00+00:00", 60.5, 0, False, ("oops",), "failed: x")
+    writer.write_manifest(replace(manifest, ending=ending, engine_outputs={"gem5": {"a": 1}}))
+    path = writer.finish("failed: x")
+    written = json.loads((path / MANIFEST).read_text())
+    assert written["status"] == "failed: x" and written["boot"] == {
+        "exit_code": 0,
+        "timed_out": False,
+    }
+    assert written["kernel_problems"] == ["oops"] and written["gem5"] == {"a": 1}
+
+    info = RunDir(path).info()
+    assert (info.run_id, info.engine, info.platform, info.big, info.little) == (
+        "3B1L-colab-m-r2",
+        "gem5",
+        "3B1L",
+        3,
+        1,
+    )
+    assert (info.policy, info.mix, info.repetition, info.key) == ("colab", "m", 2, "k" * 64)
+    assert info.statistics and info.stats_dumps == ("restore", "start", "measured", "exit")
+    assert info.timing_notice is None
+    assert [a["program"] for a in info.mix_apps] == ["x"]
+
+
+def test_a_gem5_run_without_statistics_is_excluded_alike_by_every_reader(tmp_path: Path) -> None:
+    """The profile's and the benchmarks' RunDir.check() and the analysis'
+    collect() give one verdict, with one reason."""
+    apps = [SynthApp("x", 1, 10**7)]
+    run = write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=apps, **GEM5)
+    with pytest.raises(Excluded) as e:
+        RunDir(run).check()
+    assert str(e.value) == "incomplete: a gem5 run without its statistics"
+    with pytest.raises(Excluded, match="without its statistics"):
+        RunDir(run).only_turnaround_ns()
+    excluded = collect(tmp_path).excluded
+    assert excluded["reason"].tolist() == [str(e.value)]
+    # the same run on QEMU, whose engine keeps no statistics, counts
+    qemu = write_run(tmp_path, platform="2B2L", policy="cfs", mix="q", apps=apps)
+    assert RunDir(qemu).only_turnaround_ns() == 10**7
+
+
+def test_the_summary_gives_the_notices_of_its_runs_engines_only(tmp_path: Path) -> None:
+    apps = [SynthApp("x", 1, 10**7)]
+    gem5 = write_run(tmp_path / "g", platform="2B2L", policy="cfs", mix="a", apps=apps, **GEM5)
+    assert QEMU_NOTICE not in summarize([gem5])
+    qemu = write_run(tmp_path / "q", platform="2B2L", policy="cfs", mix="a", apps=apps)
+    assert summarize([gem5, qemu]).startswith(QEMU_NOTICE)
