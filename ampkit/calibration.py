@@ -40,7 +40,6 @@ model than the one in use is reported by every run that uses it
 """
 
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,8 +146,10 @@ def model_sha256(platforms: Path | None = None) -> str:
     scripts and the core types (model, clock, caches), not the capacities
     the kernel is told (so that writing a calibration does not stale it)
     nor the power models (power.py: they measure, they do not slow)."""
-    with (platforms or CONFIGS / "platforms.toml").open("rb") as f:
-        cores = tomllib.load(f).get("core", {})
+    toml = TomlFile(platforms or CONFIGS / "platforms.toml")
+    cores = toml.get(("core",)) or {}
+    if not isinstance(cores, dict):
+        toml.fail(("core",), "must be a table ([core.big] and [core.little])")
     described = {
         kind: {k: v for k, v in table.items() if k != "dmips_per_mhz"}
         for kind, table in cores.items()

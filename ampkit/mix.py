@@ -22,13 +22,14 @@ Errors name the file, the line and the key.
 import json
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ampkit.errors import AmpkitError
 from ampkit.paths import MIXES, WORKLOADS
-from ampkit.tomlfile import TomlFile
+from ampkit.tomlfile import Key, TomlFile
 
 CATEGORIES = ("synchronisation", "communication", "compute")
 MAX_THREADS = 1024
@@ -177,6 +178,23 @@ def known_programs() -> list[str]:
     return sorted([*(p.stem for p in (WORKLOADS / "src").glob("*.c")), *GUEST_TOOLS])
 
 
+def check_program(toml: TomlFile, key: Key, programs: Sequence[str]) -> str:
+    """The program named at ``key`` of a mix or profile: one of ``programs``
+    (known_programs()) or a suite's benchmark, parsec.<name> or splash2x.<name>."""
+    hint = f"workloads: {', '.join(programs)}; PARSEC: parsec.<name>, splash2x.<name>"
+    if toml.get(key) is None:
+        toml.fail(key, "is missing", hint=hint)
+    program = toml.get(key)
+    if not isinstance(program, str):
+        toml.fail(key, f"must be a string naming a program, not {program!r}", hint=hint)
+    if program.partition(".")[0] in SUITES:
+        if suite_program(program) is None:
+            toml.fail(key, f"names no benchmark: {program!r}", hint=hint)
+    elif program not in programs:
+        toml.fail(key, f"names no workload: {program!r}", hint=hint)
+    return program
+
+
 def mix_names() -> list[str]:
     return sorted(p.stem for p in MIXES.glob("*.toml"))
 
@@ -200,16 +218,8 @@ def load_mix(name_or_path: str) -> Mix:
     apps = []
     for i, spec in enumerate(specs):
         toml.only_keys(("app", i), _APP_KEYS, "an app key")
-        program = spec.get("program")
-        suite = isinstance(program, str) and program.partition(".")[0] in SUITES
-        if suite and not str(program).partition(".")[2]:
-            toml.fail(("app", i, "program"), f"names no benchmark: {program!r}")
-        if not suite and program not in programs:
-            toml.fail(
-                ("app", i, "program"),
-                f"names no workload: {program!r}",
-                hint=f"workloads: {', '.join(programs)}; PARSEC: parsec.<name>, splash2x.<name>",
-            )
+        program = check_program(toml, ("app", i, "program"), programs)
+        suite = suite_program(program) is not None
         threads = toml.integer(("app", i, "threads"), low=1, high=MAX_THREADS)
         input_set = spec.get("input")
         if suite:
@@ -241,7 +251,7 @@ def load_mix(name_or_path: str) -> Mix:
             speedup = toml.number(("app", i, "speedup"), low=SPEEDUP_MIN, high=SPEEDUP_MAX)
         apps.append(
             App(
-                program=str(program),
+                program=program,
                 threads=threads,
                 size=size,
                 args=tuple(args),

@@ -30,6 +30,9 @@ CAPACITY_SCALE = 1024
 MAX_CPUS = 16
 
 _NAME = re.compile(r"^(\d+)B(\d+)L$")
+#: What a preset may be called: its name starts run ids and directory
+#: names and is given on command lines.
+_PRESET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 @dataclass(frozen=True)
@@ -268,12 +271,39 @@ def _load(path: Path | None = None) -> tuple[dict[str, CoreType], dict[str, tupl
     if table is not None and not isinstance(table, dict):
         toml.fail(("preset",), "must be a table ([preset])")
     for name in table or {}:
-        toml.only_keys(("preset", name), ("big", "little"), "a preset key")
-        presets[name] = (
-            toml.integer(("preset", name, "big"), low=0, high=MAX_CPUS),
-            toml.integer(("preset", name, "little"), low=0, high=MAX_CPUS),
-        )
+        presets[name] = _preset(toml, name)
     return cores, presets
+
+
+def _preset(toml: TomlFile, name: str) -> tuple[int, int]:
+    """A preset's big and little counts, checked as make_platform() would."""
+    key = ("preset", name)
+    if not _PRESET_NAME.match(name):
+        toml.fail(
+            key,
+            "cannot name a platform: it goes into run ids and directory names",
+            hint="letters, digits, '.', '_' and '-', starting with a letter or digit",
+        )
+    toml.only_keys(key, ("big", "little"), "a preset key")
+    big = toml.integer((*key, "big"), low=0, high=MAX_CPUS)
+    little = toml.integer((*key, "little"), low=0, high=MAX_CPUS)
+    if not 1 <= big + little <= MAX_CPUS:
+        toml.fail(
+            key,
+            f"must have from 1 to {MAX_CPUS} CPUs in all, not {big + little} "
+            f"(big = {big}, little = {little})",
+            hint=f"the kit's kernel supports at most {MAX_CPUS} CPUs (CONFIG_NR_CPUS); "
+            "single-type platforms such as { big = 0, little = 4 } serve as references",
+        )
+    m = _NAME.match(name)
+    if m is not None and (int(m.group(1)), int(m.group(2))) != (big, little):
+        toml.fail(
+            key,
+            f"has big = {big}, little = {little}: a name of the form <B>B<L>L "
+            "must say the preset's counts",
+            hint=f"call it {big}B{little}L, or give it a name of another form",
+        )
+    return big, little
 
 
 def preset_names() -> list[str]:

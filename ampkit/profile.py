@@ -37,9 +37,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ampkit.engines import DEFAULT_ENGINE
+from ampkit.engines import DEFAULT_ENGINE, ENGINES
 from ampkit.errors import AmpkitError
-from ampkit.mix import SPEEDUP_MAX, SPEEDUP_MIN, App, Mix
+from ampkit.mix import (
+    MAX_THREADS,
+    SPEEDUP_MAX,
+    SPEEDUP_MIN,
+    App,
+    Mix,
+    check_program,
+    known_programs,
+)
 from ampkit.paths import CONFIGS
 from ampkit.rundir import Excluded, RunDir
 from ampkit.tomlfile import TomlFile
@@ -147,6 +155,11 @@ _PROGRAM_KEYS = (
 )
 
 
+#: How far a written ``speedup`` may be from the one its times give:
+#: render() writes it with four decimals.
+_SPEEDUP_ROUNDING = 1e-4
+
+
 def _times(toml: TomlFile, i: int, key: str) -> tuple[int, ...]:
     value = toml.get(("program", i, key))
     if (
@@ -170,6 +183,8 @@ def load_profile(path: Path) -> Profile:
     programs = toml.tables(("program",), required=False)
     if not programs:
         raise AmpkitError(f"{path}: has no [[program]] entries", _HINT)
+    engine = toml.string(("engine",), choices=ENGINES, default="")
+    known = known_programs()
     entries = []
     for i in range(len(programs)):
         toml.only_keys(("program", i), _PROGRAM_KEYS, "a program key")
@@ -177,8 +192,8 @@ def load_profile(path: Path) -> Profile:
         entries.append(
             Entry(
                 app=App(
-                    program=toml.string(("program", i, "program")),
-                    threads=toml.integer(("program", i, "threads"), low=1),
+                    program=check_program(toml, ("program", i, "program"), known),
+                    threads=toml.integer(("program", i, "threads"), low=1, high=MAX_THREADS),
                     # 0 for a PARSEC program, which takes an input set instead
                     size=toml.integer(("program", i, "size"), low=0),
                     args=tuple(args),
@@ -189,16 +204,35 @@ def load_profile(path: Path) -> Profile:
                 little_runs=tuple(toml.strings(("program", i, "little_runs"), default=[])),
             )
         )
+        _check_speedup(toml, i, entries[-1])
     provenance = toml.get(("provenance",)) or {}
     if not isinstance(provenance, dict) or not all(isinstance(v, str) for v in provenance.values()):
         toml.fail(("provenance",), "must be a table of strings", hint=_HINT)
     return Profile(
-        engine=toml.string(("engine",), default=""),
+        engine=engine,
         cpus=toml.integer(("cpus",), low=0, default=0),
         entries=tuple(entries),
         source=path,
         provenance=tuple(provenance.items()),
     )
+
+
+def _check_speedup(toml: TomlFile, i: int, entry: Entry) -> None:
+    """An entry's ``speedup``, if written, is the one its times give:
+    render() writes it for the reader, and Entry.speedup always computes it
+    from big_ns and little_ns, so any other value would be silently ignored."""
+    key = ("program", i, "speedup")
+    if toml.get(key) is None:
+        return
+    written = toml.number(key, low=0)
+    if abs(written - entry.speedup) > _SPEEDUP_ROUNDING:
+        toml.fail(
+            key,
+            f"must be the mean of little_ns over the mean of big_ns, "
+            f"{entry.speedup:.4f}, not {written}",
+            hint="the speedup is derived from the times: change big_ns and little_ns, "
+            "or leave speedup out",
+        )
 
 
 def shipped_speedups() -> dict[str, float]:

@@ -35,7 +35,25 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise AmpkitError(f"{path}: not valid TOML: {e}") from e
+        raise AmpkitError(_syntax_error(path, text, str(e)), _SYNTAX_HINT) from e
+
+
+_SYNTAX_HINT = "the TOML syntax: https://toml.io/en/v1.0.0"
+#: Where tomllib says an error is: "<reason> (at line N, column M)" or
+#: "<reason> (at end of document)".
+_AT = re.compile(r"^(.*) \(at (?:line (\d+), column (\d+)|(end of document))\)$", re.DOTALL)
+
+
+def _syntax_error(path: Path, text: str, message: str) -> str:
+    """tomllib's message as every other error: FILE:LINE: what is wrong."""
+    m = _AT.match(message)
+    if m is None:
+        return f"{path}: not valid TOML: {message}"
+    reason, line, column, end = m.groups()
+    if end:  # the last line that is not blank
+        last = len(text.rstrip().splitlines()) or 1
+        return f"{path}:{last}: not valid TOML: {reason} (at the end of the file)"
+    return f"{path}:{line}: not valid TOML: {reason} (column {column})"
 
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")

@@ -168,3 +168,21 @@ def test_the_manifest_carries_the_staleness_to_the_report(
     assert RunDir(run).info().calibration_stale == tuple(entry["stale"])
     monkeypatch.setattr(calibration, "CALIBRATION_FILE", tmp_path / "absent.toml")
     assert calibration.manifest_entry(gem5_sha256=None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[core.big]\nmodel = \n", ":2: not valid TOML: Invalid value (column 9)"),
+        ('[core.big]\nmodel = "a"\nmodel = "b"\n', ":3: not valid TOML: Cannot overwrite a value"),
+        ('core = "a57"\n', ":1: 'core' must be a table ([core.big] and [core.little])"),
+    ],
+)
+def test_the_machine_model_reads_the_platforms_with_file_line_and_key(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    broken = tmp_path / "platforms.toml"
+    broken.write_text(text)
+    with pytest.raises(AmpkitError) as e:
+        model_sha256(broken)
+    assert e.value.what.startswith(f"{broken}{expected}")

@@ -197,3 +197,56 @@ def test_the_catalogue_carries_the_shipped_gem5_speedups() -> None:
     for name in mix_names():
         for app in load_mix(name).apps:
             assert app.speedup == shipped.hint_for(replace(app, speedup=None)), (name, app)
+
+
+def _profile_text(**edits: str) -> str:
+    """A rendered profile of one compute entry (speedup 2.2), with lines
+    replaced: ``threads="threads = 5000"``; an empty value drops the line."""
+    text = Profile("gem5", 2, (entry("compute", 100, 220),)).render()
+    lines = text.splitlines()
+    for key, line in edits.items():
+        at = next(i for i, old in enumerate(lines) if old.startswith(f"{key} ="))
+        lines[at : at + 1] = [line] if line else []
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("edits", "message"),
+    [
+        ({"engine": 'engine = "kvm"'}, "p.toml:5: 'engine' must be one of qemu, gem5, not 'kvm'"),
+        (
+            {"program": 'program = "nope"'},
+            "p.toml:9: program 1: 'program' names no workload: 'nope'",
+        ),
+        ({"program": ""}, "p.toml:8: program 1: 'program' is missing"),
+        (
+            {"threads": "threads = 5000"},
+            "p.toml:10: program 1: 'threads' must be an integer from 1 to 1024, not 5000",
+        ),
+        (
+            {"speedup": "speedup = 9.0"},
+            "p.toml:17: program 1: 'speedup' must be the mean of little_ns over the mean of "
+            "big_ns, 2.2000, not 9.0",
+        ),
+        ({"speedup": 'speedup = "fast"'}, "p.toml:17: program 1: 'speedup' must be a number"),
+    ],
+)
+def test_a_profile_names_a_known_engine_and_program_and_its_own_speedup(
+    tmp_path: Path, edits: dict[str, str], message: str
+) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(_profile_text(**edits))
+    with pytest.raises(AmpkitError) as e:
+        load_profile(path)
+    assert e.value.what.startswith(f"{tmp_path}/{message}")
+
+
+def test_a_profile_s_speedup_may_be_rounded_or_left_out(tmp_path: Path) -> None:
+    """render() writes the speedup with four decimals; the times decide it."""
+    path = tmp_path / "p.toml"
+    prof = Profile("qemu", 2, (entry("chase", 7, 3), entry("compute", 100, 220)))
+    path.write_text(prof.render())
+    assert "speedup = 0.4286" in path.read_text()
+    assert load_profile(path).entries == prof.entries
+    path.write_text(_profile_text(speedup=""))
+    assert load_profile(path).entries[0].speedup == pytest.approx(2.2)

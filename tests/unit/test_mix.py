@@ -129,3 +129,15 @@ def test_errors_find_the_line_in_any_spelling_of_the_tables(tmp_path: Path) -> N
         load_mix(write(tmp_path, inline))
     mix = load_mix(write(tmp_path, inline.replace("threads = 0", "threads = 3")))
     assert [a.threads for a in mix.apps] == [2, 3]
+
+
+def test_an_app_without_a_program_says_the_key_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(AmpkitError, match=r"m.toml:5: app 1: 'program' is missing") as e:
+        load_mix(write(tmp_path, GOOD.replace('program = "compute"\n', "", 1)))
+    assert "None" not in e.value.what
+    assert e.value.hint is not None and "compute" in e.value.hint
+
+
+def test_a_program_that_is_not_a_string_is_named_as_such(tmp_path: Path) -> None:
+    with pytest.raises(AmpkitError, match=r"m.toml:6: app 1: 'program' must be a string naming"):
+        load_mix(write(tmp_path, GOOD.replace('program = "compute"', "program = 3", 1)))

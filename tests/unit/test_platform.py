@@ -199,3 +199,54 @@ def test_gem5_refuses_what_its_interrupt_controller_cannot_serve(name: str) -> N
         check_gem5_platform(plat)
     check_gem5_platform(get_platform("4B4L"))
     check_gem5_platform(get_platform("0B8L"))
+
+
+#: Both core types, so that a file of them and [preset] reaches the presets.
+CORES = (
+    f'[core.big]\nmodel = "b"\nclock_mhz = 1\ndmips_per_mhz = 1\n{CACHES}'
+    f'[core.little]\nmodel = "l"\nclock_mhz = 1\ndmips_per_mhz = 1\n{CACHES}'
+)
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    [
+        (
+            "X = { big = 0, little = 0 }",
+            ":16: 'preset.X' must have from 1 to 16 CPUs in all, not 0",
+        ),
+        (
+            "X = { big = 10, little = 8 }",
+            ":16: 'preset.X' must have from 1 to 16 CPUs in all, not 18",
+        ),
+        ("X = { big = -1, little = 2 }", ":16: 'preset.X.big' must be an integer from 0 to 16"),
+        ("X = { big = 17, little = 0 }", ":16: 'preset.X.big' must be an integer from 0 to 16"),
+        ('"big little" = { big = 2, little = 2 }', ":16: 'preset.big little' cannot name a"),
+        ('"2B2L/x" = { big = 2, little = 2 }', ":16: 'preset.2B2L/x' cannot name a platform"),
+        ('"-x" = { big = 2, little = 2 }', ":16: 'preset.-x' cannot name a platform"),
+        ("2B2L = { big = 4, little = 4 }", ":16: 'preset.2B2L' has big = 4, little = 4"),
+        ("X = { big = 2 }", ":16: 'preset.X.little' must be an integer from 0 to 16, not nothing"),
+    ],
+)
+def test_a_preset_no_platform_can_have_is_refused_while_reading_with_line_and_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, preset: str, expected: str
+) -> None:
+    broken = tmp_path / "platforms.toml"
+    broken.write_text(f"{CORES}[preset]\n{preset}\n")
+    monkeypatch.setattr(platform, "PLATFORMS_FILE", broken)
+    with pytest.raises(AmpkitError) as e:
+        preset_names()  # reading the file is enough: no preset is asked for
+    assert e.value.what.startswith(f"{broken}{expected}")
+
+
+def test_presets_any_platform_can_have_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = tmp_path / "platforms.toml"
+    good.write_text(
+        f"{CORES}[preset]\njuno = {{ big = 2, little = 4 }}\n"
+        '"little-only_4.x" = { big = 0, little = 4 }\n16B0L = { big = 16, little = 0 }\n'
+    )
+    monkeypatch.setattr(platform, "PLATFORMS_FILE", good)
+    assert preset_names() == ["16B0L", "juno", "little-only_4.x"]
+    assert get_platform("little-only_4.x").ncpus == 4

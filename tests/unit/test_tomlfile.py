@@ -74,10 +74,31 @@ def test_a_boolean_is_not_a_number(tmp_path: Path) -> None:
 def test_bad_toml_and_a_missing_file_are_named(tmp_path: Path) -> None:
     path = tmp_path / "f.toml"
     path.write_text("a = \n")
-    with pytest.raises(AmpkitError, match=r"f.toml: not valid TOML"):
+    with pytest.raises(AmpkitError, match=r"f.toml:1: not valid TOML"):
         TomlFile(path)
     with pytest.raises(AmpkitError, match=r"nope.toml: cannot read it"):
         TomlFile(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a = 1\nb = \n", ":2: not valid TOML: Invalid value (column 5)"),
+        ("a = 1\n[core.big\nx = 1\n", ":2: not valid TOML: Expected ']' at the end of a table"),
+        ("a = 1\na = 2\n", ":2: not valid TOML: Cannot overwrite a value (column 6)"),
+        ('a = 1\nb = "x', ":2: not valid TOML: Unterminated string (at the end of the file)"),
+        ("a = 1\nb = [1,\n\n", ":2: not valid TOML: Invalid value (at the end of the file)"),
+    ],
+)
+def test_a_syntax_error_names_file_and_line_like_every_other_error(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    path = tmp_path / "f.toml"
+    path.write_text(text)
+    with pytest.raises(AmpkitError) as e:
+        TomlFile(path)
+    assert e.value.what.startswith(f"{path}{expected}")
+    assert "(at line" not in e.value.what and "toml.io" in str(e.value.hint)
 
 
 def test_tables_under_arrays_of_tables_are_placed_in_their_element() -> None:
