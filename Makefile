@@ -38,13 +38,13 @@ test-gem5: setup
 	AMPKIT_GEM5_FULL=1 $(VENV)/bin/pytest tests/gem5
 
 kernel: setup
-	$(AMPKIT) kernel build
+	$(AMPKIT) build kernel
 
 kernel-debug: setup
-	$(AMPKIT) kernel build --debug
+	$(AMPKIT) build kernel-debug
 
 images: setup
-	$(AMPKIT) images build
+	$(AMPKIT) build initramfs
 
 report: setup
 	$(AMPKIT) report $(or $(DIR),runs)

@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 from ampkit import build as build_mod
 from ampkit import hostdeps, kernel, parsec, paths, platform, policies, references
 from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
-from ampkit.errors import EXIT_FAILED_RUN, AmpkitError, MissingDependency, UsageError
+from ampkit.errors import (
+    EXIT_BUILD,
+    EXIT_ENVIRONMENT,
+    EXIT_FAILED_RUN,
+    AmpkitError,
+    MissingDependency,
+    UsageError,
+)
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, warmup_of
@@ -49,7 +56,7 @@ def cmd_doctor(_args: argparse.Namespace) -> int:
     print(f"{'ok' if shutil.which('ccache') else 'absent':8} {'ccache':24} (optional)")
     if missing:
         print("\nrun 'make setup' to install what is missing")
-    return 1 if missing else 0
+    return EXIT_ENVIRONMENT if missing else 0
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -58,9 +65,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def _kernel_variant(args: argparse.Namespace) -> str:
-    if args.debug and args.unpatched:
-        raise UsageError("--debug and --unpatched exclude each other", "choose one variant")
-    return "debug" if args.debug else "unpatched" if args.unpatched else "default"
+    if args.debug_kernel and args.unpatched:
+        raise UsageError("--debug-kernel and --unpatched exclude each other", "choose one variant")
+    return "debug" if args.debug_kernel else "unpatched" if args.unpatched else "default"
 
 
 def cmd_kernel_build(args: argparse.Namespace) -> int:
@@ -98,9 +105,10 @@ def cmd_kernel_check(_args: argparse.Namespace) -> int:
         print(f"{step['patch']:<72} {step['config']:<16} {state:<8} {step['seconds']:>7.1f} s")
     print(f"{result.directory}  ({record['seconds']:.0f} s when checked)")
     if result.failures or result.warnings:
+        # C warnings are errors (CONFIG_WERROR): either way the series fails to build
         for line in result.failures + result.warnings:
             print(line)
-        return 1
+        return EXIT_BUILD
     return 0
 
 
@@ -456,6 +464,14 @@ def _add_boot_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--append", help="extra kernel command-line arguments")
 
 
+def _add_variant_args(s: argparse.ArgumentParser, debug_help: str, unpatched_help: str) -> None:
+    """The kernel variant, spelt as 'run' and 'shell' spell the debug kernel."""
+    s.add_argument("--debug-kernel", action="store_true", help=debug_help)
+    # the spelling of earlier versions, hidden
+    s.add_argument("--debug", dest="debug_kernel", action="store_true", help=argparse.SUPPRESS)
+    s.add_argument("--unpatched", action="store_true", help=unpatched_help)
+
+
 def cmd_mix_list(args: argparse.Namespace) -> int:
     for name in mix_names():
         mix = load_mix(name)
@@ -596,7 +612,7 @@ def cmd_campaign_plan(args: argparse.Namespace) -> int:
     from ampkit.campaign.runner import plan_lines
 
     spec, root = _spec_and_dir(args)
-    print("\n".join(plan_lines(spec, root, runs=args.runs)))
+    print("\n".join(plan_lines(spec, root, runs=args.list_runs)))
     return 0
 
 
@@ -689,21 +705,15 @@ def parser() -> argparse.ArgumentParser:
         help="build it, cached by the hash of its inputs (an alias of 'ampkit build kernel', "
         "kernel-debug or kernel-unpatched that prints where the build is)",
     )
-    s.add_argument(
-        "--debug",
-        action="store_true",
-        help="the debug variant: lockdep, atomic-sleep checks, KASAN",
-    )
-    s.add_argument(
-        "--unpatched",
-        action="store_true",
-        help="the same configuration without the series: the baseline for overhead figures",
+    _add_variant_args(
+        s,
+        "the debug variant: lockdep, atomic-sleep checks, KASAN",
+        "the same configuration without the series: the baseline for overhead figures",
     )
     s.add_argument("--make-jobs", type=int, metavar="N", help="make -j (default: all CPUs)")
     s.set_defaults(func=cmd_kernel_build)
     s = k.add_parser("info", help="the inputs, their hash and where the build lives")
-    s.add_argument("--debug", action="store_true", help="the debug variant")
-    s.add_argument("--unpatched", action="store_true", help="the variant without the series")
+    _add_variant_args(s, "the debug variant", "the variant without the series")
     s.set_defaults(func=cmd_kernel_info)
     s = k.add_parser(
         "check",
@@ -959,7 +969,7 @@ def _add_campaign(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
 
     s = c.add_parser("plan", help="the runs, which are done, and what must be built")
     spec_args(s)
-    s.add_argument("--runs", action="store_true", help="list every run and its state")
+    s.add_argument("--list-runs", action="store_true", help="list every run and its state")
     s.set_defaults(func=cmd_campaign_plan)
 
     s = c.add_parser("run", help="build once, then run every run that is not done")

@@ -38,7 +38,8 @@ class RunDescription:
     run_id: str
     policy: str
     repetition: int
-    timeout_s: int
+    #: the mix time limit (--mix-limit); the runner's key for it is timeout_s
+    mix_limit_s: int
     apps: tuple[AppRun, ...]
     method: str = "restart"
     #: gem5 only: statistics reset and dumped around the measured run, work
@@ -56,7 +57,7 @@ class RunDescription:
         run_id: str,
         policy: str,
         repetition: int,
-        timeout_s: int,
+        mix_limit_s: int,
         mix: Mix,
         *,
         method: str = "restart",
@@ -97,7 +98,7 @@ class RunDescription:
             run_id,
             policy,
             repetition,
-            timeout_s,
+            mix_limit_s,
             tuple(apps),
             method=method,
             m5ops=m5ops,
@@ -121,7 +122,8 @@ class RunDescription:
             f"run_id {self.run_id}",
             f"policy {self.policy}",
             f"repetition {self.repetition}",
-            f"timeout_s {self.timeout_s}",
+            # the mix limit, under the name workloads/runner/ampkit-init.c reads
+            f"timeout_s {self.mix_limit_s}",
             f"method {self.method}",
             f"m5ops {int(self.m5ops)}",
         ]

@@ -88,7 +88,7 @@ def source_tree() -> Path:
         if patched:
             raise AmpkitError(
                 f"the series last applied in {tree.src} changed {', '.join(patched)}",
-                "build the kernel from this checkout first ('ampkit kernel build')",
+                "build the kernel from this checkout first ('ampkit build kernel')",
             )
     return tree.src
 

@@ -8,7 +8,7 @@ The kit claims that under ``cfs``, with the per-task counters off
 6.1 kernel runs on every scheduler hot path but for patched-out static
 branches. This measures it. Two kernels of the same configuration boot on
 gem5, one big and one little CPU by default: the unpatched Debian source
-(``ampkit kernel build --unpatched``) and the kit's kernel. In each guest
+(``ampkit build kernel-unpatched``) and the kit's kernel. In each guest
 ampkit-schedtest runs its two ping-pongs: pipe-pingpong (round trips
 between two threads over pipes: wake-ups, context switches, placement) and
 mutex-pingpong (hand-offs through a mutex and a condition variable: futex

@@ -81,7 +81,7 @@ def pins_for(spec: Spec, runs: list[PlannedRun], kernel_digest: str, initramfs: 
     if any(app.from_suite for run in runs for app in run.request.mix.apps):
         suite = parsec.load_image(spec.parsec)
     if not initramfs.is_file():
-        raise AmpkitError(f"no initramfs at {initramfs}", "run 'ampkit images build'")
+        raise AmpkitError(f"no initramfs at {initramfs}", "run 'ampkit build initramfs'")
     return Pins(
         engine=engine_identity(spec.engine),
         kernel_digest=kernel_digest,

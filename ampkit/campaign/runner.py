@@ -120,7 +120,7 @@ def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
         f"{todo} to run: at most {todo * wall / 3600:.1f} CPU-slot hours"
     )
     if not runs:
-        return [*out, "(--runs lists every run and its state)"]
+        return [*out, "(--list-runs lists every run and its state)"]
     for e in rows:
         state = e.state.state + (f" ({e.state.detail})" if e.state.detail else "")
         out.append(f"  {e.run.run_id:60s} {e.run.role:12s} {state}")

@@ -67,9 +67,9 @@ _TOP_KEYS = {
     "executor": "table",
 }
 _LIMIT_KEYS = {"mix_limit_s", "wall_limit_s", "memory_mb", "cpus"}
-#: [limits] keys of earlier versions, and their names now: still read, so
-#: that a campaign directory made before the rename (its copy of the spec)
-#: resumes, but not both spellings at once.
+#: [limits] keys of earlier versions, and their names now: refused, with the
+#: name to write instead (a campaign directory made before the rename resumes
+#: once its spec.toml says the new names; run keys did not change).
 _RENAMED_LIMITS = {"mix_s": "mix_limit_s", "run_s": "wall_limit_s"}
 _EXECUTOR_KEYS = {"kind", "jobs", "partition", "account", "max_parallel", "sbatch_args"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -253,9 +253,12 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     limits_table = toml.get(("limits",))
     for old, new in _RENAMED_LIMITS.items():
         if isinstance(limits_table, dict) and old in limits_table:
-            if new in limits_table:
-                toml.fail(("limits", old), f"and {new} are one limit: keep {new}")
-            limits_table[new] = limits_table.pop(old)  # the old spelling, read as the new
+            toml.fail(
+                ("limits", old),
+                f"is the old name of limits.{new}",
+                hint=f"rename it {new}: the same limit, --{new[:-2].replace('_', '-')} "
+                "on the command line",
+            )
     toml.only_keys(("limits",), _LIMIT_KEYS, "a campaign key")
     limits = Limits(
         mix_limit_s=toml.integer(

@@ -58,7 +58,7 @@ jobs = 1
     planned = {r.run_id for r in expand(load_spec(spec_path))}
     assert len(planned) == 6  # two policies, and each application alone and little-only
 
-    plan = ampkit("campaign", "plan", str(spec_path), "--dir", str(root), "--runs")
+    plan = ampkit("campaign", "plan", str(spec_path), "--dir", str(root), "--list-runs")
     assert "6 to run" in plan.stdout, plan.stdout
     assert all(run_id in plan.stdout for run_id in planned)
     brief = ampkit("campaign", "plan", str(spec_path), "--dir", str(root)).stdout

@@ -13,7 +13,15 @@ from typing import Any
 
 from ampkit.kernel import KernelBuild
 
-from .helpers import EXECUTED, app_json, make_mix, run_mix, run_schedtest, schedtest, threads_by_role
+from .helpers import (
+    EXECUTED,
+    app_json,
+    make_mix,
+    run_mix,
+    run_schedtest,
+    schedtest,
+    threads_by_role,
+)
 
 QUANTUM_MS = 40
 

@@ -1,12 +1,15 @@
 """Bad input gets an error that says what was wrong and what is valid, before any work."""
 
 import argparse
+import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ampkit import kernel, platform
+from ampkit import build as build_mod
+from ampkit import hostdeps, kernel, paths, platform
 from ampkit.cli import main, parser
 from ampkit.errors import (
     EXIT_BUILD,
@@ -137,17 +140,28 @@ def _parsers(p: argparse.ArgumentParser, path: str = "ampkit") -> list[tuple[str
 
 def test_flags_mean_one_thing_everywhere() -> None:
     options: dict[str, set[str]] = {}
+    takes_value: dict[str, set[bool]] = {}
     for path, p in _parsers(parser()):
         for action in p._actions:
+            if action.help == argparse.SUPPRESS:
+                continue  # a hidden alias
             for flag in action.option_strings:
                 options.setdefault(flag, set()).add(f"{path}: {action.help}")
+                takes_value.setdefault(flag, set()).add(action.nargs != 0)
     # one spelling of output, and of the two time limits
-    for gone in ("--output", "--timeout", "--kernel-jobs", "--make"):
+    for gone in ("--output", "--timeout", "--kernel-jobs", "--make", "--debug"):
         assert gone not in options, options.get(gone)
     assert {"--out", "--mix-limit", "--wall-limit", "--make-jobs"} <= set(options)
     # --jobs is runs at once wherever it appears; make's parallelism is --make-jobs
     assert all("runs at once" in h for h in options["--jobs"]), options["--jobs"]
     assert all("make -j" in h for h in options["--make-jobs"]), options["--make-jobs"]
+    # a flag takes a value everywhere or nowhere: --runs is where runs go
+    for flag, kinds in takes_value.items():
+        assert len(kinds) == 1, (flag, options[flag])
+    assert all("where the runs go" in h for h in options["--runs"]), options["--runs"]
+    # the debug kernel has one spelling, wherever a kernel variant is chosen
+    debug = {h.partition(":")[0] for h in options["--debug-kernel"]}
+    assert debug == {"ampkit kernel build", "ampkit kernel info", "ampkit run", "ampkit shell"}
 
 
 def test_campaign_commands_take_a_spec_or_a_directory_and_exec_is_hidden(
@@ -183,3 +197,111 @@ def test_campaign_status_reads_a_spec_or_its_directory(
     tmp_dir = tmp_path / "d"
     tmp_dir.mkdir()
     assert main(["campaign", "status", str(tmp_dir), "--dir", "x"]) == EXIT_USAGE
+
+
+def test_campaign_plan_lists_every_run_with_list_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "c.toml"
+    spec.write_text('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n')
+    args = ["campaign", "plan", str(spec), "--dir", str(tmp_path / "camp")]
+    assert main([*args, "--list-runs"]) == 0
+    listed = capsys.readouterr().out
+    assert "2B2L-cfs-demo-r0" in listed and "todo" in listed
+    # --runs is a directory wherever it appears, so plan has none
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--runs"])
+    assert e.value.code == EXIT_USAGE
+
+
+def test_the_hidden_debug_alias_picks_the_debug_kernel() -> None:
+    for command in ("build", "info"):
+        assert parser().parse_args(["kernel", command, "--debug"]).debug_kernel
+        assert parser().parse_args(["kernel", command, "--debug-kernel"]).debug_kernel
+    assert main(["kernel", "info", "--debug-kernel", "--unpatched"]) == EXIT_USAGE
+
+
+def test_doctor_exits_4_when_the_host_lacks_something(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(hostdeps, "FILES", {})
+    monkeypatch.setattr(hostdeps, "PROGRAMS", {"sh": "dash"})
+    assert main(["doctor"]) == 0
+    monkeypatch.setattr(hostdeps, "PROGRAMS", {"sh": "dash", "ampkit-no-such-tool": "nopkg"})
+    assert main(["doctor"]) == EXIT_ENVIRONMENT
+    assert "MISSING  ampkit-no-such-tool" in capsys.readouterr().out
+    monkeypatch.setattr(hostdeps, "PROGRAMS", {"sh": "dash"})
+    monkeypatch.setattr(hostdeps, "FILES", {"/no/such/ampkit/file": "nopkg"})
+    assert main(["doctor"]) == EXIT_ENVIRONMENT
+
+
+@pytest.mark.parametrize(
+    ("step", "code"),
+    [
+        ({"error": "", "warnings": []}, 0),
+        ({"error": "make exited 2", "warnings": []}, EXIT_BUILD),
+        ({"error": "", "warnings": ["kernel/sched/fair.c:1: warning: unused"]}, EXIT_BUILD),
+    ],
+)
+def test_kernel_check_exits_5_when_a_patch_fails(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    step: dict[str, Any],
+    code: int,
+) -> None:
+    """A patch that does not build (or warns, CONFIG_WERROR) is a failed build."""
+    from ampkit import kernelcheck
+
+    found = kernelcheck.SeriesCheck(tmp_path / "check")
+    found.directory.mkdir()
+    steps = [{"patch": "0001-x.patch", "config": "kit", "seconds": 1.0, **step}]
+    (found.directory / "check.json").write_text(json.dumps({"seconds": 2.0, "steps": steps}))
+    monkeypatch.setattr(kernelcheck, "check", lambda: found)
+    assert main(["kernel", "check"]) == code
+    out = capsys.readouterr().out
+    assert "0001-x.patch" in out and str(found.directory) in out
+
+
+#: What 'ampkit build' builds (SConstruct's aliases).
+BUILD_TARGETS = {
+    *(build_mod.kernel_target(v) for v in ("default", "debug", "unpatched")),
+    build_mod.INITRAMFS,
+    build_mod.SHELL_IMAGE,
+    "guest",
+    "host",
+    "selftests",
+}
+
+
+def test_make_and_the_readme_build_with_ampkit_build() -> None:
+    commands = dict(_parsers(parser()))
+    build_help = next(a.help for a in commands["ampkit build"]._actions if a.dest == "targets")
+    assert all(t in build_help for t in BUILD_TARGETS)
+    makefile = (paths.REPO_ROOT / "Makefile").read_text()
+    calls = re.findall(r"^\t\$\(AMPKIT\) (.*)$", makefile, re.MULTILINE)
+    builds = [c.split() for c in calls if c.split()[0] in ("build", "kernel", "images")]
+    assert builds, calls
+    for words in builds:
+        assert words[0] == "build" and set(words[1:]) <= BUILD_TARGETS, words
+    # the README builds with 'ampkit build'; its CLI list names each alias once
+    readme = (paths.REPO_ROOT / "README.md").read_text()
+    assert readme.count("ampkit kernel build") == 1
+    assert readme.count("ampkit images build") == 1
+    assert not re.search(r"--debug\b(?!-kernel)", readme)
+    assert "--runs]" not in readme and "plan CAMPAIGN [--list-runs]" in readme
+
+
+def test_the_run_description_carries_the_mix_limit() -> None:
+    """The kit calls it the mix limit; the guest runner reads it as
+    timeout_s (workloads/runner/ampkit-init.c), the one place the old name
+    stays, until the runner is changed with it."""
+    from dataclasses import fields
+
+    from ampkit.mix import load_mix
+    from ampkit.rundesc import RunDescription
+
+    assert "mix_limit_s" in {f.name for f in fields(RunDescription)}
+    assert "timeout_s" not in {f.name for f in fields(RunDescription)}
+    desc = RunDescription.for_mix("r", "cfs", 0, mix_limit_s=42, mix=load_mix("demo"))
+    assert desc.mix_limit_s == 42 and "\ntimeout_s 42\n" in desc.render()
