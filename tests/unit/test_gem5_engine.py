@@ -9,9 +9,12 @@ import pytest
 
 from ampkit.devicetree import for_gem5
 from ampkit.engines import gem5
-from ampkit.errors import AmpkitError
+from ampkit.engines.base import EngineIdentity
+from ampkit.errors import AmpkitError, UsageError
 from ampkit.fdt import DeviceTree
+from ampkit.mix import App, Mix
 from ampkit.platform import get_platform
+from ampkit.run import RunRequest
 from tests.dtc import compile_dts, decompile
 
 #: gem5 v24's own tree for 2B2L (fs_bigLITTLE.py), and the tree that was
@@ -282,3 +285,18 @@ def test_gem5s_own_fatal_line_is_the_runs_reason(tmp_path: Path) -> None:
         "gem5: fatal: system.littleCluster.cpus0.x without default or user set value"
     ]
     assert gem5.gem5_errors(tmp_path / "absent.log") == []
+
+
+def test_a_qemu_clock_asked_of_a_gem5_run_is_refused() -> None:
+    """A setting gem5 cannot honour stops the run (and a campaign's plan)
+    rather than being ignored."""
+    request = RunRequest(
+        platform=get_platform("2B2L"),
+        policy="cfs",
+        mix=Mix("m", "d", "compute", (App("compute", 1, 1),), Path("m")),
+        engine="gem5",
+        qemu_clock="icount",
+    )
+    identity = EngineIdentity(name="gem5", version="v24", binary_sha256="0" * 64)
+    with pytest.raises(UsageError, match="QEMU clock 'icount' was asked of a gem5 run"):
+        gem5.ENGINE.setup(request, identity, {})
