@@ -14,7 +14,7 @@ from ampkit import calibration, gem5stats, parsec
 from ampkit import kernel as kernel_mod
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine
-from ampkit.engines.base import BootInputs, EngineIdentity, EngineResult, Machine
+from ampkit.engines.base import BootInputs, Engine, EngineIdentity, EngineResult, Machine
 from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import sha256_bytes, sha256_file, sha256_json
 from ampkit.mix import Mix
@@ -146,6 +146,18 @@ def warmup_of(request: RunRequest) -> int:
     return request.warmup_ms
 
 
+def check_guest_clock(clock: str, engine: Engine) -> None:
+    """A guest clock the engine cannot give stops the run rather than being
+    ignored (the default, "host", asks for nothing)."""
+    if clock != "host" and clock not in engine.guest_clocks:
+        offered = ", ".join(engine.guest_clocks) or "none: it keeps its own time"
+        raise UsageError(
+            f"the guest clock '{clock}' was asked of a {engine.label} run",
+            f"{engine.label} offers {offered}; drop --qemu-clock (qemu_clock in a campaign "
+            "spec) or choose another engine",
+        )
+
+
 def prepare(
     request: RunRequest,
     engine: EngineIdentity,
@@ -167,6 +179,7 @@ def prepare(
     elif suite is None:
         suite = parsec.load_image(request.suite_manifest)
     engine_impl = get_engine(request.engine)
+    check_guest_clock(request.qemu_clock, engine_impl)
     warmup_ms = warmup_of(request)
     desc = RunDescription.for_mix(
         request.run_id,

@@ -30,12 +30,13 @@ spec's directory. Every error names the file, the line and the key.
 
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ampkit import platform as platform_mod
 from ampkit import policies, references
-from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine, qemu
+from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_MIX_LIMIT_S
@@ -62,14 +63,14 @@ _TOP_KEYS = {
     "speedups": "a speedup profile (ampkit profile)",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
     "append": "extra kernel command line",
-    "qemu_clock": f"QEMU's guest clock: {', '.join(qemu.CLOCKS)}",
+    "qemu_clock": "QEMU's guest clock: host, icount or instructions (ampkit/engines/qemu.py)",
     "limits": "table",
     "executor": "table",
 }
 _LIMIT_KEYS = {"mix_limit_s", "wall_limit_s", "memory_mb", "cpus"}
-#: [limits] keys of earlier versions, and their names now: refused, with the
-#: name to write instead (a campaign directory made before the rename resumes
-#: once its spec.toml says the new names; run keys did not change).
+#: [limits] keys of earlier versions, and their names now: still read, with
+#: a notice that names the new key, so that a campaign directory made before
+#: the rename (its copy of the spec) resumes; not both spellings at once.
 _RENAMED_LIMITS = {"mix_s": "mix_limit_s", "run_s": "wall_limit_s"}
 _EXECUTOR_KEYS = {"kind", "jobs", "partition", "account", "max_parallel", "sbatch_args"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -243,22 +244,37 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     kernel = toml.string(("kernel",), choices=KERNEL_VARIANTS, default="default")
     append = toml.string(("append",), default="")
     qemu_clock = data.get("qemu_clock", "host")
-    if qemu_clock not in qemu.CLOCKS:
+    clocks = sorted({"host", *(c for name in ENGINES for c in get_engine(name).guest_clocks)})
+    if qemu_clock not in clocks:
         toml.fail(
             ("qemu_clock",),
-            f"must be one of {', '.join(qemu.CLOCKS)}, not {qemu_clock!r}",
+            f"must be one of {', '.join(clocks)}, not {qemu_clock!r}",
             hint="icount decouples guest time from host load (ampkit/engines/qemu.py)",
+        )
+    engine_impl = get_engine(engine)
+    if qemu_clock != "host" and qemu_clock not in engine_impl.guest_clocks:
+        toml.fail(
+            ("qemu_clock",),
+            f"asks {engine_impl.label} for a guest clock it does not offer",
+            hint=f"{engine_impl.label} keeps its own time: drop qemu_clock, or run on "
+            "another engine",
         )
 
     limits_table = toml.get(("limits",))
     for old, new in _RENAMED_LIMITS.items():
         if isinstance(limits_table, dict) and old in limits_table:
-            toml.fail(
-                ("limits", old),
-                f"is the old name of limits.{new}",
-                hint=f"rename it {new}: the same limit, --{new[:-2].replace('_', '-')} "
-                "on the command line",
+            if new in limits_table:
+                toml.fail(("limits", old), f"and {new} are one limit: keep {new}")
+            # read as the new name, so that a campaign directory made before
+            # the rename (its own copy of the spec) resumes; said each time
+            line = toml.line(("limits", old))
+            print(
+                f"{path}:{line}: 'limits.{old}' is the old name of limits.{new}: read as "
+                f"{new}; rename it (the same limit, --{new[:-2].replace('_', '-')} on the "
+                "command line)",
+                file=sys.stderr,
             )
+            limits_table[new] = limits_table.pop(old)
     toml.only_keys(("limits",), _LIMIT_KEYS, "a campaign key")
     limits = Limits(
         mix_limit_s=toml.integer(

@@ -116,6 +116,10 @@ class Engine(Protocol):
     #: whether the engine models the cores' speed (gem5): a capacity
     #: calibration (ampkit.calibration) is then tied to its binary
     models_core_speed: bool
+    #: the guest clocks a request may ask for (RunRequest.qemu_clock, a
+    #: campaign's qemu_clock) beyond the default "host"; empty for an engine
+    #: that keeps its own time (gem5's simulated time)
+    guest_clocks: tuple[str, ...]
 
     def identity(self) -> EngineIdentity:
         """This host's engine, pinned by hashes; an error names what is missing."""

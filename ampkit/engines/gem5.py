@@ -47,7 +47,7 @@ from ampkit.engines.base import (
     EngineResult,
     Setup,
 )
-from ampkit.errors import AmpkitError, MissingDependency, UsageError
+from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file, sha256_file_memo, sha256_json, write_json
 from ampkit.paths import CONFIGS, cache_dir
 from ampkit.platform import Platform, check_gem5_platform
@@ -596,6 +596,7 @@ class Gem5Engine:
     writes_statistics = True
     timing_notice: str | None = None
     models_core_speed = True
+    guest_clocks: tuple[str, ...] = ()  # simulated time
 
     def identity(self) -> EngineIdentity:
         found = Gem5.locate()
@@ -614,12 +615,6 @@ class Gem5Engine:
     def setup(
         self, request: "RunRequest", identity: EngineIdentity, dtb_cache: dict[str, bytes]
     ) -> Setup:
-        if request.qemu_clock != "host":
-            raise UsageError(
-                f"the QEMU clock '{request.qemu_clock}' was asked of a gem5 run",
-                "gem5 keeps its own simulated time: drop --qemu-clock (qemu_clock in a "
-                "campaign spec), or run with --engine qemu",
-            )
         machine = Gem5Machine(request.platform)
         dtb = dtb_cache.get(request.platform.name)
         if dtb is None:

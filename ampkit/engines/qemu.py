@@ -281,6 +281,7 @@ class QemuEngine:
     writes_statistics = False
     timing_notice: str | None = QEMU_NOTICE
     models_core_speed = False
+    guest_clocks: tuple[str, ...] = CLOCKS
 
     def identity(self) -> EngineIdentity:
         binary = hostdeps.require_program(QEMU)

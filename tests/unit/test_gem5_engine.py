@@ -14,7 +14,7 @@ from ampkit.errors import AmpkitError, UsageError
 from ampkit.fdt import DeviceTree
 from ampkit.mix import App, Mix
 from ampkit.platform import get_platform
-from ampkit.run import RunRequest
+from ampkit.run import RunRequest, prepare
 from tests.dtc import compile_dts, decompile
 
 #: gem5 v24's own tree for 2B2L (fs_bigLITTLE.py), and the tree that was
@@ -287,9 +287,9 @@ def test_gem5s_own_fatal_line_is_the_runs_reason(tmp_path: Path) -> None:
     assert gem5.gem5_errors(tmp_path / "absent.log") == []
 
 
-def test_a_qemu_clock_asked_of_a_gem5_run_is_refused() -> None:
+def test_a_guest_clock_asked_of_a_gem5_run_is_refused() -> None:
     """A setting gem5 cannot honour stops the run (and a campaign's plan)
-    rather than being ignored."""
+    before anything is built or booted, rather than being ignored."""
     request = RunRequest(
         platform=get_platform("2B2L"),
         policy="cfs",
@@ -298,5 +298,5 @@ def test_a_qemu_clock_asked_of_a_gem5_run_is_refused() -> None:
         qemu_clock="icount",
     )
     identity = EngineIdentity(name="gem5", version="v24", binary_sha256="0" * 64)
-    with pytest.raises(UsageError, match="QEMU clock 'icount' was asked of a gem5 run"):
-        gem5.ENGINE.setup(request, identity, {})
+    with pytest.raises(UsageError, match="guest clock 'icount' was asked of a gem5 run"):
+        prepare(request, identity, "0" * 64, "0" * 64)
