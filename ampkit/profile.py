@@ -290,8 +290,9 @@ def measure(
                     times[kind].append(RunDir(run_dir).only_turnaround_ns())
                 except Excluded as e:
                     raise AmpkitError(
-                        f"{run_dir}: {e}",
-                        "its console.log says why; a profile is made of sound runs only",
+                        f"{run_dir}: made again, and still does not count: {e}",
+                        "see its console.log and manifest.json; a profile is made of runs "
+                        "that count only",
                     ) from e
                 runs[kind].append(run_dir.name)
         entries.append(

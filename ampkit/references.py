@@ -77,5 +77,6 @@ def references(request: RunRequest, kinds: Iterable[str] = KINDS) -> list[Refere
 
 
 def is_done(run_dir: Path) -> bool:
-    """A finished, sound run is there: a campaign or a second call skips it."""
-    return RunDir(run_dir).is_ok()
+    """A run that counts is there (finished, sound, its statistics too): a
+    second call skips it; one that does not count is made again."""
+    return RunDir(run_dir).counts()

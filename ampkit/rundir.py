@@ -29,10 +29,11 @@ followed by the run's:
 
 A run is written under ``<name>.partial`` (``RunWriter``) and renamed when
 it is over, so a directory with the final name is always a finished run;
-its ``status`` says whether it succeeded. Whether a finished run may count
-in a metric, and if not why, is ``RunDir.check()``: the analysis, the
-campaign store, the summary and the profiles all ask it. What the
-manifest holds is ``Manifest`` (written) and ``RunInfo`` (read).
+its ``status`` says whether it succeeded (what a campaign's store and the
+summary report). Whether a finished run may count in a metric, and if not
+why, is ``RunDir.judge()`` (``check()``, ``counts()``): the analysis, the
+profiles, the references and the benchmarks ask it. What the manifest
+holds is ``Manifest`` (written) and ``RunInfo`` (read).
 
 This module imports nothing of the kit but its file helpers and gem5's
 statistics reader, so that whatever reads run directories (the analysis
@@ -44,7 +45,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,27 @@ def instances(programs: Iterable[str]) -> list[tuple[str, int]]:
     return out
 
 
+def _region(name: str, roi: Any, record: "AppRecord") -> tuple[int, int] | None:
+    """The record's region of interest, checked against its process: the
+    runner writes "roi_ns": [begin, end], end null if the program never left
+    it (then the process's time is all there is)."""
+    if roi is None:
+        return None
+    if not (isinstance(roi, list) and len(roi) == 2):
+        raise Excluded(f"corrupt: {name} record: roi_ns is not [begin, end]: {roi!r}")
+    begin, end = roi
+    if end is None:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (begin, end)):
+        raise Excluded(f"corrupt: {name} record: roi_ns is not two integers: {roi!r}")
+    if not record.start_ns <= begin < end <= record.end_ns:
+        raise Excluded(
+            f"corrupt: {name} record: its region of interest [{begin}, {end}] is not "
+            f"inside its process [{record.start_ns}, {record.end_ns}]"
+        )
+    return begin, end
+
+
 @dataclass(frozen=True)
 class AppRecord:
     """One application's record in results.jsonl."""
@@ -127,10 +149,29 @@ class AppRecord:
     status: str
     #: The record as the runner printed it (thread times, kernel counters...).
     raw: dict[str, Any]
+    #: The region of interest the program reported, (begin, end) on the
+    #: runner's clock: its work, without start-up and self-check. None when
+    #: it reported none, or never left it.
+    roi_ns: tuple[int, int] | None = None
+
+    @property
+    def process_ns(self) -> int:
+        """From the start of the process to its end, as the runner saw them."""
+        return self.end_ns - self.start_ns
 
     @property
     def turnaround_ns(self) -> int:
-        return self.end_ns - self.start_ns
+        """The time the metrics use: the region of interest where the program
+        reported one (the work, not its start-up or its self-check), the
+        process's turnaround otherwise (``timed_by`` says which)."""
+        if self.roi_ns is None:
+            return self.process_ns
+        return self.roi_ns[1] - self.roi_ns[0]
+
+    @property
+    def timed_by(self) -> str:
+        """ "region" or "process": what turnaround_ns is the time of."""
+        return "process" if self.roi_ns is None else "region"
 
     @property
     def key(self) -> str:
@@ -161,7 +202,7 @@ class AppRecord:
             raise Excluded(f"corrupt: {name} record: {e}") from e
         if record.status == OK and record.end_ns <= record.start_ns:
             raise Excluded(f"corrupt: {name} ended before it started")
-        return record
+        return replace(record, roi_ns=_region(name, rec.get("roi_ns"), record))
 
 
 @dataclass(frozen=True)
@@ -244,6 +285,34 @@ class Ending:
     status: str
 
 
+#: The manifest's own fields, which no engine output may replace.
+_MANIFEST_FIELDS = frozenset(
+    [
+        "kind",
+        "version",
+        "run_id",
+        "key",
+        "engine",
+        "platform",
+        "policy",
+        "policy_details",
+        "mix",
+        "repetition",
+        "method",
+        "warmup_ms",
+        "mix_limit_s",
+        "kernel",
+        "inputs",
+        "started",
+        "status",
+        "finished",
+        "wall_s",
+        "boot",
+        "kernel_problems",
+    ]
+)
+
+
 @dataclass(frozen=True)
 class Manifest:
     """What manifest.json says of a run, as the run writes it: first while
@@ -274,6 +343,9 @@ class Manifest:
     ending: Ending | None = None
 
     def to_json(self) -> dict[str, Any]:
+        clash = set(self.engine_outputs) & _MANIFEST_FIELDS
+        if clash:
+            raise ValueError(f"engine outputs would replace the manifest's {sorted(clash)}")
         optional = {
             "key": self.key,
             "method": self.method,
@@ -309,6 +381,15 @@ class Manifest:
                 }
             )
         return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A run that may count, as RunDir.judge() read it."""
+
+    info: "RunInfo"
+    records: list["AppRecord"]
+    statistics: "Statistics"
 
 
 @dataclass(frozen=True)
@@ -411,6 +492,24 @@ class RunDir:
         apps = mix.get("apps") if isinstance(mix, dict) else None
         if not isinstance(apps, list) or not apps or not all(isinstance(a, dict) for a in apps):
             raise Excluded(f"corrupt: {MANIFEST} names no applications of the mix")
+        if not all(isinstance(a.get("program"), str) for a in apps):
+            raise Excluded(f"corrupt: {MANIFEST} has an application without a program")
+        engine = m.get("engine")
+        statistics = _engine_field(m, "statistics")
+        dumps = _engine_field(m, "stats_dumps")
+        notice = _engine_field(m, "timing_notice")
+        if (
+            not isinstance(statistics, bool | None)
+            or not (
+                dumps is None
+                or (isinstance(dumps, list) and all(isinstance(d, str) for d in dumps))
+            )
+            or not isinstance(notice, str | None)
+        ):
+            raise Excluded(
+                f"corrupt: {MANIFEST}: engine {engine!r} is not what a run writes "
+                "(statistics a boolean, stats_dumps a list of names, timing_notice a text)"
+            )
         counts = (platform.get("big"), platform.get("little")) if isinstance(platform, dict) else ()
         big, little = counts if all(isinstance(c, int) for c in counts) and counts else (None, None)
         return RunInfo(
@@ -425,9 +524,9 @@ class RunDir:
             mix_apps=tuple(apps),
             campaign=str(m["campaign"]) if m.get("campaign") else campaign,
             key=m.get("key") if isinstance(m.get("key"), str) else None,
-            statistics=bool(_engine_field(m, "statistics")),
-            stats_dumps=tuple(str(d) for d in _engine_field(m, "stats_dumps") or ()),
-            timing_notice=_engine_field(m, "timing_notice"),
+            statistics=bool(statistics),
+            stats_dumps=tuple(dumps or ()),
+            timing_notice=notice,
             calibration_stale=_calibration_stale(platform),
         )
 
@@ -465,12 +564,12 @@ class RunDir:
             dumps = gem5stats.read_stats(self.path / M5OUT)
         except gem5stats.StatsError as e:
             raise Excluded(f"corrupt: gem5 stats: {e}") from e
-        if dumps is None:
+        if not dumps:
             if info.statistics:
                 raise Excluded(f"incomplete: a {info.engine} run without its statistics")
             return Statistics()
         try:
-            measured = gem5stats.run_summary(dumps) if dumps else None
+            measured = gem5stats.run_summary(dumps)
         except gem5stats.StatsError as e:
             if not info.stats_dumps:
                 raise Excluded(
@@ -482,13 +581,27 @@ class RunDir:
 
     # --- the verdict ------------------------------------------------------
 
-    def check(self, campaign: str | None = None) -> tuple[RunInfo, list[AppRecord]]:
-        """The run's account and its records, if it may count in a metric;
-        Excluded, with the reason, if not (see records() and statistics())."""
+    def judge(self, campaign: str | None = None) -> "Verdict":
+        """Everything a sound run gives the metrics: its account, its
+        records and its statistics; Excluded, with the reason, if it may not
+        count (see info(), records() and statistics())."""
         info = self.info(campaign)
         records = self.records(info)
-        self.statistics(info)
-        return info, records
+        return Verdict(info, records, self.statistics(info))
+
+    def check(self, campaign: str | None = None) -> tuple[RunInfo, list[AppRecord]]:
+        """judge(), for readers that need the account and the records only."""
+        verdict = self.judge(campaign)
+        return verdict.info, verdict.records
+
+    def counts(self) -> bool:
+        """Whether the run may count in a metric: what a command that makes
+        the runs it needs (profiles, references) asks before it skips one."""
+        try:
+            self.judge()
+        except Excluded:
+            return False
+        return True
 
     def records(self, info: RunInfo) -> list[AppRecord]:
         """The records of the run ``info`` accounts for, one per application

@@ -7,7 +7,10 @@ runs     one row per run directory, whether it counts (``included``) and,
          if not, why (``reason``);
 apps     one row per application per included run: campaign, run, run_id,
          engine, platform, big, little (its CPU counts), policy, mix,
-         repetition, app, instance, key, threads, turnaround_ns, status;
+         repetition, app, instance, key, threads, turnaround_ns (the
+         region of interest's where the program reported one, the
+         process's otherwise), timed_by ("region" or "process"),
+         process_ns, status;
 threads  one row per thread of those applications: wall_ns, cpu_ns;
 cpus     one row per CPU per gem5 stats dump where the run has gem5 stats:
          dump, measured (whether it is the dump of the measured interval,
@@ -20,7 +23,7 @@ memory   one row per memory controller of such a run, from its measured
 tasks    the kernel's per-task counters, where an application record
          carries them (a ``tasks`` list of objects), one row per task.
 
-A run counts only when ``ampkit.rundir`` says so (``RunDir.check()``: it
+A run counts only when ``ampkit.rundir`` says so (``RunDir.judge()``: it
 finished with status ``ok``, its manifest and results parse, and every
 application of its mix has exactly one record with status ``ok``) and, on
 gem5, its statistics parse and have the dumps of a kit run. Anything else
@@ -30,6 +33,7 @@ an application across mixes (program, threads, arguments): the reference
 runs are found by it.
 """
 
+import contextlib
 import importlib.util
 import math
 from dataclasses import dataclass
@@ -136,6 +140,8 @@ def _app_rows(
                 "key": rec.key,
                 "threads": rec.threads,
                 "turnaround_ns": rec.turnaround_ns,
+                "timed_by": rec.timed_by,
+                "process_ns": rec.process_ns,
                 "status": rec.status,
             }
         )
@@ -166,17 +172,18 @@ def collect(root: Path) -> Collection:
             {"campaign": root.name, "run": rel, "included": False, "reason": PARTIAL_REASON}
         )
     for run_dir in finished:
+        run = RunDir(run_dir)
         info: dict[str, Any] = {"campaign": root.name, "run": str(run_dir.relative_to(root))}
         try:
-            run = RunDir(run_dir)
-            run_info = run.info()
-            info = _run_columns(run_dir, root, run_info)
-            records = run.records(run_info)  # the manifest is read once
-            a, t, k = _app_rows(info, records)
-            stats = run.statistics(run_info)
+            verdict = run.judge()
         except Excluded as e:
+            with contextlib.suppress(Excluded):  # the run's columns, where it gives them
+                info = _run_columns(run_dir, root, run.info())
             runs.append({**info, "included": False, "reason": str(e)})
             continue
+        run_info, stats = verdict.info, verdict.statistics
+        info = _run_columns(run_dir, root, run_info)
+        a, t, k = _app_rows(info, verdict.records)
         runs.append({**info, "included": True, "reason": ""})
         if run_info.timing_notice:
             notices.add(str(run_info.timing_notice))
@@ -193,11 +200,22 @@ def collect(root: Path) -> Collection:
                 clusters.append({**info, **row})
             for row in measured["memory"]:
                 memory.append({**info, **row})
+    by_process = sorted({a["app"] for a in apps if a["timed_by"] == "process"})
+    if by_process:
+        notices.add(
+            "Timed by the whole process (no region of interest reported, so start-up "
+            f"and self-check included): {', '.join(by_process)}."
+        )
     return Collection(
         notices=tuple(sorted(notices)),
         runs=_frame(runs, [*RUN_COLUMNS, "included", "reason"]),
         apps=_frame(
-            apps, [*RUN_COLUMNS, "app", "instance", "key", "threads", "turnaround_ns", "status"]
+            apps,
+            [
+                *RUN_COLUMNS,
+                *("app", "instance", "key", "threads", "turnaround_ns", "timed_by"),
+                *("process_ns", "status"),
+            ],
         ),
         threads=_frame(threads, [*RUN_COLUMNS, "app", "instance", "thread", "wall_ns", "cpu_ns"]),
         cpus=_frame(

@@ -2,17 +2,21 @@
 verdict on a run is the same for every reader."""
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ampkit import references
 from ampkit.analysis.collect import collect
 from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.rundir import (
+    M5OUT,
     MANIFEST,
     QEMU_NOTICE,
+    AppRecord,
     Ending,
     EngineEntry,
     Excluded,
@@ -99,3 +103,100 @@ def test_the_summary_gives_the_notices_of_its_runs_engines_only(tmp_path: Path) 
     assert QEMU_NOTICE not in summarize([gem5])
     qemu = write_run(tmp_path / "q", platform="2B2L", policy="cfs", mix="a", apps=apps)
     assert summarize([gem5, qemu]).startswith(QEMU_NOTICE)
+
+
+def record(**extra: Any) -> dict[str, Any]:
+    return {
+        "app": "x",
+        "instance": 0,
+        "threads": 2,
+        "start_ns": 1_000,
+        "end_ns": 9_000,
+        "status": "ok",
+        **extra,
+    }
+
+
+def test_the_region_of_interest_times_the_application() -> None:
+    """Turnaround is the work: the region the program reported, inside its
+    process; the process's time when it reported none or never left it."""
+    rec = AppRecord.parse(record(roi_ns=[2_000, 7_500]))
+    assert (rec.turnaround_ns, rec.timed_by, rec.process_ns) == (5_500, "region", 8_000)
+    for roi in (None, [2_000, None]):
+        rec = AppRecord.parse(record(roi_ns=roi))
+        assert (rec.turnaround_ns, rec.timed_by) == (8_000, "process")
+
+
+@pytest.mark.parametrize(
+    ("roi", "reason"),
+    [
+        ([500, 7_500], "is not inside its process"),
+        ([2_000, 9_500], "is not inside its process"),
+        ([7_000, 2_000], "is not inside its process"),
+        ([2_000], "is not [begin, end]"),
+        (["a", 7_000], "is not two integers"),
+    ],
+)
+def test_a_region_outside_its_process_is_corrupt(roi: list[Any], reason: str) -> None:
+    with pytest.raises(Excluded, match=re.escape(reason)):
+        AppRecord.parse(record(roi_ns=roi))
+
+
+def test_the_report_names_the_programs_timed_by_their_whole_process(tmp_path: Path) -> None:
+    write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=[SynthApp("x", 1, 10**7)])
+    col = collect(tmp_path)
+    assert col.apps["timed_by"].tolist() == ["process"]
+    assert any(
+        n.startswith("Timed by the whole process") and n.endswith(": x.") for n in col.notices
+    )
+
+
+def test_a_run_that_does_not_count_is_made_again(tmp_path: Path) -> None:
+    """references.is_done() (what profiles and --references skip by) asks
+    whether a run counts, not only whether it ended ok."""
+    apps = [SynthApp("x", 1, 10**7)]
+    run = write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=apps, **GEM5)
+    assert RunDir(run).is_ok() and not RunDir(run).counts()
+    assert not references.is_done(run)
+    # statistics that hold no dump are no statistics
+    (run / M5OUT).mkdir()
+    (run / M5OUT / "stats.txt").write_text("")
+    with pytest.raises(Excluded, match="without its statistics"):
+        RunDir(run).judge()
+    qemu = write_run(tmp_path, platform="2B2L", policy="cfs", mix="q", apps=apps)
+    assert RunDir(qemu).counts() and references.is_done(qemu)
+
+
+@pytest.mark.parametrize(
+    "engine",
+    [
+        {"name": "gem5", "statistics": "false"},
+        {"name": "gem5", "stats_dumps": 5},
+        {"name": "gem5", "stats_dumps": "abc"},
+        {"name": "qemu", "timing_notice": 3},
+    ],
+)
+def test_a_manifest_of_the_wrong_types_is_corrupt_not_a_crash(
+    tmp_path: Path, engine: dict[str, Any]
+) -> None:
+    run = write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=[SynthApp("x", 1, 9)])
+    manifest = json.loads((run / MANIFEST).read_text())
+    manifest["engine"] = engine
+    (run / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(Excluded, match=r"engine .* is not what a run writes"):
+        RunDir(run).info()
+    assert collect(tmp_path).excluded["reason"].str.startswith("corrupt: manifest.json").all()
+
+
+def test_an_engine_output_cannot_replace_the_manifests_own_fields() -> None:
+    manifest = Manifest(
+        run_id="r",
+        engine=EngineEntry(name="gem5"),
+        platform={"name": "2B2L"},
+        policy="cfs",
+        mix={"name": "m", "apps": []},
+        repetition=0,
+        engine_outputs={"status": "ok"},
+    )
+    with pytest.raises(ValueError, match="would replace the manifest's \\['status'\\]"):
+        manifest.to_json()
