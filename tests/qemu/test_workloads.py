@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from ampkit import references
+from ampkit.analysis.collect import collect
 from ampkit.kernel import KernelBuild
 from ampkit.mix import SMALL_SIZES, App, known_programs
 from ampkit.platform import get_platform
@@ -33,6 +34,13 @@ def test_every_workload_runs_in_the_guest(
         # the kit kernel's counters for each thread, read as it ended
         assert [t["thread"] for t in r["tasks"]] == [0, 1, 2], r
         assert all(t["class"] in {"big", "little", "either"} for t in r["tasks"]), r
+        # its region of interest, inside its process, holding its threads'
+        # run: what the metrics time it by
+        begin, end = r["roi_ns"]
+        assert r["start_ns"] <= begin < end <= r["end_ns"], r
+        assert max(r["thread_times_ns"]) <= end - begin, r
+    runs = collect(tmp_path).apps
+    assert set(runs["timed_by"]) == {"region"}
 
 
 def test_four_applications_under_the_restart_method(

@@ -86,5 +86,51 @@ def test_report_goes_to_the_runner_fd(host_bin: Path, program: str, tmp_path: Pa
             pass_fds=(f.fileno(),),
         )
     assert result.returncode == 0
-    assert "thread " not in result.stdout
-    assert [line.split()[1] for line in report.read_text().splitlines()] == ["0", "1"]
+    assert "thread " not in result.stdout and "roi_" not in result.stdout
+    lines = [line.split() for line in report.read_text().splitlines()]
+    assert [f[0] for f in lines] == ["roi_begin", "roi_end", "thread", "thread"]
+    assert [f[1] for f in lines[2:]] == ["0", "1"]
+    assert 0 < int(lines[0][1]) < int(lines[1][1])
+
+
+def region_and_threads(stdout: str) -> tuple[int, list[int]]:
+    """The region of interest's length and the threads' wall times, in ns."""
+    fields = {
+        line.split()[0]: int(line.split()[1])
+        for line in stdout.splitlines()
+        if line.startswith("roi_")
+    }
+    walls = [int(line.split()[2]) for line in stdout.splitlines() if line.startswith("thread ")]
+    return fields["roi_end"] - fields["roi_begin"], walls
+
+
+@pytest.mark.parametrize("program", WORKLOADS)
+def test_the_region_of_interest_is_the_threads_work(host_bin: Path, program: str) -> None:
+    """The region spans the workers' run and nothing else: within a few
+    percent of the longest worker's wall time, so no start-up or self-check
+    (which runs after it, outside every thread's clock) is in it. The size
+    is raised until the region lasts 0.3 s, so that thread start and join
+    latencies on a busy host are a small part of it."""
+    size = 300
+    for _ in range(8):
+        result = run(host_bin / program, "-t", "3", "-n", str(size))
+        assert result.returncode == 0, result.stderr
+        region, walls = region_and_threads(result.stdout)
+        if region >= 300_000_000:
+            break
+        size = min(size * max(2, int(300_000_000 / max(region, 1) * 1.3)), 10**8)
+    assert region >= 300_000_000, (program, size, region)
+    assert len(walls) == 3
+    assert max(walls) <= region
+    assert region - max(walls) <= 0.05 * region, (program, size, region, walls)
+
+
+@pytest.mark.parametrize("program", WORKLOADS)
+def test_a_wrong_result_fails_the_program(host_bin: Path, program: str) -> None:
+    """The self-check still stops a wrong result, outside the region: the
+    program exits 1 with its message, and reports nothing to be measured."""
+    env = {**os.environ, "AMPKIT_WRONG_RESULT": "1"}
+    result = run(host_bin / program, "-t", "2", "-n", "300", env=env)
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert result.stderr.startswith(f"{program}: "), result.stderr
+    assert "thread " not in result.stdout and "roi_" not in result.stdout

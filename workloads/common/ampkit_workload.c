@@ -205,6 +205,25 @@ void ampkit_thread_end(struct ampkit_thread_clock *c)
 	read_kernel_counters(c);
 }
 
+static uint64_t roi_begin_ns, roi_end_ns;
+
+void ampkit_roi_begin(void)
+{
+	roi_begin_ns = ampkit_now_ns();
+}
+
+void ampkit_roi_end(void)
+{
+	roi_end_ns = ampkit_now_ns();
+}
+
+int ampkit_wrong_result(void)
+{
+	const char *env = getenv("AMPKIT_WRONG_RESULT");
+
+	return env && !strcmp(env, "1");
+}
+
 int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
 {
 	const char *env = getenv("AMPKIT_REPORT_FD");
@@ -217,6 +236,10 @@ int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
 		if (!out)
 			return -1;
 	}
+	if (roi_begin_ns)
+		fprintf(out, "roi_begin %llu\n", (unsigned long long)roi_begin_ns);
+	if (roi_end_ns)
+		fprintf(out, "roi_end %llu\n", (unsigned long long)roi_end_ns);
 	for (i = 0; i < n; i++) {
 		const struct ampkit_thread_clock *c = &clocks[i];
 
@@ -249,11 +272,13 @@ void ampkit_run_workers(void *(*fn)(void *), void *workers, size_t size, int n)
 	pthread_t *tids = ampkit_xcalloc((size_t)n, sizeof(*tids));
 	int i;
 
+	ampkit_roi_begin();
 	for (i = 0; i < n; i++)
 		if (pthread_create(&tids[i], NULL, fn, (char *)workers + (size_t)i * size))
 			ampkit_fail("%s: cannot create thread %d", name(), i);
 	for (i = 0; i < n; i++)
 		pthread_join(tids[i], NULL);
+	ampkit_roi_end();
 	free(tids);
 }
 

@@ -9,6 +9,12 @@
  * kit kernel by "<big_ns> <little_ns> <futex_blocked_ns> <futex_caused_ns>
  * <class>", to the file descriptor named by AMPKIT_REPORT_FD (set by the
  * runner), or to stdout when the variable is unset (a run by hand).
+ *
+ * Before those lines it reports its region of interest, "roi_begin <ns>"
+ * and "roi_end <ns>" (CLOCK_MONOTONIC, as the runner's clock and the kit's
+ * PARSEC hooks): its threads' work, without its start-up (inputs made,
+ * memory allocated) and without the self-check that follows. The analysis
+ * times the program by it.
  */
 #ifndef AMPKIT_WORKLOAD_H
 #define AMPKIT_WORKLOAD_H
@@ -72,10 +78,28 @@ void ampkit_thread_end(struct ampkit_thread_clock *c);
 int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n);
 
 /*
+ * The region of interest: from just before the first worker is created to
+ * just after the last has been joined. ampkit_run_workers() marks it; a
+ * workload that starts its threads itself calls these around them, once.
+ * A self-check belongs after ampkit_roi_end() and outside every thread's
+ * clock, so that it costs the same under every scheduler and is not
+ * counted as the program's work.
+ */
+void ampkit_roi_begin(void);
+void ampkit_roi_end(void);
+
+/*
+ * For the tests: whether AMPKIT_WRONG_RESULT=1 asks the workload to spoil
+ * its result after its region of interest, so that its self-check must
+ * fail the program (exit 1) as a real error would.
+ */
+int ampkit_wrong_result(void);
+
+/*
  * The workers of a workload are an array of its own structs, each holding a
  * struct ampkit_thread_clock. Run @fn on @n threads, the i-th given
- * (char *)@workers + i * @size, and wait for all of them; exits 1 if a
- * thread cannot be created.
+ * (char *)@workers + i * @size, and wait for all of them, as the region of
+ * interest; exits 1 if a thread cannot be created.
  */
 void ampkit_run_workers(void *(*fn)(void *), void *workers, size_t size, int n);
 

@@ -98,6 +98,8 @@ int main(int argc, char **argv)
 		w[t].count = per + (t < rest);
 	}
 	ampkit_run_workers(work, w, sizeof(*w), args.threads);
+	if (ampkit_wrong_result())
+		grid[PHASES & 1][0] ^= 1;
 	for (phase = 0; phase < PHASES; phase++)
 		for (t = 0; t < args.threads; t++)
 			for (i = w[t].first; i < w[t].first + w[t].count; i++)

@@ -72,6 +72,8 @@ int main(int argc, char **argv)
 		w[t].nodes = args.size;
 	}
 	ampkit_run_workers(walk, w, sizeof(*w), args.threads);
+	if (ampkit_wrong_result())
+		w[0].sum ^= 1;
 	lap = (uint64_t)args.size * (uint64_t)(args.size - 1) / 2;
 	for (t = 0; t < args.threads; t++) {
 		if (w[t].returns != LAPS || w[t].sum != LAPS * lap)

@@ -75,6 +75,8 @@ int main(int argc, char **argv)
 		w[i].count = args.size * (i + 1) / args.threads - w[i].first;
 	}
 	ampkit_run_workers(price, w, sizeof(*w), args.threads);
+	if (ampkit_wrong_result())
+		w[0].parity_errors++;
 	for (i = 0; i < args.threads; i++) {
 		total += w[i].call_sum;
 		errors += w[i].parity_errors;

@@ -95,6 +95,8 @@ int main(int argc, char **argv)
 	if (convoy)
 		ampkit_convoy_init(args.threads);
 	ampkit_run_workers(update, w, sizeof(*w), args.threads);
+	if (ampkit_wrong_result())
+		cells[0]++;
 	/* every other thread needs the lock for its first update: all must have slept */
 	if (convoy && convoy_asleep != args.threads - 1)
 		ampkit_fail("contend: -b: %d of the other %d threads were seen asleep on the lock",
