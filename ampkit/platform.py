@@ -29,10 +29,10 @@ CAPACITY_SCALE = 1024
 #: CONFIG_NR_CPUS of the kit's kernel (kernel-patches/ampkit.fragment).
 MAX_CPUS = 16
 
-_NAME = re.compile(r"^(\d+)B(\d+)L$")
+_NAME = re.compile(r"(\d+)B(\d+)L")
 #: What a preset may be called: its name starts run ids and directory
 #: names and is given on command lines.
-_PRESET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_PRESET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -278,7 +278,7 @@ def _load(path: Path | None = None) -> tuple[dict[str, CoreType], dict[str, tupl
 def _preset(toml: TomlFile, name: str) -> tuple[int, int]:
     """A preset's big and little counts, checked as make_platform() would."""
     key = ("preset", name)
-    if not _PRESET_NAME.match(name):
+    if not _PRESET_NAME.fullmatch(name):
         toml.fail(
             key,
             "cannot name a platform: it goes into run ids and directory names",
@@ -295,7 +295,7 @@ def _preset(toml: TomlFile, name: str) -> tuple[int, int]:
             hint=f"the kit's kernel supports at most {MAX_CPUS} CPUs (CONFIG_NR_CPUS); "
             "single-type platforms such as { big = 0, little = 4 } serve as references",
         )
-    m = _NAME.match(name)
+    m = _NAME.fullmatch(name)
     if m is not None and (int(m.group(1)), int(m.group(2))) != (big, little):
         toml.fail(
             key,
@@ -336,7 +336,7 @@ def get_platform(name: str) -> Platform:
     _, presets = _load()
     if name in presets:
         return make_platform(*presets[name], name=name)
-    m = _NAME.match(name)
+    m = _NAME.fullmatch(name)
     if m is None:
         raise AmpkitError(
             f"unknown platform '{name}'",

@@ -32,7 +32,7 @@ from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
 from ampkit.platform import get_platform
 from ampkit.run import RunRequest, engine_identity, execute, prepare
-from ampkit.rundir import M5OUT, RunDir
+from ampkit.rundir import GEM5_LOG, M5OUT, RUN_DESC, RunDir
 
 
 def main() -> None:
@@ -121,11 +121,11 @@ def main() -> None:
             kernel=kbuild.vmlinux,
             initrd=initramfs,
             cmdline=prepared.cmdline,
-            outdir=cold_dir / "m5out",
-            readfile=restored.directory / "run.desc",
+            outdir=cold_dir / M5OUT,
+            readfile=restored.directory / RUN_DESC,
             checkpoint=None,
         )
-        cold = gem5.simulate(cmd, cold_dir / "gem5.log", args.cold_limit)
+        cold = gem5.simulate(cmd, cold_dir / GEM5_LOG, args.cold_limit)
         if cold.timed_out:
             print(
                 f"(3) cold detailed boot + run: not done after {cold.wall_s:.0f} wall s "
