@@ -260,6 +260,7 @@ def write_report(
             out=out,
             plots=plots,
         )
+    _below_one_section(doc, slow, root, out)
     _kernel_section(doc, col, out, plots)
     doc.h(2, "Excluded runs")
     if col.excluded.empty:
@@ -279,6 +280,39 @@ def write_report(
     (out / "report.html").write_text(doc.html("ampkit scheduler comparison"))
     (plots_dir / "plots.json").write_text(json.dumps(plots, indent=2, sort_keys=True) + "\n")
     return Report(directory=out, plots=plots, collection=col)
+
+
+def _below_one_section(doc: Doc, slow: pd.DataFrame, root: Path, out: Path) -> None:
+    """Every application that ran faster in its mix than alone: its slowdown
+    is averaged in with the others, so the reader must see it and its likely
+    causes."""
+    below = slow[slow["slowdown"] < 1.0]
+    doc.h(2, "Slowdowns below 1")
+    if below.empty:
+        doc.p("None: no application ran faster in a mix than alone.")
+        return
+    doc.p(
+        f"{len(below)} application runs finished faster in their mix than alone, "
+        "which a slowdown cannot mean: either the reference run alone was not at "
+        "steady state (too short, or timed with its start-up: see timed_by), or the "
+        "program scales negatively, so that sharing the CPUs with other applications "
+        "(fewer CPUs each) helped it. They are counted in the means above; check the "
+        "program's scaling alone before trusting those."
+    )
+    rows = []
+    for r in below.sort_values("slowdown").to_dict("records"):
+        rows.append(
+            [
+                f"{r['engine']} {r['platform']}",
+                str(r["mix"]),
+                str(r["policy"]),
+                f"{r['app']}#{r['instance']}",
+                _fmt(float(r["slowdown"])),
+                str(r.get("timed_by", "")),
+                ("", _links([str(r["run"])], root, out)),
+            ]
+        )
+    doc.table(["machine", "mix", "policy", "application", "slowdown", "timed by", "run"], rows)
 
 
 def _platform_section(

@@ -430,3 +430,31 @@ def test_without_pyarrow_the_tables_are_csv_only(
     tables = tmp_path / "report" / "tables"
     assert (tables / "summary.csv").is_file() and (tables / "apps.csv").is_file()
     assert not list(tables.glob("*.parquet"))
+
+
+def test_a_slowdown_below_one_is_shown_with_its_likely_causes(tmp_path: Path) -> None:
+    """x ran faster in the colab mix (9 ms) than alone (10 ms): the report
+    lists it, with what such a slowdown can mean, rather than only
+    averaging it in."""
+    _campaign(tmp_path / "runs")
+    for policy, x_ms in (("cfs", 20), ("colab", 9)):
+        write_run(
+            tmp_path / "runs",
+            platform="2B2L",
+            policy=policy,
+            mix="fast",
+            apps=[SynthApp("x", 2, x_ms * 10**6), SynthApp("y", 1, 40 * 10**6)],
+        )
+    write_report(tmp_path / "runs", tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    section = md[md.index("## Slowdowns below 1") :]
+    assert "1 application runs finished faster in their mix than alone" in section
+    assert "| qemu 2B2L | fast | colab | x#0 | 0.9 | process |" in section
+    assert "scales negatively" in section
+
+
+def test_no_slowdown_below_one_is_said_so(tmp_path: Path) -> None:
+    _campaign(tmp_path / "runs")
+    write_report(tmp_path / "runs", tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "None: no application ran faster in a mix than alone." in md
