@@ -28,6 +28,7 @@ from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, warmup_of
 from ampkit.rundesc import METHODS
+from ampkit.rundir import Excluded, RunDir
 from ampkit.summary import summarize
 
 if TYPE_CHECKING:
@@ -138,7 +139,6 @@ def cmd_platform_calibrate(args: argparse.Namespace) -> int:
     from ampkit.hashing import sha256_file
     from ampkit.mix import App
     from ampkit.profile import measure
-    from ampkit.rundir import RunDir
 
     if args.size < 1:
         raise UsageError(f"--size must be at least 1, not {args.size}")
@@ -234,6 +234,23 @@ def _artifacts(
     return found, image
 
 
+def calibration_notice(run_dir: Path) -> str | None:
+    """What to tell the user of a run made under a capacity calibration that
+    may not describe the machine that ran (its manifest records why; the
+    report repeats it); None when there is nothing to tell."""
+    try:
+        stale = RunDir(run_dir).info().calibration_stale
+    except Excluded:
+        return None
+    if not stale:
+        return None
+    return (
+        "notice: the capacity calibration in force (configs/calibration.toml) may not "
+        f"describe the machine that ran: {'; '.join(stale)}. Run 'ampkit platform "
+        "calibrate' on this machine model, or delete the file to use the platforms' figures."
+    )
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     request = RunRequest(
         platform=_platform_from(args),
@@ -263,6 +280,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"run {request.run_id} -> {out}", file=sys.stderr)
     outcome = execute(request, out, build, image, force=args.force)
     print(f"{outcome.directory}: {outcome.status}")
+    if notice := calibration_notice(outcome.directory):
+        print(notice, file=sys.stderr)
     all_ok = outcome.ok
     # Beside the run, named by run id alone, so that mixes sharing an
     # application share its references; sound ones already there are kept.

@@ -10,7 +10,8 @@ import pytest
 
 from ampkit import build as build_mod
 from ampkit import hostdeps, kernel, paths, platform
-from ampkit.cli import main, parser
+from ampkit.analysis.synthetic import SynthApp, write_run
+from ampkit.cli import calibration_notice, main, parser
 from ampkit.errors import (
     EXIT_BUILD,
     EXIT_ENVIRONMENT,
@@ -305,3 +306,15 @@ def test_the_run_description_carries_the_mix_limit() -> None:
     assert "timeout_s" not in {f.name for f in fields(RunDescription)}
     desc = RunDescription.for_mix("r", "cfs", 0, mix_limit_s=42, mix=load_mix("demo"))
     assert desc.mix_limit_s == 42 and "\ntimeout_s 42\n" in desc.render()
+
+
+def test_a_run_under_a_stale_calibration_says_so(tmp_path: Path) -> None:
+    """The manifest records why the calibration in force may not describe
+    the machine that ran; 'ampkit run' tells the user at once."""
+    run = write_run(tmp_path, platform="2B2L", policy="cfs", mix="m", apps=[SynthApp("x", 1, 9)])
+    assert calibration_notice(run) is None
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["platform"]["calibration"] = {"record": {}, "stale": ["another gem5 binary"]}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    notice = calibration_notice(run)
+    assert notice is not None and "may not describe the machine that ran: another gem5" in notice
