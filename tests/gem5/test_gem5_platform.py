@@ -21,7 +21,9 @@ from ampkit.kernel import KernelBuild
 from ampkit.mix import App
 from ampkit.platform import Platform, get_platform
 from ampkit.run import RunOutcome, RunRequest, execute
+from ampkit.rundir import M5OUT
 from tests.dtc import decompile
+from tests.gem5ini import check_cores
 from tests.parsec_mini import make_release
 from tests.qemu.helpers import app_json, make_mix, probe
 
@@ -202,6 +204,12 @@ def test_cpu_power_follows_the_instructions_committed(colab_run: RunOutcome) -> 
         dynamic_j = measured[f"{prefix}.dynamicPower"] * seconds
         expected_j = c * 1e-6 * volts**2 * cpu["insts"] / ipc_ref  # C per Hz, not MHz
         assert dynamic_j == pytest.approx(expected_j, rel=0.01), (cpu["cpu"], dynamic_j, expected_j)
+
+
+def test_the_simulated_cpus_are_the_cores_they_claim(colab_run: RunOutcome) -> None:
+    """What gem5 built from the kit's configuration: each CPU's MIDR is its
+    core's (A57 r1p0, A53 r0p4), 6 PMU counters, Armv8.0-A."""
+    check_cores(colab_run.directory / M5OUT)
 
 
 def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOutcome) -> None:

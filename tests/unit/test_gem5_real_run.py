@@ -13,6 +13,7 @@ import pytest
 from ampkit import gem5stats
 from ampkit.analysis.collect import collect
 from ampkit.console import parse_console
+from tests.gem5ini import check_cores
 
 RUN = Path(__file__).parents[1] / "data" / "gem5-v24-2B2L-run"
 CPUS = {"bigCluster.cpus0", "bigCluster.cpus1", "littleCluster.cpus0", "littleCluster.cpus1"}
@@ -136,3 +137,9 @@ def test_collect_counts_the_run_with_its_cpus_and_clusters(tmp_path: Path) -> No
     assert c.cpus[c.cpus["measured"]]["dump"].unique().tolist() == [2]
     assert sorted(c.clusters["cluster"]) == ["bigCluster", "littleCluster"]
     assert (c.clusters["energy_j"] > 0).all()
+
+
+def test_the_simulated_cpus_are_the_cores_they_claim() -> None:
+    """The committed real run's config.ini: MIDR per cluster, 6 counters,
+    Armv8.0-A (tests/gem5 checks a fresh run the same way)."""
+    check_cores(RUN / "m5out")
