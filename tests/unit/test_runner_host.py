@@ -249,6 +249,10 @@ def test_inputs_env_and_roi_of_suite_programs(host_bin: Path, tmp_path: Path) ->
         if "pwd=" in line
     }
     assert len(dirs) == 2 and all(d.startswith(str(tmp_path / "work")) for d in dirs)
+    # gone once their instances were reaped, with what the programs wrote
+    # there (restarts would otherwise fill the guest's tmpfs)
+    assert not any(Path(d).exists() for d in dirs), dirs
+    assert list((tmp_path / "work").glob("app*.d")) == []
     assert "roi_ns" not in b
     assert (inputs / "out.txt").exists() is False  # the inputs stay as they were
 

@@ -45,6 +45,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -456,6 +457,30 @@ static int enter_inputs(const struct app *app, int index)
 	return chdir(dir);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) ? -1 : 0;
+}
+
+/*
+ * An instance's directory of inputs (enter_inputs) goes once it has been
+ * reaped, with whatever the program wrote there: restarts would otherwise
+ * fill the runner's tmpfs, which is the guest's memory, for as long as the
+ * mix runs.
+ */
+static void remove_inputs(const struct app *app, int index, pid_t pid)
+{
+	char dir[PATH_MAX];
+
+	if (!app->inputs || snprintf(dir, sizeof(dir), "%s/app%d.%d.d", work_root, index,
+				     (int)pid) >= (int)sizeof(dir))
+		return;
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void start_child(struct app *app, int index, int first, const char *out_path,
 			const char *report_path, int gate, const sigset_t *mask)
 {
@@ -572,6 +597,7 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 			continue;
 		app = &run->apps[i];
 		app->pid = 0;
+		remove_inputs(app, i, pid);
 		if (!app->done) {
 			app->end_ns = ampkit_now_ns();
 			app->wstatus = st;
@@ -646,12 +672,14 @@ static void kill_instances(struct run *run)
 	}
 }
 
-static int reap_instance(struct app *app)
+static int reap_instance(struct app *app, int index)
 {
+	pid_t pid = app->pid;
 	int st = 0;
 
-	waitpid(app->pid, &st, 0);
+	waitpid(pid, &st, 0);
 	app->pid = 0;
+	remove_inputs(app, index, pid);
 	return st;
 }
 
@@ -698,6 +726,7 @@ static void warm_up(struct run *run, const char *tmpdir)
 			if (i < 0)
 				continue;
 			run->apps[i].pid = 0;
+			remove_inputs(&run->apps[i], i, pid);
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && now < deadline) {
 				if (pipe2(gate, O_CLOEXEC))
 					fail("cannot create a warm-up gate", strerror(errno));
@@ -714,7 +743,7 @@ static void warm_up(struct run *run, const char *tmpdir)
 	kill_instances(run);
 	for (i = 0; i < run->napps; i++)
 		if (run->apps[i].pid)
-			reap_instance(&run->apps[i]);
+			reap_instance(&run->apps[i], i);
 	while (waitpid(-1, &st, WNOHANG) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
@@ -771,7 +800,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 
 		if (!app->pid)
 			continue;
-		st = reap_instance(app);
+		st = reap_instance(app, i);
 		if (!app->done) {
 			app->timed_out = 1;
 			app->wstatus = st;
