@@ -75,9 +75,15 @@ def test_bottleneck_is_flagged_and_charged(
     assert all(k["bottleneck"] == 0 for k in others), result
     # every wait here ends in a release, so every stretch of it is charged
     # to someone, once; wakeup latency counts as neither, however busy the
-    # host is (the threads snapshot their counters a moment apart)
+    # host is. Not to the percent: the counters are read at the deadline,
+    # when waits are in progress, and a wait in progress has been charged up
+    # to its last release but is added to its waiter's blocked time only
+    # when it ends. The unfair mutex lets the long holder take it back
+    # before a woken waiter runs, so a waiter may be tens of ms into its
+    # wait: a CI run saw 3% more charged than blocked (three short holders
+    # mid-wait). Charging a stretch twice, or never, is far outside these.
     charged = sum(int(t["kernel"]["futex_caused_ns"]) for t in result["threads"])
-    assert 0.95 * blocked <= charged <= 1.02 * blocked, (charged, blocked)
+    assert 0.95 * blocked <= charged <= 1.10 * blocked, (charged, blocked)
 
 
 def test_a_dead_main_thread_does_not_hide_the_bottleneck(
