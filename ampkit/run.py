@@ -13,7 +13,13 @@ from typing import Any
 from ampkit import calibration, gem5stats, parsec
 from ampkit import kernel as kernel_mod
 from ampkit.console import ConsoleReport, parse_console
-from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine
+from ampkit.engines import (
+    DEFAULT_ENGINE,
+    DEFAULT_GUEST_CLOCK,
+    ENGINES,
+    get_engine,
+    offers_guest_clock,
+)
 from ampkit.engines.base import BootInputs, Engine, EngineIdentity, EngineResult, Machine
 from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import sha256_bytes, sha256_file, sha256_json
@@ -47,7 +53,7 @@ class RunRequest:
     #: The PARSEC image's manifest (ampkit parsec build); default build/parsec/parsec.json.
     suite_manifest: Path | None = None
     #: QEMU only: how guest time advances (engines.qemu.CLOCKS).
-    qemu_clock: str = "host"
+    qemu_clock: str = DEFAULT_GUEST_CLOCK
     #: guest milliseconds of warm-up before the run is measured; None: the
     #: engine's default (gem5 2, QEMU 0; rundesc.RunDescription.warmup_ms)
     warmup_ms: int | None = None
@@ -148,8 +154,8 @@ def warmup_of(request: RunRequest) -> int:
 
 def check_guest_clock(clock: str, engine: Engine) -> None:
     """A guest clock the engine cannot give stops the run rather than being
-    ignored (the default, "host", asks for nothing)."""
-    if clock != "host" and clock not in engine.guest_clocks:
+    ignored."""
+    if not offers_guest_clock(engine, clock):
         offered = ", ".join(engine.guest_clocks) or "none: it keeps its own time"
         raise UsageError(
             f"the guest clock '{clock}' was asked of a {engine.label} run",

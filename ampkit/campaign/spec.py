@@ -36,7 +36,14 @@ from pathlib import Path
 
 from ampkit import platform as platform_mod
 from ampkit import policies, references
-from ampkit.engines import DEFAULT_ENGINE, ENGINES, get_engine
+from ampkit.engines import (
+    DEFAULT_ENGINE,
+    DEFAULT_GUEST_CLOCK,
+    ENGINES,
+    get_engine,
+    guest_clocks,
+    offers_guest_clock,
+)
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_MIX_LIMIT_S
@@ -134,7 +141,7 @@ class Spec:
     speedups: Path | None
     parsec: Path | None
     append: str
-    qemu_clock: str = "host"
+    qemu_clock: str = DEFAULT_GUEST_CLOCK
     #: None: the engine's default (ampkit.run.warmup_of)
     warmup_ms: int | None = None
     limits: Limits = field(default_factory=Limits)
@@ -243,8 +250,8 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     )
     kernel = toml.string(("kernel",), choices=KERNEL_VARIANTS, default="default")
     append = toml.string(("append",), default="")
-    qemu_clock = data.get("qemu_clock", "host")
-    clocks = sorted({"host", *(c for name in ENGINES for c in get_engine(name).guest_clocks)})
+    qemu_clock = data.get("qemu_clock", DEFAULT_GUEST_CLOCK)
+    clocks = guest_clocks()
     if qemu_clock not in clocks:
         toml.fail(
             ("qemu_clock",),
@@ -252,7 +259,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
             hint="icount decouples guest time from host load (ampkit/engines/qemu.py)",
         )
     engine_impl = get_engine(engine)
-    if qemu_clock != "host" and qemu_clock not in engine_impl.guest_clocks:
+    if not offers_guest_clock(engine_impl, qemu_clock):
         toml.fail(
             ("qemu_clock",),
             f"asks {engine_impl.label} for a guest clock it does not offer",

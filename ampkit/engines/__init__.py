@@ -15,6 +15,8 @@ MODULES = {"qemu": "ampkit.engines.qemu", "gem5": "ampkit.engines.gem5"}
 ENGINES = tuple(MODULES)
 #: The engine of a run that names none: the one every machine can run.
 DEFAULT_ENGINE = ENGINES[0]
+#: The guest clock of a run that asks for none: every engine gives it (its own).
+DEFAULT_GUEST_CLOCK = "host"
 
 
 def get_engine(name: str) -> Engine:
@@ -23,3 +25,15 @@ def get_engine(name: str) -> Engine:
         raise AmpkitError(f"unknown engine '{name}'", f"valid: {', '.join(ENGINES)}")
     engine: Engine = importlib.import_module(MODULES[name]).ENGINE
     return engine
+
+
+def offers_guest_clock(engine: Engine, clock: str) -> bool:
+    """Whether ``engine`` can run a guest on ``clock``: the default, which
+    asks for nothing, or one of the clocks it offers."""
+    return clock == DEFAULT_GUEST_CLOCK or clock in engine.guest_clocks
+
+
+def guest_clocks() -> list[str]:
+    """Every guest clock some engine offers, the default first."""
+    offered = {c for name in ENGINES for c in get_engine(name).guest_clocks}
+    return [DEFAULT_GUEST_CLOCK, *sorted(offered - {DEFAULT_GUEST_CLOCK})]
