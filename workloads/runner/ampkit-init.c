@@ -581,6 +581,22 @@ static int app_of(const struct run *run, pid_t pid)
 }
 
 /*
+ * What an instance leaves once it has been reaped: the application no
+ * longer has a running instance, and the instance's input directory goes.
+ * Returns the application's index, or -1 if @pid ran none.
+ */
+static int instance_reaped(struct run *run, pid_t pid)
+{
+	int i = app_of(run, pid);
+
+	if (i < 0)
+		return -1;
+	run->apps[i].pid = 0;
+	remove_inputs(&run->apps[i], i, pid);
+	return i;
+}
+
+/*
  * Reaps whatever has exited (orphans reparented to init too) and restarts
  * what the method says; returns how many applications have not completed
  * their first run.
@@ -592,12 +608,10 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 	int st, i;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		i = app_of(run, pid);
+		i = instance_reaped(run, pid);
 		if (i < 0)
 			continue;
 		app = &run->apps[i];
-		app->pid = 0;
-		remove_inputs(app, i, pid);
 		if (!app->done) {
 			app->end_ns = ampkit_now_ns();
 			app->wstatus = st;
@@ -672,14 +686,13 @@ static void kill_instances(struct run *run)
 	}
 }
 
-static int reap_instance(struct app *app, int index)
+static int reap_instance(struct run *run, int index)
 {
-	pid_t pid = app->pid;
+	pid_t pid = run->apps[index].pid;
 	int st = 0;
 
 	waitpid(pid, &st, 0);
-	app->pid = 0;
-	remove_inputs(app, index, pid);
+	instance_reaped(run, pid);
 	return st;
 }
 
@@ -722,11 +735,9 @@ static void warm_up(struct run *run, const char *tmpdir)
 		uint64_t now = ampkit_now_ns();
 
 		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-			i = app_of(run, pid);
+			i = instance_reaped(run, pid);
 			if (i < 0)
 				continue;
-			run->apps[i].pid = 0;
-			remove_inputs(&run->apps[i], i, pid);
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && now < deadline) {
 				if (pipe2(gate, O_CLOEXEC))
 					fail("cannot create a warm-up gate", strerror(errno));
@@ -743,7 +754,7 @@ static void warm_up(struct run *run, const char *tmpdir)
 	kill_instances(run);
 	for (i = 0; i < run->napps; i++)
 		if (run->apps[i].pid)
-			reap_instance(&run->apps[i], i);
+			reap_instance(run, i);
 	while (waitpid(-1, &st, WNOHANG) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
@@ -800,7 +811,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 
 		if (!app->pid)
 			continue;
-		st = reap_instance(app, i);
+		st = reap_instance(run, i);
 		if (!app->done) {
 			app->timed_out = 1;
 			app->wstatus = st;
