@@ -25,6 +25,10 @@ from .helpers import (
 
 QUANTUM_MS = 40
 
+#: Run time charged to a wash-lock light thread, by the time WASH bound
+#: it, that explains the binding: see the test.
+LIGHT_CHARGE_EXPLAINS_NS = 10_000_000
+
 
 def big_share_since_binding(thread: dict[str, Any]) -> float:
     end, start = thread["kernel"], thread["at_bind"]
@@ -44,7 +48,9 @@ def run_wash(tmp_path: Path, kernel: KernelBuild, initramfs: Path, scenario: str
     # threads that did most of the work (reproduced with two host CPU hogs
     # and the threads' wash.work read at the binding). At 1 ns per
     # instruction (EXECUTED) the guest's time depends only on what the
-    # guest executes: the same premise on an idle or a busy host.
+    # guest executes, so the host's load no longer stretches it; the
+    # vCPUs still take turns, and what that charges is bounded in the
+    # lock test.
     return run_schedtest(
         tmp_path / "run",
         kernel,
@@ -116,10 +122,24 @@ def test_the_lock_holder_is_bound_and_the_light_threads_are_not(
     # exited, two threads are no more than the big CPUs and lines 7-8 of
     # Algorithm 1 rightly bind them (a CI run caught a last round's check
     # that came after the others had gone).
+    #
+    # QEMU charges a thread for time it did not run: one host thread runs
+    # the vCPUs in turn, and a light thread caught on its CPU when that
+    # vCPU's turn ends is charged the others' turns, tens of ms at once
+    # (stalled_ms is what its spins saw of it). Charged as a worker, it is
+    # ranked as one until the charge decays: one CI run in several, on a
+    # busy host, saw a light thread bound for a round or two, with 24 to
+    # 67 ms charged by then against the 0.1 ms it had spun. So a light
+    # thread may be bound only once charged 10 ms (a quarter quantum, a
+    # hundred times its work by then), and only for a tenth of its rounds:
+    # ranked by work, a binding is not kept.
     assert len(roles["light"]) == 2
     for t in roles["light"]:
         assert t["rounds"] > 50, t
-        assert "bound_at_ms" not in t, t
+        if "bound_at_ms" in t:
+            charged = t["at_bind"]["big_ns"] + t["at_bind"]["little_ns"]
+            assert charged >= LIGHT_CHARGE_EXPLAINS_NS, t
+            assert t["restricted_rounds"] <= 0.1 * t["rounds"], t
 
 
 def test_a_thread_that_sets_its_own_cpus_leaves_wash_for_good(

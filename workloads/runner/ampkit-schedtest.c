@@ -112,13 +112,27 @@
 #define US 1000ULL
 #define MAX_THREADS 64
 
+/*
+ * Time a spinning thread saw the clock jump by a millisecond or more
+ * between two reads: it was on its CPU, and charged for it, but that CPU
+ * did not run.  Under QEMU's icount one host thread runs the vCPUs in
+ * turn, and a thread caught mid-spin when its vCPU's turn ends is charged
+ * the other vCPUs' turns; under host threads, a preempted vCPU.
+ */
+#define STALL_NS MS
+static __thread uint64_t stalled_ns;
+
 /* Busy for ns of wall-clock time. */
 static void spin(uint64_t ns)
 {
-	uint64_t end = ampkit_now_ns() + ns;
+	uint64_t now = ampkit_now_ns(), end = now + ns, before;
 
-	while (ampkit_now_ns() < end)
-		;
+	while (now < end) {
+		before = now;
+		now = ampkit_now_ns();
+		if (now - before >= STALL_NS)
+			stalled_ns += now - before;
+	}
 }
 
 static pid_t gettid_(void)
@@ -168,6 +182,8 @@ struct worker {
 	uint64_t sleep_ns;		/* wash scenarios: asleep per round */
 	uint64_t bound_at_ns;		/* when WASH first restricted it, or 0 */
 	uint64_t restricted_rounds;	/* rounds that ended restricted (wash-*) */
+	uint64_t stalled_ns;		/* its spins' stalls (see spin()), at the end */
+	uint64_t stalled_at_bind_ns;	/* and when WASH first restricted it */
 	struct thread_stats at_bind;	/* snapshot at that moment */
 	unsigned int speedup;		/* set by the thread itself when nonzero */
 	int nice;			/* set by the thread itself when nonzero */
@@ -273,6 +289,7 @@ static void worker_end(struct worker *w)
 	if (w->snapped)
 		return;
 	w->cpu_ns = ampkit_thread_cpu_ns();
+	w->stalled_ns = stalled_ns;
 	if (read_thread_stats(gettid_(), &w->stats))
 		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
 }
@@ -350,9 +367,9 @@ static void print_workers_open(struct sbuf *sb, const char *scenario)
 		sb_printf(sb, "%s{\"role\":", i ? "," : "");
 		sb_json_str(sb, w->role);
 		sb_printf(sb, ",\"rounds\":%llu,\"restricted_rounds\":%llu,"
-			  "\"cpu_ns\":%llu,\"kernel\":",
+			  "\"cpu_ns\":%llu,\"stalled_ms\":%.1f,\"kernel\":",
 			  (unsigned long long)w->rounds, (unsigned long long)w->restricted_rounds,
-			  (unsigned long long)w->cpu_ns);
+			  (unsigned long long)w->cpu_ns, (double)w->stalled_ns / 1e6);
 		thread_stats_json(sb, &w->stats);
 		if (w->cpu >= 0) {
 			sb_printf(sb, ",\"at_pin\":");
@@ -366,8 +383,9 @@ static void print_workers_open(struct sbuf *sb, const char *scenario)
 			thread_stats_json(sb, &w->at_release);
 		}
 		if (w->bound_at_ns) {
-			sb_printf(sb, ",\"bound_at_ms\":%.1f,\"at_bind\":",
-				  (double)w->bound_at_ns / 1e6);
+			sb_printf(sb, ",\"bound_at_ms\":%.1f,\"stalled_at_bind_ms\":%.1f,"
+				  "\"at_bind\":", (double)w->bound_at_ns / 1e6,
+				  (double)w->stalled_at_bind_ns / 1e6);
 			thread_stats_json(sb, &w->at_bind);
 		}
 		sb_printf(sb, "}");
@@ -838,6 +856,7 @@ static void *wash_worker(void *arg)
 			w->restricted_rounds++;
 			if (!w->bound_at_ns) {
 				w->bound_at_ns = ampkit_now_ns() - scenario_start;
+				w->stalled_at_bind_ns = stalled_ns;
 				if (read_thread_stats(gettid_(), &w->at_bind))
 					die("reading /proc/self/task/<tid>/sched", ENOENT);
 			}
@@ -1017,6 +1036,7 @@ static int spin_until_restricted(struct worker *w)
 	if (!restricted_now())
 		return 0;
 	w->bound_at_ns = ampkit_now_ns() - scenario_start;
+	w->stalled_at_bind_ns = stalled_ns;
 	return 1;
 }
 
