@@ -26,7 +26,7 @@ from ampkit.errors import (
 )
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.profile import load_profile
-from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, warmup_of
+from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, prepare_for, warmup_of
 from ampkit.rundesc import METHODS
 from ampkit.rundir import Excluded, RunDir
 from ampkit.summary import summarize
@@ -287,11 +287,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     # application share its references; sound ones already there are kept.
     for ref in references.references(request, kinds):
         ref_dir = out.parent / ref.request.run_id
-        if references.is_done(ref_dir) and not args.force:
+        prepared = prepare_for(ref.request, build, image)
+        if references.is_done(ref_dir, prepared.key) and not args.force:
             print(f"{ref_dir}: ok (kept; {ref.kind} reference)")
             continue
         print(f"reference ({ref.kind}) {ref.request.run_id} -> {ref_dir}", file=sys.stderr)
-        ref_outcome = execute(ref.request, ref_dir, build, image, force=True)
+        ref_outcome = execute(ref.request, ref_dir, build, image, force=True, prepared=prepared)
         print(f"{ref_outcome.directory}: {ref_outcome.status}")
         all_ok = all_ok and ref_outcome.ok
     return 0 if all_ok else EXIT_FAILED_RUN

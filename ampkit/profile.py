@@ -259,7 +259,7 @@ def measure(
     from ampkit.platform import make_platform
     from ampkit.policies import BASELINE
     from ampkit.references import alone_mix, is_done
-    from ampkit.run import RunRequest, execute
+    from ampkit.run import RunRequest, execute, prepare_for
 
     holder = Mix(
         name="profile",
@@ -284,8 +284,9 @@ def measure(
                     method="once",
                 )
                 run_dir = runs_dir / request.run_id
-                if not is_done(run_dir):
-                    execute(request, run_dir, build, image, force=True)
+                prepared = prepare_for(request, build, image)
+                if not is_done(run_dir, prepared.key):
+                    execute(request, run_dir, build, image, force=True, prepared=prepared)
                 try:
                     times[kind].append(RunDir(run_dir).only_turnaround_ns())
                 except Excluded as e:

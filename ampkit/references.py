@@ -76,7 +76,12 @@ def references(request: RunRequest, kinds: Iterable[str] = KINDS) -> list[Refere
     return out
 
 
-def is_done(run_dir: Path) -> bool:
-    """A run that counts is there (finished, sound, its statistics too): a
-    second call skips it; one that does not count is made again."""
-    return RunDir(run_dir).counts()
+def is_done(run_dir: Path, key: str) -> bool:
+    """A run that counts is there (finished, sound, its statistics too),
+    made from the same inputs (``key``: run.PreparedRun.key, which hashes
+    the kernel, the initramfs, the engine's binaries and configuration and
+    the run's description): a second call skips it. One that does not
+    count, or that other inputs made (a changed core model, a rebuilt
+    kernel), is made again."""
+    run = RunDir(run_dir)
+    return run.recorded_key() == key and run.counts()

@@ -226,6 +226,14 @@ def prepare(
     return PreparedRun(request, engine, machine, desc, dtb, cmdline, limit_s, suite, inputs, key)
 
 
+def prepare_for(request: RunRequest, build: kernel_mod.KernelBuild, initramfs: Path) -> PreparedRun:
+    """The request prepared against this kernel build and initramfs, with
+    the engine in use: its key tells whether a run already there was made
+    from the same inputs."""
+    engine = get_engine(request.engine).identity()
+    return prepare(request, engine, build.manifest["digest"], sha256_file(initramfs))
+
+
 def execute(
     request: RunRequest,
     out_dir: Path,

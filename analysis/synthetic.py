@@ -37,14 +37,17 @@ def write_run(
     status: str = "ok",
     statistics: bool = False,
     timing_notice: str | None = QEMU_NOTICE,
+    key: str | None = None,
 ) -> Path:
     """A finished run directory; ``statistics`` and ``timing_notice`` are
-    what its engine records (the defaults: QEMU's)."""
+    what its engine records (the defaults: QEMU's), ``key`` the inputs'
+    hash its manifest records."""
     run_id = f"{platform}-{policy}-{mix}-r{repetition}"
     writer = RunWriter(parent / run_id)
     counts = re.fullmatch(r"(\d+)B(\d+)L", platform)
     manifest = Manifest(
         run_id=run_id,
+        key=key,
         engine=EngineEntry(
             name=engine,
             statistics=statistics,

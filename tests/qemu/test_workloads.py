@@ -11,7 +11,7 @@ from ampkit.kernel import KernelBuild
 from ampkit.mix import SMALL_SIZES, App, known_programs
 from ampkit.platform import get_platform
 from ampkit.profile import load_profile, measure
-from ampkit.run import RunRequest, execute
+from ampkit.run import RunRequest, execute, prepare_for
 
 from .helpers import make_mix, run_mix
 
@@ -130,7 +130,9 @@ def test_reference_runs_of_a_mix(
         if ref.kind != "alone":
             assert {c["cluster_id"] for c in guest["cpus"]} == {0}, guest
     # the analysis finds them: slowdowns and ASP need exactly these
-    assert references.is_done(tmp_path / refs[2].request.run_id)
+    third = refs[2].request
+    key = prepare_for(third, kernel_build, initramfs).key
+    assert references.is_done(tmp_path / third.run_id, key)
 
 
 def test_a_speedup_profile_is_measured_from_real_runs(

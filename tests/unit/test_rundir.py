@@ -153,18 +153,25 @@ def test_the_report_names_the_programs_timed_by_their_whole_process(tmp_path: Pa
 
 def test_a_run_that_does_not_count_is_made_again(tmp_path: Path) -> None:
     """references.is_done() (what profiles and --references skip by) asks
-    whether a run counts, not only whether it ended ok."""
+    whether a run counts, not only whether it ended ok, and whether the
+    same inputs made it."""
     apps = [SynthApp("x", 1, 10**7)]
-    run = write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=apps, **GEM5)
+    run = write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=apps, key="k", **GEM5)
     assert RunDir(run).is_ok() and not RunDir(run).counts()
-    assert not references.is_done(run)
+    assert not references.is_done(run, "k")
     # statistics that hold no dump are no statistics
     (run / M5OUT).mkdir()
     (run / M5OUT / "stats.txt").write_text("")
     with pytest.raises(Excluded, match="without its statistics"):
         RunDir(run).judge()
-    qemu = write_run(tmp_path, platform="2B2L", policy="cfs", mix="q", apps=apps)
-    assert RunDir(qemu).counts() and references.is_done(qemu)
+    qemu = write_run(tmp_path, platform="2B2L", policy="cfs", mix="q", apps=apps, key="k")
+    assert RunDir(qemu).counts() and references.is_done(qemu, "k")
+    # a run that counts but that other inputs made (another core model,
+    # kernel or initramfs: another key) is made again, as is one without
+    # a key
+    assert not references.is_done(qemu, "other")
+    keyless = write_run(tmp_path, platform="2B2L", policy="cfs", mix="n", apps=apps)
+    assert RunDir(keyless).counts() and not references.is_done(keyless, "k")
 
 
 @pytest.mark.parametrize(
