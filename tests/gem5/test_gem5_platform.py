@@ -326,7 +326,7 @@ def test_a_single_type_platform_boots_and_runs(
 
 
 @pytest.mark.gem5_full
-@pytest.mark.parametrize("name", ["1B3L", "4B4L"])
+@pytest.mark.parametrize("name", ["1B3L", "2B4L", "4B2L", "4B4L"])
 def test_a_mixed_platform_of_any_size_boots_with_its_domains(
     name: str,
     gem5_tree: gem5.Gem5,
@@ -334,8 +334,9 @@ def test_a_mixed_platform_of_any_size_boots_with_its_domains(
     initramfs: Path,
     tmp_path: Path,
 ) -> None:
-    """Beyond 2B2L: one big CPU against three little ones, and 4B4L, the
-    COLAB evaluation's largest and the most gem5's GICv2 serves. Every CPU
+    """Beyond 2B2L: one big CPU against three little ones, the six-CPU
+    presets either way round, and 4B4L, the COLAB evaluation's largest and
+    the most gem5's GICv2 serves. Every CPU
     comes up with the platform's capacity and cluster, and the domains are
     the platform's (the qemu tier checks the same structure)."""
     plat = get_platform(name)
