@@ -5,10 +5,16 @@ description (configs/platforms.toml, with their sources), which the device
 trees of both engines describe to Linux too, so what is simulated and what
 the kernel is told cannot drift apart (Cluster.add_caches sets them).
 Latencies are not published for either core; the L1s give the
-load-to-use latencies of [LLVM-A57] (4) and [LLVM-A53] (3) with the
+load-to-use latencies of [LLVM-A57] (4) and [LLVM-A53]'s LoadLatency (3,
+which LLVM calls optimistic; its per-operand load latency is 4) with the
 core's own pipeline cycle, the L2s follow gem5's A15 and HPI models
 (ex5_big 15 cycles; HPI 13 + 5), the Cortex-A15 measurement of about 21
-cycles load-to-use on Exynos 5250 (7-cpu.com) bounding them.
+cycles load-to-use on Exynos 5250 (7-cpu.com) bounding them. The little
+core's L1s and prefetcher are [HPI]'s (gem5's configs/common/cores/arm/
+HPI.py: HPI_ICache, HPI_DCache). Miss queues (MSHRs, targets, write
+buffers) are not published for either core [assumed]: the big core's are
+sized for an out-of-order window with many misses in flight, the little
+core's L2 for two cores' L1 misses.
 """
 
 from m5.objects import Cache, StridePrefetcher

@@ -44,9 +44,16 @@ from m5.objects import (
 
 
 class A57IntAlu(FUDesc):
-    # two simple integer pipes (I0, I1), single-cycle [LLVM-A57]
+    # two simple integer pipes (I0, I1), single-cycle, and the branch pipe
+    # (B) [LLVM-A57]. gem5's Arm decoder gives branches no op class of
+    # their own (IntAlu, the ISA parser's default), so B is a third IntAlu
+    # unit: branches no longer take the ALUs' slots, at the price that
+    # branch-free integer code may issue three ALU ops in a cycle where the
+    # core issues two (dispatch is 3-wide, so no more than that). On
+    # intmark it moved the big core's IPC from 1.889 to 1.893 (the
+    # calibration, with the A53 changes of the same commit).
     opList = [OpDesc(opClass="IntAlu", opLat=1)]
-    count = 2
+    count = 3
 
 
 class A57IntMulDiv(FUDesc):
@@ -109,9 +116,9 @@ class A57FpSimd(FUDesc):
 
 
 class A57Misc(FUDesc):
-    # system-register moves; the branch pipe (B) is IntAlu work in gem5's
-    # O3. An op class no unit lists (crypto, SVE predicates) issues in one
-    # cycle without a unit (InstructionQueue::scheduleReadyInsts)
+    # system-register moves (branches: see A57IntAlu). An op class no unit
+    # lists (crypto, SVE predicates) issues in one cycle without a unit
+    # (InstructionQueue::scheduleReadyInsts)
     opList = [OpDesc(opClass="IprAccess", opLat=3, pipelined=False)]
     count = 1
 
@@ -200,44 +207,116 @@ class A53BranchPredictor(TournamentBP):
 
 
 #: gem5's FP/SIMD classes that the A53 executes in its iterative divider.
-A53_DIVIDER_CLASSES = ("FloatDiv", "FloatSqrt", "SimdDiv", "SimdSqrt", "SimdFloatDiv", "SimdFloatSqrt")
+A53_DIVIDER_CLASSES = (
+    "FloatDiv",
+    "FloatSqrt",
+    "SimdDiv",
+    "SimdSqrt",
+    "SimdFloatDiv",
+    "SimdFloatSqrt",
+)
+
+#: The little core's functional units in their pool's order (A53FUPool):
+#: the Minor scoreboard names a result's producer by its index here.
+A53_UNITS = ("int", "int", "mul", "div", "fp", "fp-div", "pred", "mem", "misc")
+
+#: The producers whose results the integer and memory units do not read
+#: late: the A53's late integer reads take only integer results (ReadI,
+#: ReadIM, ReadIMA, ReadID list no load or FP write [LLVM-A53]), so a
+#: load's or an FP op's consumer waits its whole latency
+#: (cantForwardFromFUIndices: a consumer's srcRegsRelativeLats do not
+#: apply to results from these units).
+A53_NOT_FORWARDED = [A53_UNITS.index(unit) for unit in ("fp", "fp-div", "mem")]
+
+
+def a64_timing(description: str, pattern: str, late: list[int]) -> MinorFUTiming:
+    """A MinorFUTiming for the A64 instructions whose encoding matches
+    ``pattern`` (32 characters of 0, 1 and x, bit 31 first, "_" ignored),
+    whose sources are read ``late`` cycles after issue, in gem5's source
+    order (the last figure for the rest). gem5's Minor matches the
+    instruction word with its decoder's state above bit 31: bit 34 set
+    means A64 (as [HPI] matches it)."""
+    bits = pattern.replace("_", "")
+    if len(bits) != 32 or set(bits) - set("01x"):
+        raise ValueError(f"not an A64 encoding pattern: {pattern!r}")
+    mask = match = 1 << 34
+    for position, bit in enumerate(reversed(bits)):
+        if bit != "x":
+            mask |= 1 << position
+            match |= int(bit) << position
+    return MinorFUTiming(description=description, mask=mask, match=match, srcRegsRelativeLats=late)
+
+
+#: Every A64 instruction (the catch-all of a unit's timings).
+ANY_A64 = "xxxx_xxxx_xxxx_xxxx_xxxx_xxxx_xxxx_xxxx"
 
 
 class A53IntFU(MinorFU):
-    # two integer ALUs with a 3-cycle result latency, whose operands are
+    # two integer ALUs with a 3-cycle result latency whose operands are
     # read two cycles after issue ("not needed for two cycles": ReadAdvance
-    # ReadI 2 [LLVM-A53]; srcRegsRelativeLats [2, 2, 2, 0] for A64 integer
-    # ops [HPI]), so a dependent ALU op issues one cycle after its producer.
-    # Without the late reads every dependent op waited all 3 cycles, which
-    # made integer chains three times slower than the core's.
+    # ReadI 2 [LLVM-A53]), so a dependent ALU op issues one cycle after its
+    # integer producer. Without the late reads every dependent op waited
+    # all 3 cycles, which made integer chains three times slower than the
+    # core's. gem5 orders an instruction's sources by appearance in its
+    # code, registers and flags alike (one sort priority), so the figures
+    # below are per position: [2] reads them all two cycles late, flags
+    # included (CSEL's NZ, C, V, Rn, Rm; CCMP's Rm, NZ, C, V, Rn).
     opClasses = minorMakeOpClassSet(["IntAlu"])
     opLat = 3
+    cantForwardFromFUIndices = A53_NOT_FORWARDED
     timings = [
-        MinorFUTiming(
-            description="operands read two cycles after issue",
-            srcRegsRelativeLats=[2, 2, 2, 0],
-        )
+        # A shifted operand is needed a cycle earlier, an unshifted one
+        # not (A53ReadShifted 1, A53ReadNotShifted 2 [LLVM-A53]). A shift
+        # by 0 (imm6, bits 15-10) is no shift: the first matching entry
+        # wins, so these come first.
+        a64_timing("add/sub, register unshifted", "xxx0_1011_xx0x_xxxx_0000_00xx_xxxx_xxxx", [2]),
+        a64_timing("logical, register unshifted", "xxx0_1010_xxxx_xxxx_0000_00xx_xxxx_xxxx", [2]),
+        # gem5 computes the shifted or extended Rm first (its code is
+        # prepended), then reads Rn: [Rm, Rn]. An extended register is
+        # taken as shifted, as LLVM does for all but a plain UXTX/LSL #0.
+        a64_timing("add/sub, shifted register", "xxx0_1011_xx0x_xxxx_xxxx_xxxx_xxxx_xxxx", [1, 2]),
+        a64_timing("add/sub, extended register", "xxx0_1011_xx1x_xxxx_xxxx_xxxx_xxxx_xxxx", [1, 2]),
+        a64_timing("logical, shifted register", "xxx0_1010_xxxx_xxxx_xxxx_xxxx_xxxx_xxxx", [1, 2]),
+        a64_timing("operands read two cycles after issue", ANY_A64, [2]),
     ]
 
 
 class A53IntMulFU(MinorFU):
-    # one multiply-accumulate pipe, 4 cycles [LLVM-A53]
+    # one multiply-accumulate pipe, 4 cycles [LLVM-A53]; the multiplicands
+    # are read a cycle after issue and the accumulator two (ReadIM 1,
+    # ReadIMA 2 [LLVM-A53]). gem5's MADD and MSUB compute Op1 +/- Op2 * Op3
+    # with the decoder passing Ra as Op1, and the long forms likewise, so
+    # the accumulator is the first source.
     opClasses = minorMakeOpClassSet(["IntMult"])
     opLat = 4
+    cantForwardFromFUIndices = A53_NOT_FORWARDED
+    timings = [
+        # MADD, MSUB, SMADDL, SMSUBL, UMADDL, UMSUBL (not SMULH, UMULH)
+        a64_timing(
+            "multiply-accumulate: accumulator read late",
+            "x001_1011_x0xx_xxxx_xxxx_xxxx_xxxx_xxxx",
+            [2, 1],
+        ),
+        a64_timing("multiplicands read a cycle late", ANY_A64, [1]),
+    ]
 
 
 class A53IntDivFU(MinorFU):
     # iterative, not pipelined; LLVM models 4 cycles, which its own comment
-    # calls optimistic: gem5's default 9 [assumed] stands
+    # calls optimistic: gem5's default 9 [assumed] stands. Operands are
+    # read a cycle after issue (ReadID 1 [LLVM-A53]).
     opClasses = minorMakeOpClassSet(["IntDiv"])
     opLat = 9
     issueLat = 9
+    cantForwardFromFUIndices = A53_NOT_FORWARDED
+    timings = [a64_timing("operands read a cycle late", ANY_A64, [1])]
 
 
 class A53FloatSimdFU(MinorFU):
     # FADD, FMUL, FCVT and ASIMD 4 cycles; FMAC 8 (its accumulator
     # forwarding is not modelled) [LLVM-A53]. gem5's default unit takes 6
-    # for every FP/SIMD op, FDIV and FSQRT included.
+    # for every FP/SIMD op, FDIV and FSQRT included. It reads every source
+    # at issue, so it needs no exclusions.
     opClasses = minorMakeOpClassSet(
         [
             str(c.opClass)
@@ -266,20 +345,37 @@ class A53FloatDivFU(MinorFU):
     issueLat = 18
 
 
+class A53MemFU(MinorDefaultMemFU):
+    # One load/store pipe [LLVM-A53], gem5's default unit: a load's result
+    # is due 3 cycles after it issues (opLat 1 + extraAssumedLat 2), the
+    # A53's load-to-use latency to any consumer, since none reads a load's
+    # result late (A53_NOT_FORWARDED). 3 is [assumed]: LLVM's model-wide
+    # LoadLatency, which it calls optimistic, where its per-operand WriteLD
+    # says 4. The due cycle only spaces issue: a consumer of a load that
+    # misses issues on time and waits at its unit's end for the load to
+    # commit. Addresses and store data are read a cycle late from integer
+    # results (gem5's default [1]; LLVM's ReadAdrBase 0, [HPI] 2), on time
+    # from a load's (pointer chasing at the load-to-use latency).
+    cantForwardFromFUIndices = A53_NOT_FORWARDED
+
+
+#: Each of A53_UNITS' names, its unit.
+A53_UNIT_TYPES = {
+    "int": A53IntFU,
+    "mul": A53IntMulFU,
+    "div": A53IntDivFU,
+    "fp": A53FloatSimdFU,
+    "fp-div": A53FloatDivFU,
+    "pred": MinorDefaultPredFU,
+    "mem": A53MemFU,
+    "misc": MinorDefaultMiscFU,
+}
+
+
 class A53FUPool(MinorFUPool):
-    # the load/store, system-register and SVE-predicate units are gem5's
-    # defaults (one memory op per cycle [LLVM-A53]; no SVE in Armv8.0)
-    funcUnits = [
-        A53IntFU(),
-        A53IntFU(),
-        A53IntMulFU(),
-        A53IntDivFU(),
-        A53FloatSimdFU(),
-        A53FloatDivFU(),
-        MinorDefaultPredFU(),
-        MinorDefaultMemFU(),
-        MinorDefaultMiscFU(),
-    ]
+    # the system-register and SVE-predicate units are gem5's defaults (no
+    # SVE in Armv8.0)
+    funcUnits = [A53_UNIT_TYPES[unit]() for unit in A53_UNITS]
 
 
 class A53MMU(ArmMMU):
