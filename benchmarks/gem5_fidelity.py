@@ -17,12 +17,19 @@ the programs' speedups, what the warm-up costs, and where a mix's energy goes.
    checkpoint: wall seconds of each, and how much the cold start changed
    the mix's turnarounds.
 4. The energy of that warm run, split into CPUs, L2s and DRAM.
+5. What each core model makes of a result's latency: chains of dependent
+   instructions ('ampkit-probe latency') alone on 1B0L and 0B1L, cycles
+   per op by the PMU, beside the figures their sources give (the gem5
+   tier checks the little core's; the big core's are shown against
+   LLVM's A57 model, which gem5's O3 follows only in part: one latency
+   per op class, whatever the operand width).
 
-Figures, not tests: (3) and (4) take a few wall minutes (--skip-runs
+Figures, not tests: (3) to (5) take a few wall minutes (--skip-runs
 leaves them out).
 """
 
 import argparse
+import json
 import tempfile
 from pathlib import Path
 
@@ -31,7 +38,7 @@ from guest import small_gem5_mix  # benchmarks/guest.py
 from ampkit import build, calibration, kernel
 from ampkit.engines import gem5
 from ampkit.errors import AmpkitError
-from ampkit.mix import PRIOR_SPEEDUPS
+from ampkit.mix import PRIOR_SPEEDUPS, App, Mix
 from ampkit.platform import get_platform
 from ampkit.profile import SHIPPED_PROFILE, load_profile
 from ampkit.run import RunRequest, execute
@@ -121,6 +128,69 @@ def warm_up_and_energy(platform: str) -> None:
     )
 
 
+#: Cycles per op the sources give each chain: the A53's as its model
+#: applies them (tests/gem5/test_gem5_platform.py), the A57's from
+#: [LLVM-A57] (64-bit forms: MUL and MADD 5, FADD 5, a load 4 to an ALU).
+SOURCED_CHAIN_CYCLES = {
+    "little": {
+        "alu": 1,
+        "alu_reg": 1,
+        "alu_shifted": 2,
+        "csel": 1,
+        "mul": 3,
+        "madd_acc": 2,
+        "load": 3,
+        "fadd": 4,
+    },
+    "big": {
+        "alu": 1,
+        "alu_reg": 1,
+        "alu_shifted": 2,
+        "csel": 1,
+        "mul": 5,
+        "madd_acc": 5,
+        "load": 4,
+        "fadd": 5,
+    },
+}
+
+
+def chain_latencies() -> None:
+    kbuild = kernel.find_build("default")
+    assert kbuild is not None
+    initramfs = build.initramfs_image()
+    measured = {}
+    with tempfile.TemporaryDirectory(prefix="ampkit-gem5-fidelity-") as tmp:
+        for kind, plat in (("big", "1B0L"), ("little", "0B1L")):
+            request = RunRequest(
+                platform=get_platform(plat),
+                policy="cfs",
+                mix=Mix(
+                    name="gem5-latency",
+                    description="the latency probe alone",
+                    category="compute",
+                    apps=(App("ampkit-probe", threads=1, size=1, args=("latency",)),),
+                    source=Path("gem5-latency"),
+                ),
+                engine="gem5",
+                mix_limit_s=10,
+                method="once",
+            )
+            out = execute(request, Path(tmp) / plat, kbuild, initramfs)
+            if not out.ok:
+                raise SystemExit(f"the latency probe on {plat} failed: {out.status}")
+            result = json.loads(out.report.apps[0]["output"])
+            if result["errno"]:
+                raise SystemExit(f"the latency probe on {plat}: {result['error']}")
+            measured[kind] = result["cycles_per_op"]
+    print("(5) cycles per op of dependent chains (measured, sources' figure in brackets)")
+    print(f"    {'chain':12} {'big (O3, A57-like)':>20} {'little (Minor, A53-like)':>26}")
+    for chain in SOURCED_CHAIN_CYCLES["little"]:
+        big = f"{measured['big'][chain]:.2f} [{SOURCED_CHAIN_CYCLES['big'][chain]}]"
+        little = f"{measured['little'][chain]:.2f} [{SOURCED_CHAIN_CYCLES['little'][chain]}]"
+        print(f"    {chain:12} {big:>20} {little:>26}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--platform", default="2B2L")
@@ -142,6 +212,7 @@ def main() -> None:
     if identity is None or args.skip_runs:
         return
     warm_up_and_energy(args.platform)
+    chain_latencies()
 
 
 if __name__ == "__main__":

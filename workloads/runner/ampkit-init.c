@@ -717,7 +717,7 @@ static void wait_child_until(const sigset_t *chld, uint64_t now, uint64_t deadli
 static void warm_up(struct run *run, const char *tmpdir)
 {
 	int gate[2], i, st, instances;
-	uint64_t begin, deadline;
+	uint64_t begin, deadline, stopping, end;
 	sigset_t chld, orig;
 	char line[160];
 	pid_t pid;
@@ -751,6 +751,7 @@ static void warm_up(struct run *run, const char *tmpdir)
 			break;
 		wait_child_until(&chld, now, deadline);
 	}
+	stopping = ampkit_now_ns();
 	kill_instances(run);
 	for (i = 0; i < run->napps; i++)
 		if (run->apps[i].pid)
@@ -758,10 +759,16 @@ static void warm_up(struct run *run, const char *tmpdir)
 	while (waitpid(-1, &st, WNOHANG) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
-	/* what it took, to the end of the kills: tests and users check it */
+	/*
+	 * What it took, to the end of the kills, and how much of it the kills
+	 * and reaps took: tests and users check it.
+	 */
+	end = ampkit_now_ns();
 	snprintf(line, sizeof(line),
-		 "warm-up of %d ms done (%llu us of guest time, %d instances); the measured run starts",
-		 run->warmup_ms, (unsigned long long)((ampkit_now_ns() - begin) / 1000), instances);
+		 "warm-up of %d ms done (%llu us of guest time, %llu of them stopping; %d instances);"
+		 " the measured run starts",
+		 run->warmup_ms, (unsigned long long)((end - begin) / 1000),
+		 (unsigned long long)((end - stopping) / 1000), instances);
 	say("%s", line);
 }
 
