@@ -64,8 +64,10 @@ class LittleL1I(Cache):
 
 
 class LittleL1D(Cache):
+    # [HPI]'s 1/1/1 gave a pointer chase 2 cycles a load (ampkit-probe
+    # latency, measured): the data array's second cycle gives the A53's 3
     tag_latency = 1
-    data_latency = 1
+    data_latency = 2
     response_latency = 1
     mshrs = 4
     tgts_per_mshr = 8

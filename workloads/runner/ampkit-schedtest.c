@@ -911,7 +911,7 @@ static struct worker *add_wash_worker(const char *role, uint64_t deadline, uint6
  * light threads that never touch it.  The light ones do far less work
  * than the holder (50 us every 40 ms): ExecRank binds the most working
  * threads until their work reaches the big CPUs' share of the capacity
- * (61% on 2B4L with the calibrated 327), and a light thread that shares
+ * (61% on 2B4L with the calibrated capacity, 325), and a light thread that shares
  * the holder's big CPU is credited its full work there, so lights doing
  * 200 us every 20 ms pulled the holder under that share now and then and
  * were rightly bound (a CI run saw one restricted for 28 rounds).
