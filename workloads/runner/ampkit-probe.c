@@ -49,15 +49,12 @@ static int usage(const char *prog)
 static volatile uint64_t perf_sink;
 
 /*
- * One hardware counter over PERF_LOOP iterations, user space only: the
- * count, or the errno of the step that failed (no PMU in the device tree,
- * a kernel without perf events: ENOENT, EOPNOTSUPP, ENODEV).
+ * A hardware counter of the calling thread in user space, stopped; -1
+ * with errno set if there is none.
  */
-static void perf_count(struct sbuf *sb, const char *name, uint64_t config)
+static int counter_open(uint64_t config)
 {
 	struct perf_event_attr attr;
-	uint64_t count = 0, i;
-	int fd, err = 0;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -66,7 +63,19 @@ static void perf_count(struct sbuf *sb, const char *name, uint64_t config)
 	attr.disabled = 1;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * One hardware counter over PERF_LOOP iterations, user space only: the
+ * count, or the errno of the step that failed (no PMU in the device tree,
+ * a kernel without perf events: ENOENT, EOPNOTSUPP, ENODEV).
+ */
+static void perf_count(struct sbuf *sb, const char *name, uint64_t config)
+{
+	uint64_t count = 0, i;
+	int fd = counter_open(config), err = 0;
+
 	if (fd < 0) {
 		err = errno;
 	} else {
@@ -87,23 +96,6 @@ static void perf_count(struct sbuf *sb, const char *name, uint64_t config)
 }
 
 #if defined(__aarch64__)
-
-/* User-space cycles, counting from now; -1 with errno set if there is no counter. */
-static int cycles_open(void)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_CPU_CYCLES;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	return fd;
-}
 
 #define LATENCY_ROUNDS 2000
 #define REP4(x) x x x x
@@ -190,7 +182,7 @@ static uint64_t chain_cycles(int fd, void (*run)(int), int long_chain)
 
 static void latency(struct sbuf *sb)
 {
-	int fd = cycles_open(), err = fd < 0 ? errno : 0;
+	int fd = counter_open(PERF_COUNT_HW_CPU_CYCLES), err = fd < 0 ? errno : 0;
 	unsigned int i;
 
 	sb_printf(sb, "{\"rounds\":%d,\"errno\":%d,\"cycles_per_op\":{", LATENCY_ROUNDS, err);
