@@ -762,7 +762,11 @@ def parser() -> argparse.ArgumentParser:
         help="measure the little core's capacity on gem5 (intmark alone on 1B0L and 0B1L)",
     )
     s.add_argument("--size", type=int, default=2000, help="intmark's rounds (default 2000)")
-    s.add_argument("--runs", default="runs/calibrate", help="where the runs go (kept, reused)")
+    s.add_argument(
+        "--runs",
+        default="runs/calibrate",
+        help="where the runs go (kept; reused when the same inputs made them)",
+    )
     s.add_argument("--out", help="the record to write (default configs/calibration.toml)")
     s.add_argument("--no-build", action="store_true", help="use the artifacts as they are")
     s.set_defaults(func=cmd_platform_calibrate)
@@ -846,7 +850,11 @@ def parser() -> argparse.ArgumentParser:
         help="without --mix: the catalogue's sizes times this (at most 1; the profile "
         "records the sizes that ran)",
     )
-    s.add_argument("--runs", default="runs/profile", help="where the runs go (kept, reused)")
+    s.add_argument(
+        "--runs",
+        default="runs/profile",
+        help="where the runs go (kept; reused when the same inputs made them)",
+    )
     s.add_argument("--out", default="speedups.toml", help="the profile to write")
     s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
     s.set_defaults(func=cmd_profile)

@@ -53,44 +53,57 @@ def main() -> int:
         outcome = _run(runs / "colab", build, initramfs, "colab", probe("perf"), SMALL_COMPUTE)
         if not outcome.ok:
             sys.exit(f"the run did not end ok ({outcome.status}): see {outcome.directory}")
-        # the longest first: the checkout may sit inside the home the cache is in
+        stand_ins = {
+            runs: "/path/to/runs",
+            found.root: "/path/to/gem5",
+            paths.cache_dir(): "/path/to/cache",
+            paths.build_dir(): "/path/to/ampkit/build",
+            REPO: "/path/to/ampkit",
+        }
+        # each path as given and resolved, the longest first: the checkout
+        # may sit inside the home the cache is in
         machine_paths = sorted(
             {
-                str(runs): "/path/to/runs",
-                str(found.root): "/path/to/gem5",
-                str(paths.cache_dir()): "/path/to/cache",
-                str(REPO): "/path/to/ampkit",
+                str(form): stand_in
+                for path, stand_in in stand_ins.items()
+                for form in (path, Path(path).resolve())
             }.items(),
             key=lambda kv: -len(kv[0]),
         )
 
         def scrub(data: bytes) -> bytes:
-            text = data.decode()
+            # a console may hold bytes that are not UTF-8: kept as they are
+            text = data.decode(errors="surrogateescape")
             for path, stand_in in machine_paths:
                 text = text.replace(path, stand_in)
-            return text.encode()
+            left = [p for p, _ in machine_paths if p in text] + [str(Path.home())] * (
+                str(Path.home()) in text
+            )
+            if left:
+                sys.exit(f"a path of this machine is left in the fixture: {left[0]}")
+            return text.encode(errors="surrogateescape")
 
+        # made whole beside the fixture, then put in its place: a failure
+        # leaves the committed fixture as it was
+        staging = Path(tmp) / "fixture"
+        (staging / "m5out").mkdir(parents=True)
         for name in KEPT:
-            (FIXTURE / name).write_bytes(scrub((outcome.directory / name).read_bytes()))
+            (staging / name).write_bytes(scrub((outcome.directory / name).read_bytes()))
         m5out = outcome.directory / "m5out"
         for name, compress in KEPT_M5OUT.items():
             data = scrub((m5out / name).read_bytes())
-            if compress:
-                (FIXTURE / "m5out" / f"{name}.xz").write_bytes(lzma.compress(data))
-            else:
-                (FIXTURE / "m5out" / name).write_bytes(data)
-        shutil.copyfile(m5out / "stats.json.xz", FIXTURE / "m5out" / "stats.json.xz")
-        home = str(Path.home())
-        for name in [*KEPT, *(f"m5out/{n}" for n in KEPT_M5OUT)]:
-            path = FIXTURE / name
-            text = (
-                lzma.decompress(Path(f"{path}.xz").read_bytes()).decode()
-                if not path.exists()
-                else path.read_text()
-            )
-            if home in text or tmp in text:
-                sys.exit(f"{path}: a path of this machine is left in it")
-    print(f"{FIXTURE}: refreshed from {outcome.status} run; update its README's provenance")
+            target = staging / "m5out" / (f"{name}.xz" if compress else name)
+            target.write_bytes(lzma.compress(data) if compress else data)
+        stats_json = scrub(lzma.decompress((m5out / "stats.json.xz").read_bytes()))
+        (staging / "m5out" / "stats.json.xz").write_bytes(lzma.compress(stats_json))
+        for made in staging.rglob("*"):
+            if made.is_file():
+                shutil.copyfile(made, FIXTURE / made.relative_to(staging))
+    print(
+        f"{FIXTURE}: refreshed from an {outcome.status} run; its README's provenance "
+        "(commit, date, capacities) is yours to update, and so are the figures "
+        "tests/unit/test_gem5_real_run.py reads from stats.txt"
+    )
     return 0
 
 

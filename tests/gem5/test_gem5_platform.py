@@ -160,7 +160,9 @@ def test_the_run_is_measured_after_its_warm_up(colab_run: RunOutcome) -> None:
     # was not measured)
     warmup_us, stopping_us, instances = int(done[1]), int(done[2]), int(done[3])
     print(f"warm-up: {warmup_us} us, {stopping_us} of them stopping")
-    assert stopping_us <= warmup_us - gem5.WARMUP_MS * 1000
+    # the kills do not wait for the instances' work (the perf probe's
+    # death measured 22.5 ms; gem5 gives the same figure every run)
+    assert stopping_us < 50_000, stopping_us
     assert warmup_us >= gem5.WARMUP_MS * 1000, warmup_us
     assert instances >= 2
     dumps = gem5stats.read_stats(colab_run.directory / "m5out")
@@ -358,10 +360,13 @@ def test_the_little_core_model_has_its_sourced_latencies(
     single-type test boots), timed by the PMU's cycle counter: each takes
     the cycles per op the A53 model's sources give, to a quarter of a
     cycle (measured: every chain a few hundredths short, 0.94 for 1 and
-    3.8 for FADD's 4; the loop around the chains leaves that much). A
-    unit that read a load's result late or CSEL's registers at issue
-    (both seen in review), or an L1 that served a pointer chase in 2
-    cycles (measured before the L1D's second data cycle), fails here."""
+    3.8 for FADD's 4; the short and long chains' loops differ by a few
+    cycles a round). A unit that read CSEL's registers at issue (seen in
+    review), or an L1 that served a pointer chase in 2 cycles (measured
+    before the L1D's second data cycle: a hit's load-to-use is the L1's,
+    whatever the scoreboard's due cycle), fails here. No chain feeds a
+    load to an ALU op, so the units' not reading load results late is
+    not checked here."""
     request = RunRequest(
         platform=get_platform("0B2L"),
         policy="cfs",

@@ -151,7 +151,8 @@ def test_the_warm_up_runs_the_mix_then_measures_fresh_instances(
     # a second and no more than the kills take: the warm-up's sleeper (3 s)
     # was not waited for; quick ran at least twice beside it
     assert 1_000_000 <= int(done[1]) < 2_500_000 and int(done[3]) >= 3, done[0]
-    assert int(done[2]) <= int(done[1]) - 1_000_000, done[0]
+    # killing and reaping two programs (one asleep) takes milliseconds
+    assert int(done[2]) < 500_000, done[0]
     report = parse_console(result.stdout)
     assert report.complete and not report.problems(), report.problems()
     # one record each, of the measured instance: nothing of the warm-up
