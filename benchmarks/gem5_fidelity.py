@@ -128,33 +128,6 @@ def warm_up_and_energy(platform: str) -> None:
     )
 
 
-#: Cycles per op the sources give each chain: the A53's as its model
-#: applies them (tests/gem5/test_gem5_platform.py), the A57's from
-#: [LLVM-A57] (64-bit forms: MUL and MADD 5, FADD 5, a load 4 to an ALU).
-SOURCED_CHAIN_CYCLES = {
-    "little": {
-        "alu": 1,
-        "alu_reg": 1,
-        "alu_shifted": 2,
-        "csel": 1,
-        "mul": 3,
-        "madd_acc": 2,
-        "load": 3,
-        "fadd": 4,
-    },
-    "big": {
-        "alu": 1,
-        "alu_reg": 1,
-        "alu_shifted": 2,
-        "csel": 1,
-        "mul": 5,
-        "madd_acc": 5,
-        "load": 4,
-        "fadd": 5,
-    },
-}
-
-
 def chain_latencies() -> None:
     kbuild = kernel.find_build("default")
     assert kbuild is not None
@@ -185,9 +158,9 @@ def chain_latencies() -> None:
             measured[kind] = result["cycles_per_op"]
     print("(5) cycles per op of dependent chains (measured, sources' figure in brackets)")
     print(f"    {'chain':12} {'big (O3, A57-like)':>20} {'little (Minor, A53-like)':>26}")
-    for chain in SOURCED_CHAIN_CYCLES["little"]:
-        big = f"{measured['big'][chain]:.2f} [{SOURCED_CHAIN_CYCLES['big'][chain]}]"
-        little = f"{measured['little'][chain]:.2f} [{SOURCED_CHAIN_CYCLES['little'][chain]}]"
+    for chain in gem5.SOURCED_CHAIN_CYCLES["little"]:
+        big = f"{measured['big'][chain]:.2f} [{gem5.SOURCED_CHAIN_CYCLES['big'][chain]}]"
+        little = f"{measured['little'][chain]:.2f} [{gem5.SOURCED_CHAIN_CYCLES['little'][chain]}]"
         print(f"    {chain:12} {big:>20} {little:>26}")
 
 

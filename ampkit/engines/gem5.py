@@ -563,6 +563,39 @@ def ensure_checkpoint(
 #: hostSeconds, benchmarks/gem5_speed.py): about 1500 per busy CPU. A
 #: campaign on gem5 should size its mixes and set [limits] wall_limit_s.
 WALL_PER_CPU_SIM_S = 2000
+#: Cycles per op its sources give a chain of dependent instructions
+#: ('ampkit-probe latency') on each core model. The little core's are
+#: what its model must make of them (configs/ampkit_gem5/cores.py; the
+#: gem5 tier checks them): an ALU result due in 3 cycles, read 2 late
+#: (ReadI 2), or 1 late when shifted; CSEL's registers as any ALU operand;
+#: a multiply due in 4, its multiplicands read 1 late and its accumulator
+#: 2; a pointer chase at the L1's load-to-use, 3; FADD 4. The big core's
+#: are [LLVM-A57]'s (64-bit forms: MUL and MADD 5, FADD 5, a load 4 to an
+#: ALU), which gem5's O3 follows only in part (benchmarks/gem5_fidelity.py
+#: prints both).
+SOURCED_CHAIN_CYCLES: dict[str, dict[str, int]] = {
+    "little": {
+        "alu": 1,
+        "alu_reg": 1,
+        "alu_shifted": 2,
+        "csel": 1,
+        "mul": 3,
+        "madd_acc": 2,
+        "load": 3,
+        "fadd": 4,
+    },
+    "big": {
+        "alu": 1,
+        "alu_reg": 1,
+        "alu_shifted": 2,
+        "csel": 1,
+        "mul": 5,
+        "madd_acc": 5,
+        "load": 4,
+        "fadd": 5,
+    },
+}
+
 #: Guest milliseconds of warm-up before a run is measured (the runner's
 #: warm_up: the mix's own programs, killed at its end; gem5's statistics
 #: are reset as the measured run starts). Runs restore from a checkpoint

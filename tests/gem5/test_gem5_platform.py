@@ -334,25 +334,6 @@ def test_a_single_type_platform_boots_and_runs(
     assert {c["cpu"] for c in summary["cpus"]} == {f"{cluster}.cpus0", f"{cluster}.cpus1"}
 
 
-#: What the little core's model must make of a result's latency, in
-#: cycles per op of a chain of dependent instructions (ampkit-probe
-#: latency), from its sources (configs/ampkit_gem5/cores.py): an ALU result
-#: due in 3 cycles, read 2 late (ReadI 2), or 1 late when shifted;
-#: CSEL's registers as any ALU operand; a multiply due in 4, its
-#: multiplicands read 1 late and its accumulator 2; a load due in 3 and
-#: read at once (the load-to-use latency); FADD 4.
-A53_CHAIN_CYCLES = {
-    "alu": 1,
-    "alu_reg": 1,
-    "alu_shifted": 2,
-    "csel": 1,
-    "mul": 3,
-    "madd_acc": 2,
-    "load": 3,
-    "fadd": 4,
-}
-
-
 def test_the_little_core_model_has_its_sourced_latencies(
     gem5_tree: gem5.Gem5, kernel_build: KernelBuild, initramfs: Path, tmp_path: Path
 ) -> None:
@@ -381,8 +362,9 @@ def test_the_little_core_model_has_its_sourced_latencies(
     assert result["errno"] == 0, result
     measured = result["cycles_per_op"]
     print("A53 chains, cycles per op:", measured)
-    assert set(measured) == set(A53_CHAIN_CYCLES)
-    for chain, cycles in A53_CHAIN_CYCLES.items():
+    sourced = gem5.SOURCED_CHAIN_CYCLES["little"]
+    assert set(measured) == set(sourced)
+    for chain, cycles in sourced.items():
         assert measured[chain] == pytest.approx(cycles, abs=0.25), (chain, measured)
 
 
