@@ -250,8 +250,7 @@ def execute(
     engine_impl = get_engine(request.engine)
     kmanifest = build.manifest
     if prepared is None:
-        engine = engine_impl.identity()
-        prepared = prepare(request, engine, kmanifest["digest"], sha256_file(initramfs))
+        prepared = prepare_for(request, build, initramfs)
     elif prepared.request != request:
         raise AmpkitError(f"{request.run_id}: prepared for another request")
     engine = prepared.engine
