@@ -119,7 +119,7 @@ def test_many_threads_on_few_cpus(
 ) -> None:
     mix = make_mix(
         App("pipeline", threads=6, size=2000),
-        App("contend", threads=8, size=500),
+        App("contend", threads=8, size=63),
         App("compute", threads=3, size=5000),
     )
     outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix, platform="1B3L")

@@ -24,7 +24,7 @@ def test_demo_runs_every_policy_and_summarises(
     assert main(["demo", "--out", str(out)]) == 0
     runs = sorted(p.name for p in out.iterdir() if p.is_dir())
     mixes = ["2B2L-cfs-demo-r0", "2B2L-colab-demo-r0", "2B2L-wash-demo-r0"]
-    alone = ["alone-compute-t2-n20000", "alone-contend-t4-n2000"]
+    alone = ["alone-compute-t2-n20000", "alone-contend-t4-n250"]
     references = [f"{p}-cfs-{a}-r0" for p in ("2B2L", "0B2L") for a in alone]
     assert runs == sorted([*mixes, *references, "report"])
     for run in [*mixes, *references]:

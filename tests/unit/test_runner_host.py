@@ -29,7 +29,7 @@ def header(timeout: int = 30, policy: str = "cfs") -> str:
 def test_mix_runs_together_and_reports(host_bin: Path, tmp_path: Path) -> None:
     desc = header() + (
         f"app compute 0 2 1946 {host_bin}/compute -t 2 -n 2000\n"
-        f"app contend 0 3 0 {host_bin}/contend -t 3 -n 200\n"
+        f"app contend 0 3 0 {host_bin}/contend -t 3 -n 25\n"
         f"app pipeline 0 3 0 {host_bin}/pipeline -t 3 -n 200\n"
     )
     result = run_runner(host_bin, tmp_path, desc)

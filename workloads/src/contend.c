@@ -8,6 +8,14 @@
  * go. Every update adds a known amount to a cell, so the final sum of the
  * cells is known in advance and checked.
  *
+ * Half of an update's work is done holding the lock, and a hold lasts
+ * several microseconds: longer than a futex system call takes to put a
+ * waiter to sleep. With a short hold a thread that finds the lock taken
+ * is refused by the kernel (the word changed before it got there) and
+ * never sleeps, so a lock-bound program showed almost no waiting; with
+ * this one, threads that meet on the lock sleep on it, whether they meet
+ * on two CPUs or share one and the holder is preempted.
+ *
  * Whether the mutex is ever contended, and so ever enters the kernel,
  * depends on how the threads happen to overlap. With -b it certainly is:
  * the first thread to take the lock keeps it until every other thread is
@@ -20,8 +28,8 @@
 #include "ampkit_workload.h"
 
 #define CELLS 8
-#define WORK_OUTSIDE 200	/* mixing rounds outside the lock */
-#define WORK_INSIDE 50		/* mixing rounds while holding it */
+#define WORK_OUTSIDE 1000	/* mixing rounds outside the lock */
+#define WORK_INSIDE 1000	/* mixing rounds while holding it */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t cells[CELLS];
@@ -80,7 +88,7 @@ int main(int argc, char **argv)
 	int i;
 
 	ampkit_parse_args_flags(argc, argv, "fine-grained mutex contention on shared cells", 4,
-				2000, flags, &args);
+				250, flags, &args);
 	if (convoy && args.threads < 2) {
 		fprintf(stderr, "contend: -b needs at least 2 threads\n");
 		return 2;
