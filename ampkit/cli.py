@@ -32,6 +32,7 @@ from ampkit.rundir import Excluded, RunDir
 from ampkit.summary import summarize
 
 if TYPE_CHECKING:
+    from ampkit.behaviour import Table
     from ampkit.campaign.spec import Spec
 
 
@@ -500,10 +501,76 @@ def cmd_mix_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _behaviour_table(args: argparse.Namespace) -> "Table | None":
+    from ampkit.behaviour import load_table, shipped_table
+
+    if getattr(args, "no_behaviour", False):
+        return None
+    return load_table(Path(args.behaviour)) if args.behaviour else shipped_table()
+
+
 def cmd_mix_check(args: argparse.Namespace) -> int:
+    from ampkit.behaviour import check_category
+
+    table = _behaviour_table(args)
+    wrong = []
     for path in args.files:
         mix = load_mix(path)
         print(f"{path}: ok ({mix.category}, {len(mix.apps)} applications)")
+        if table is None:
+            continue
+        verdict = check_category(mix.name, mix.category, [a.program for a in mix.apps], table)
+        for line in verdict.lines:
+            print(f"  {line}")
+        if verdict.holds is False:
+            print(f"  {path}: its programs, as measured, do not make a {mix.category} mix")
+            wrong.append(str(path))
+        elif verdict.holds is None:
+            print(f"  {path}: too few of its programs measured to say")
+    if wrong:
+        raise AmpkitError(
+            f"{len(wrong)} mix(es) not of their declared category by measurement: "
+            f"{', '.join(wrong)}",
+            "change the mix's programs or its category, or measure again "
+            "(measurements/gem5-workloads/README.md); --no-behaviour checks the files only",
+        )
+    return 0
+
+
+def cmd_mix_behaviour(args: argparse.Namespace) -> int:
+    from ampkit.behaviour import measure
+
+    table, left_out = measure([Path(d) for d in args.dirs], args.engine)
+    for line in left_out:
+        print(f"left out: {line}", file=sys.stderr)
+    if not table.measurements:
+        raise AmpkitError(
+            f"no run of one program alone on {args.engine} under {', '.join(args.dirs)}",
+            "run a campaign of one-program mixes first (measurements/gem5-workloads)",
+        )
+    text = table.render()
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"{args.out}: {len(table.measurements)} measurements, {len(table.costs)} cost lines")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_mix_sizes(args: argparse.Namespace) -> int:
+    table = _behaviour_table(args)
+    if table is None or not table.costs:
+        raise AmpkitError(
+            "no cost lines to size programs by",
+            "give --behaviour a table with [[cost]] entries (ampkit mix behaviour)",
+        )
+    print(f"sizes for {args.span_ms} simulated ms alone on {table.engine} ({table.source}):")
+    for c in table.costs:
+        print(
+            f"  {c.program:10} -t {c.threads} -n {c.size_for(args.span_ms):<8} "
+            f"about {c.wall_for(args.span_ms):.0f} wall s on {c.platform} "
+            f"({c.ns_per_unit:.1f} ns per unit, {c.wall_s_per_sim_ms:.2f} wall s per ms)"
+        )
     return 0
 
 
@@ -781,9 +848,30 @@ def parser() -> argparse.ArgumentParser:
     )
     s = mx.add_parser("list", help="every mix of the catalogue, its category and programs")
     s.set_defaults(func=cmd_mix_list)
-    s = mx.add_parser("check", help="validate mix files (errors give file, line and key)")
+    s = mx.add_parser(
+        "check",
+        help="validate mix files (errors give file, line and key), and test each mix's "
+        "category against its programs' measured waiting",
+    )
     s.add_argument("files", nargs="+", help="mix names or .toml paths")
+    behaviour_help = "a behaviour table (ampkit mix behaviour; default configs/behaviour-gem5.toml)"
+    s.add_argument("--behaviour", help=behaviour_help)
+    s.add_argument(
+        "--no-behaviour", action="store_true", help="check the files only, not the categories"
+    )
     s.set_defaults(func=cmd_mix_check)
+    s = mx.add_parser(
+        "behaviour",
+        help="each program's waiting, parallelism and cost from runs of it alone, as a table",
+    )
+    s.add_argument("dirs", nargs="+", help="campaign or run directories")
+    s.add_argument("--engine", default="gem5", choices=ENGINES, help="whose runs (default gem5)")
+    s.add_argument("-o", "--out", help="file to write (default: stdout)")
+    s.set_defaults(func=cmd_mix_behaviour)
+    s = mx.add_parser("sizes", help="the size at which each program alone spans a time")
+    s.add_argument("--span-ms", type=float, required=True, help="simulated milliseconds")
+    s.add_argument("--behaviour", help=behaviour_help)
+    s.set_defaults(func=cmd_mix_sizes)
     s = mx.add_parser("generate", help="a mix from a category and a seed (deterministic)")
     s.add_argument("--category", required=True, choices=CATEGORIES)
     s.add_argument("--apps", type=int, default=2, help="number of applications (default 2)")

@@ -1,0 +1,417 @@
+"""What each workload does when it runs: its waiting, its parallelism and its cost, measured.
+
+A mix's category (synchronisation, communication, compute) is a claim
+about its programs: that their threads wait on one another, or do not.
+This module holds the measurements that test the claim, and the sizes
+that follow from what a program costs to simulate.
+
+**Measured.** Each program alone on one platform of one engine (for the
+shipped table: gem5 2B2L, four threads), under every policy, from the
+run directories of a campaign of one-program mixes
+(``measurements/gem5-workloads``). Per run:
+
+- ``region_ns``: the region of interest (the threads' work); ``process_ns``
+  the whole process, start-up and self-check included;
+- ``blocked_share``: the time the program's threads spent blocked on
+  futexes over the time they lived (the kit kernel's per-task counters,
+  which the runner keeps under every policy, ``cfs`` included, so the
+  figure does not depend on a policy that steers by it);
+- ``caused_share``: the waiting its threads' releases ended (the same
+  counters), over the same time; above 1 where several threads waited on
+  one release at once;
+- ``parallelism``: the threads' CPU time over the region: how many CPUs'
+  worth of work the program kept busy on average (at most its threads);
+- ``wall_s``: the engine's wall-clock time for the whole run.
+
+**Categories.** A program *waits* when its blocked share alone under the
+baseline is at least ``WAITING_SHARE``; a program is *independent* when
+it stays below ``INDEPENDENT_SHARE``. A synchronisation or communication
+mix keeps its category when at least half of its applications are
+programs that wait; a compute mix when every application is independent.
+``check_category`` applies the rule to a mix; ``ampkit mix check`` reports
+it, with the numbers.
+
+**Cost.** From runs of one program at two or more sizes under the
+baseline, a line per program: simulated region time against size (ns per
+unit and a fixed part) and wall-clock seconds against simulated
+milliseconds. ``Table.size_for`` inverts it: the size at which a program
+alone spans a given time, so a campaign can choose sizes for the time it
+wants each run to take.
+"""
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ampkit.errors import AmpkitError
+from ampkit.paths import CONFIGS
+from ampkit.rundir import Excluded, RunDir, find_run_dirs
+from ampkit.tomlfile import TomlFile
+
+KIND = "ampkit-workload-behaviour"
+VERSION = 1
+#: The table the kit ships: the catalogue's programs on gem5 2B2L.
+SHIPPED_TABLE = CONFIGS / "behaviour-gem5.toml"
+#: The policy whose runs decide categories and cost: the unmodified scheduler.
+BASELINE = "cfs"
+
+#: A program waits, for a synchronisation or communication mix, when its
+#: threads spend at least this share of their lives blocked on futexes,
+#: alone under the baseline. A tenth is enough for a scheduler that shortens
+#: the waits to change the program's time by a measurable amount.
+WAITING_SHARE = 0.10
+#: A program is independent, for a compute mix, when its threads spend less
+#: than this share of their lives blocked: start and join alone cost a few
+#: thousandths.
+INDEPENDENT_SHARE = 0.02
+
+_HINT = "write the table with 'ampkit workload behaviour' (format in ampkit/behaviour.py)"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One program alone in one run."""
+
+    program: str
+    threads: int
+    size: int
+    policy: str
+    platform: str
+    region_ns: int
+    process_ns: int
+    blocked_share: float
+    caused_share: float
+    parallelism: float
+    wall_s: float
+    run: str
+
+    def describe(self) -> str:
+        return (
+            f"blocked {self.blocked_share:.1%}, caused {self.caused_share:.1%}, "
+            f"parallelism {self.parallelism:.2f} ({self.threads} threads, size {self.size}, "
+            f"alone under {self.policy} on {self.platform})"
+        )
+
+
+@dataclass(frozen=True)
+class CostLine:
+    """A program's cost against its size, alone under the baseline."""
+
+    program: str
+    threads: int
+    platform: str
+    sizes: tuple[int, ...]
+    region_ns: tuple[int, ...]
+    wall_s: tuple[float, ...]
+
+    @property
+    def ns_per_unit(self) -> float:
+        return _fit(self.sizes, self.region_ns)[1]
+
+    @property
+    def fixed_ns(self) -> float:
+        return _fit(self.sizes, self.region_ns)[0]
+
+    @property
+    def wall_s_per_sim_ms(self) -> float:
+        return _fit([r / 1e6 for r in self.region_ns], self.wall_s)[1]
+
+    @property
+    def wall_fixed_s(self) -> float:
+        return _fit([r / 1e6 for r in self.region_ns], self.wall_s)[0]
+
+    def size_for(self, span_ms: float) -> int:
+        """The size at which the program's region spans ``span_ms`` (at least 1)."""
+        return max(1, round((span_ms * 1e6 - self.fixed_ns) / self.ns_per_unit))
+
+    def wall_for(self, span_ms: float) -> float:
+        """The wall-clock seconds a run spanning ``span_ms`` costs."""
+        return self.wall_fixed_s + self.wall_s_per_sim_ms * span_ms
+
+
+def _fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
+    """Least squares: (intercept, slope) of ys against xs."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if n < 2 or sxx == 0:
+        raise AmpkitError("a cost line needs runs at two sizes at least")
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    return my - slope * mx, slope
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a mix's programs, as measured, are of its declared category."""
+
+    mix: str
+    category: str
+    holds: bool | None  # None: too few of its programs were measured to say
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    engine: str
+    measurements: tuple[Measurement, ...]
+    costs: tuple[CostLine, ...] = ()
+    source: Path | None = None
+
+    def of(self, program: str, policy: str = BASELINE) -> Measurement | None:
+        """The program's measurement under ``policy`` (the smallest size measured)."""
+        found = [m for m in self.measurements if m.program == program and m.policy == policy]
+        return min(found, key=lambda m: m.size) if found else None
+
+    def cost(self, program: str) -> CostLine | None:
+        return next((c for c in self.costs if c.program == program), None)
+
+    def render(self) -> str:
+        lines = [
+            "# ampkit workload behaviour: each program alone, measured (ampkit/behaviour.py)",
+            f'kind = "{KIND}"',
+            f"version = {VERSION}",
+            f"engine = {json.dumps(self.engine)}",
+        ]
+        for m in self.measurements:
+            lines += [
+                "",
+                "[[measurement]]",
+                f"program = {json.dumps(m.program)}",
+                f"threads = {m.threads}",
+                f"size = {m.size}",
+                f"policy = {json.dumps(m.policy)}",
+                f"platform = {json.dumps(m.platform)}",
+                f"region_ns = {m.region_ns}",
+                f"process_ns = {m.process_ns}",
+                f"blocked_share = {m.blocked_share:.4f}",
+                f"caused_share = {m.caused_share:.4f}",
+                f"parallelism = {m.parallelism:.3f}",
+                f"wall_s = {m.wall_s:.1f}",
+                f"run = {json.dumps(m.run)}",
+            ]
+        for c in self.costs:
+            lines += [
+                "",
+                "[[cost]]",
+                f"program = {json.dumps(c.program)}",
+                f"threads = {c.threads}",
+                f"platform = {json.dumps(c.platform)}",
+                f"sizes = {json.dumps(list(c.sizes))}",
+                f"region_ns = {json.dumps(list(c.region_ns))}",
+                f"wall_s = {json.dumps([round(w, 1) for w in c.wall_s])}",
+                f"# {c.ns_per_unit:.1f} ns per unit + {c.fixed_ns / 1e6:.3f} ms; "
+                f"{c.wall_s_per_sim_ms:.2f} wall s per simulated ms + {c.wall_fixed_s:.0f} s",
+            ]
+        return "\n".join(lines) + "\n"
+
+
+# --- from run directories ---------------------------------------------------
+
+
+def _share(part: Iterable[int], whole: int) -> float:
+    return sum(part) / whole if whole > 0 else 0.0
+
+
+def measurement_of(run: RunDir) -> Measurement:
+    """The measurement a run of one program alone gives; Excluded when the
+    run does not count, holds more than one program, or lacks the kernel's
+    per-task counters (a kernel without them, or a run made before the
+    runner kept them under every policy)."""
+    verdict = run.judge()
+    info = verdict.info
+    if len(verdict.records) != 1 or len(info.mix_apps) != 1:
+        raise Excluded(f"holds {len(verdict.records)} applications, not one program alone")
+    rec = verdict.records[0]
+    tasks = rec.raw.get("tasks")
+    walls = rec.raw.get("thread_times_ns")
+    cpus = rec.raw.get("thread_cpu_ns")
+    if not tasks or not walls or not cpus:
+        raise Excluded("has no per-thread times or kernel counters")
+    lived = sum(int(w) for w in walls)
+    region = rec.turnaround_ns
+    return Measurement(
+        program=rec.program,
+        threads=rec.threads,
+        size=int(info.mix_apps[0].get("size") or 0),
+        policy=info.policy,
+        platform=info.platform,
+        region_ns=region,
+        process_ns=rec.process_ns,
+        blocked_share=_share((int(t.get("futex_blocked_ns", 0)) for t in tasks), lived),
+        caused_share=_share((int(t.get("futex_caused_ns", 0)) for t in tasks), lived),
+        parallelism=_share((int(c) for c in cpus), region),
+        wall_s=float(run.manifest().get("wall_s") or 0.0),
+        run=run.path.name,
+    )
+
+
+def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
+    """The table the run directories under ``roots`` give, and one line per
+    run left out (with why). Cost lines come from the baseline's runs of a
+    program at two sizes or more."""
+    found: list[Measurement] = []
+    left_out: list[str] = []
+    for root in roots:
+        finished, partial = find_run_dirs(root)
+        left_out += [f"{p}: did not finish" for p in partial]
+        for run_dir in finished:
+            run = RunDir(run_dir)
+            try:
+                if run.info().engine != engine:
+                    raise Excluded(f"ran on {run.info().engine}, not {engine}")
+                found.append(measurement_of(run))
+            except Excluded as e:
+                left_out.append(f"{run_dir}: {e}")
+    found.sort(key=lambda m: (m.program, m.threads, m.size, m.policy))
+    costs = []
+    for program in sorted({m.program for m in found}):
+        base = [m for m in found if m.program == program and m.policy == BASELINE]
+        if len({m.size for m in base}) < 2:
+            continue
+        base.sort(key=lambda m: m.size)
+        costs.append(
+            CostLine(
+                program=program,
+                threads=base[0].threads,
+                platform=base[0].platform,
+                sizes=tuple(m.size for m in base),
+                region_ns=tuple(m.region_ns for m in base),
+                wall_s=tuple(m.wall_s for m in base),
+            )
+        )
+    return Table(engine=engine, measurements=tuple(found), costs=tuple(costs)), left_out
+
+
+# --- the table file ---------------------------------------------------------
+
+_TOP_KEYS = ("kind", "version", "engine", "measurement", "cost")
+_MEASUREMENT_KEYS = (
+    "program",
+    "threads",
+    "size",
+    "policy",
+    "platform",
+    "region_ns",
+    "process_ns",
+    "blocked_share",
+    "caused_share",
+    "parallelism",
+    "wall_s",
+    "run",
+)
+_COST_KEYS = ("program", "threads", "platform", "sizes", "region_ns", "wall_s")
+
+
+def _numbers(toml: TomlFile, key: tuple[str | int, ...], n: int | None) -> list[float]:
+    value = toml.get(key)
+    if (
+        not isinstance(value, list)
+        or len(value) < 2
+        or (n is not None and len(value) != n)
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in value)
+    ):
+        want = f"{n} positive numbers" if n is not None else "two positive numbers or more"
+        toml.fail(key, f"must be a list of {want}, not {value!r}", hint=_HINT)
+    return value
+
+
+def load_table(path: Path) -> Table:
+    if not path.is_file():
+        raise AmpkitError(f"cannot read the behaviour table {path}: no such file", _HINT)
+    toml = TomlFile(path)
+    if toml.get(("kind",)) != KIND or toml.get(("version",)) != VERSION:
+        toml.fail(
+            ("kind",), f'is not a behaviour table\'s (kind = "{KIND}", version = {VERSION})', _HINT
+        )
+    toml.only_keys((), _TOP_KEYS, "a behaviour table key")
+    measurements = []
+    for i in range(len(toml.tables(("measurement",)))):
+        key = ("measurement", i)
+        toml.only_keys(key, _MEASUREMENT_KEYS, "a measurement key")
+        measurements.append(
+            Measurement(
+                program=toml.string((*key, "program")),
+                threads=toml.integer((*key, "threads"), low=1),
+                size=toml.integer((*key, "size"), low=0),
+                policy=toml.string((*key, "policy")),
+                platform=toml.string((*key, "platform")),
+                region_ns=toml.integer((*key, "region_ns"), low=1),
+                process_ns=toml.integer((*key, "process_ns"), low=1),
+                blocked_share=toml.number((*key, "blocked_share"), low=0, high=1),
+                caused_share=toml.number((*key, "caused_share"), low=0),
+                parallelism=toml.number((*key, "parallelism"), low=0),
+                wall_s=toml.number((*key, "wall_s"), low=0),
+                run=toml.string((*key, "run")),
+            )
+        )
+    costs = []
+    for i in range(len(toml.tables(("cost",), required=False))):
+        key = ("cost", i)
+        toml.only_keys(key, _COST_KEYS, "a cost key")
+        sizes = _numbers(toml, (*key, "sizes"), None)
+        if not all(isinstance(s, int) for s in sizes) or len(set(sizes)) < 2:
+            toml.fail((*key, "sizes"), "must be two different integer sizes or more", _HINT)
+        costs.append(
+            CostLine(
+                program=toml.string((*key, "program")),
+                threads=toml.integer((*key, "threads"), low=1),
+                platform=toml.string((*key, "platform")),
+                sizes=tuple(int(s) for s in sizes),
+                region_ns=tuple(int(r) for r in _numbers(toml, (*key, "region_ns"), len(sizes))),
+                wall_s=tuple(float(w) for w in _numbers(toml, (*key, "wall_s"), len(sizes))),
+            )
+        )
+    return Table(
+        engine=toml.string(("engine",)),
+        measurements=tuple(measurements),
+        costs=tuple(costs),
+        source=path,
+    )
+
+
+def shipped_table() -> Table | None:
+    return load_table(SHIPPED_TABLE) if SHIPPED_TABLE.is_file() else None
+
+
+# --- categories -------------------------------------------------------------
+
+
+def waits(m: Measurement) -> bool:
+    return m.blocked_share >= WAITING_SHARE
+
+
+def independent(m: Measurement) -> bool:
+    return m.blocked_share < INDEPENDENT_SHARE
+
+
+def check_category(name: str, category: str, programs: Sequence[str], table: Table) -> Verdict:
+    """Whether a mix of ``programs`` is of ``category``, by the table's
+    measurements under the baseline (module text: the rule)."""
+    lines = []
+    measured = []
+    for program in programs:
+        m = table.of(program)
+        if m is None:
+            lines.append(f"{program}: not measured on {table.engine}")
+            continue
+        measured.append(m)
+        lines.append(f"{program}: {m.describe()}")
+    if category == "compute":
+        if len(measured) < len(programs):
+            holds = None if all(independent(m) for m in measured) else False
+        else:
+            holds = all(independent(m) for m in measured)
+        rule = f"every program blocked under {INDEPENDENT_SHARE:.0%} of its threads' time"
+    else:
+        need = math.ceil(len(programs) / 2)
+        waiting = sum(waits(m) for m in measured)
+        unmeasured = len(programs) - len(measured)
+        holds = True if waiting >= need else (None if waiting + unmeasured >= need else False)
+        rule = (
+            f"at least {need} of {len(programs)} programs blocked {WAITING_SHARE:.0%} "
+            f"of their threads' time or more"
+        )
+    lines.append(f"{category} needs {rule}, alone under {BASELINE} on {table.engine}")
+    return Verdict(mix=name, category=category, holds=holds, lines=tuple(lines))
