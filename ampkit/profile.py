@@ -171,18 +171,31 @@ def _times(toml: TomlFile, i: int, key: str) -> tuple[int, ...]:
     return tuple(value)
 
 
+def _check_identity(toml: TomlFile) -> None:
+    """The file says it is a profile of this format: an error at the line of
+    the key that does not (the first line when the key is absent)."""
+    identity = f'kind = "{KIND}", version = {VERSION}'
+    for key, wanted in (("kind", KIND), ("version", VERSION)):
+        value = toml.get((key,))
+        if value is None:
+            toml.fail(
+                (key,), f"is required but absent: not a speedup profile's ({identity})", _HINT
+            )
+        if value != wanted:
+            toml.fail((key,), f"is {value!r}: not a speedup profile's ({identity})", _HINT)
+
+
 def load_profile(path: Path) -> Profile:
     if not path.is_file():
         raise AmpkitError(f"cannot read the speedup profile {path}: no such file", _HINT)
     toml = TomlFile(path)
-    if toml.get(("kind",)) != KIND or toml.get(("version",)) != VERSION:
-        toml.fail(
-            ("kind",), f'is not a speedup profile\'s (kind = "{KIND}", version = {VERSION})', _HINT
-        )
+    _check_identity(toml)
     toml.only_keys((), _TOP_KEYS, "a profile key")
     programs = toml.tables(("program",), required=False)
     if not programs:
-        raise AmpkitError(f"{path}: has no [[program]] entries", _HINT)
+        toml.fail(
+            ("program",), "is required but absent: the file has no [[program]] entries", _HINT
+        )
     engine = toml.string(("engine",), choices=ENGINES, default="")
     known = known_programs()
     entries = []

@@ -82,6 +82,6 @@ def is_done(run_dir: Path, key: str) -> bool:
     the kernel, the initramfs, the engine's binaries and configuration and
     the run's description): a second call skips it. One that does not
     count, or that other inputs made (a changed core model, a rebuilt
-    kernel), is made again."""
-    run = RunDir(run_dir)
-    return run.recorded_key() == key and run.counts()
+    kernel), is made again. RunDir.done() answers it, as it does for a
+    campaign's store."""
+    return RunDir(run_dir).done(key)

@@ -7,7 +7,7 @@ H_STP, fairness) need reference runs and come with the analysis stage.
 
 from pathlib import Path
 
-from ampkit.rundir import QEMU_NOTICE, Excluded, RunDir, walk_records
+from ampkit.rundir import OK, QEMU_NOTICE, Excluded, RunDir, walk_records
 
 __all__ = ["QEMU_NOTICE", "summarize"]
 
@@ -37,12 +37,12 @@ def summarize(run_dirs: list[Path]) -> str:
         if not records:
             lines.append(f"{name:<34} {status}")
         for rec in records:
-            times = rec.raw.get("thread_times_ns") or []
+            times = rec.thread_wall_ns
             spread = f"{min(times) / 1e6:8.1f}/{max(times) / 1e6:<8.1f}" if times else "-"
             lines.append(
                 f"{name:<34} {rec.name:<12} {rec.threads:>3} "
                 f"{rec.turnaround_ns / 1e6:>13.1f} {spread:>19}"
             )
-        if records and status != "ok":
+        if records and status != OK:
             lines.append(f"{'':<34} {status}")
     return "\n".join(lines) + "\n"

@@ -9,8 +9,10 @@ headers (``[a.b]``, ``[[app]]``, with spaces inside the brackets or quoted
 parts), keys (bare, quoted, dotted), and the elements and keys of inline
 tables and arrays, also across lines. A key path is a tuple of table keys
 and array indices, ``("app", 1, "threads")`` for the second ``[[app]]``'s
-``threads``; a path not written in the file resolves to its nearest
-written parent.
+``threads``, ``("platforms", 2)`` for the third element of ``platforms``
+(at its own line, in an array written over several); a path not written
+in the file resolves to its nearest written parent, and one whose parent is
+the top-level table to the file's first line, where that table begins.
 """
 
 import json
@@ -253,25 +255,34 @@ class TomlFile:
         self.text, self.data = read_toml(path)
         self._lines: dict[Key, int] | None = None
 
-    def line(self, key: Key) -> int | None:
-        """The line of ``key``, or of its nearest parent written in the file."""
+    def line(self, key: Key) -> int:
+        """The line of ``key``, or of its nearest parent written in the file;
+        1, where the top-level table begins, for a top-level key that is not
+        written (a required key that is absent)."""
         if self._lines is None:
             self._lines = locate(self.text)
         for k in range(len(key), 0, -1):
             if key[:k] in self._lines:
                 return self._lines[key[:k]]
-        return None
+        return 1
 
     def fail(self, key: Key, msg: str, hint: str | None = None) -> NoReturn:
         """Raise the error: file:line: [array element: ]'key' msg."""
-        line = self.line(key)
-        where = f"{self.path}:{line}" if line else str(self.path)
+        where = f"{self.path}:{self.line(key)}"
         scope, name = show(key)
         raise AmpkitError(
             f"{where}: {scope}'{name}' {msg}" if name else f"{where}: {scope}{msg}", hint
         )
 
     # --- checks -----------------------------------------------------------
+
+    def require(self, key: Key, hint: str | None = None) -> Any:
+        """The value at ``key``; an error, at the line of the table it
+        belongs in, when the file does not have it."""
+        value = self.get(key)
+        if value is None:
+            self.fail(key, "is required but absent", hint)
+        return value
 
     def get(self, key: Key) -> Any:
         """The value at ``key``, or None if absent."""

@@ -145,13 +145,11 @@ def _app_rows(
                 "status": rec.status,
             }
         )
-        wall = rec.raw.get("thread_times_ns") or []
-        cpu = rec.raw.get("thread_cpu_ns") or [math.nan] * len(wall)
-        for t, (w, c) in enumerate(zip(wall, cpu, strict=False)):
-            threads.append({**ident, "thread": t, "wall_ns": w, "cpu_ns": c})
-        for task in rec.raw.get("tasks") or []:
-            if isinstance(task, dict):
-                tasks.append({**ident, **task})
+        # AppRecord.parse checked both: one value per thread, or none at all
+        cpu: tuple[float, ...] = rec.thread_cpu_ns or (math.nan,) * rec.threads
+        for t, wall in enumerate(rec.thread_wall_ns):
+            threads.append({**ident, "thread": t, "wall_ns": wall, "cpu_ns": cpu[t]})
+        tasks += [{**ident, **task} for task in rec.tasks]
     return apps, threads, tasks
 
 

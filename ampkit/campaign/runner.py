@@ -31,7 +31,7 @@ from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import cache_dir
 from ampkit.run import engine_identity, execute, prepare
 
-#: exec's exit statuses: the run finished ok / finished failed / never ran.
+#: exec's exit statuses: the run is done (RunDir.done) / it failed or does not count.
 EXEC_OK, EXEC_RUN_FAILED = 0, 1
 
 
@@ -225,7 +225,9 @@ def exec_run(cdir: CampaignDir, run_id: str) -> int:
             request, cdir.run_dir(run_id), build, cdir.initramfs, force=True, prepared=prepared
         )
         print(f"{run_id}: {outcome.status}")
-        return EXEC_OK if outcome.ok else EXEC_RUN_FAILED
+        # done as the campaign judges it (RunDir.done), not only ended ok
+        done = cdir.state(run_id, prepared.key).state == OK
+        return EXEC_OK if done else EXEC_RUN_FAILED
 
 
 def settle(cdir: CampaignDir, run_id: str, reason: str, log: Path | None, **extra: Any) -> RunState:

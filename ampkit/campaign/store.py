@@ -19,6 +19,15 @@
 
 A run's state comes from these files alone, so a campaign runner killed at
 any moment (even by SIGKILL) leaves nothing that the next one misreads.
+
+A run is ok when it is done as ``RunDir.done()`` says (the references ask
+the same): it counts in the metrics, and the planned inputs made it. A run
+that ended ok but does not count (a gem5 run without its statistics, a
+torn results file...) is failed, its detail saying "ended ok but does not
+count: " and the report's reason for leaving it out: like any failed run
+it is kept and listed by 'campaign status', and run again by 'campaign
+rerun --failed' (not by every 'campaign run', which would repeat a run
+that fails the same way each time).
 """
 
 import contextlib
@@ -32,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ampkit import rundir
 from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import write_json
 from ampkit.rundir import CONSOLE, RunDir, partial_of
@@ -39,11 +49,13 @@ from ampkit.rundir import CONSOLE, RunDir, partial_of
 META = "campaign.json"
 
 #: Run states, in the order status lists them.
-OK = "ok"  # finished, sound, with the planned inputs
-FAILED = "failed"  # finished and failed, or failed by its executor
+OK = "ok"  # done (RunDir.done): finished, counts, with the planned inputs
+FAILED = "failed"  # finished and failed or not counting, or failed by its executor
 STALE = "stale"  # finished, but with other inputs than the plan's (run again)
 TODO = "todo"  # not finished (never started, or interrupted)
 STATES = (OK, FAILED, STALE, TODO)
+#: The detail of a run that ended ok but may not count, before the reason.
+ENDED_OK_UNCOUNTED = "ended ok but does not count"
 
 
 @dataclass(frozen=True)
@@ -168,10 +180,13 @@ class CampaignDir:
         if run.is_finished():
             if key is not None and run.recorded_key() != key:
                 return RunState(STALE, "finished with other inputs than planned", run.path)
-            status = run.status()
-            if status == "ok":
+            if run.done(key):
                 return RunState(OK, "", run.path)
-            return RunState(FAILED, status.removeprefix("failed: "), run.path / CONSOLE)
+            status = run.status()
+            if status != rundir.OK:
+                return RunState(FAILED, status.removeprefix("failed: "), run.path / CONSOLE)
+            # the report would leave it out: say why, rather than call it done
+            return RunState(FAILED, f"{ENDED_OK_UNCOUNTED}: {run.exclusion()}", run.path)
         if failure := self.failure(run_id):
             log = Path(failure["log"]) if failure.get("log") else None
             return RunState(FAILED, str(failure.get("reason")), log)

@@ -752,7 +752,7 @@ class Gem5Engine:
                 # a runner that stopped early wrote no measured dump, and
                 # says why itself (its error, incomplete results): the count
                 # would only hide that
-                console = run.path(CONSOLE).read_text(errors="replace")
+                console = run.console_text()
                 if RESULTS_END.search(console):
                     problems.append(f"gem5 stats: {e}")
         elif result.exit_code == 0:

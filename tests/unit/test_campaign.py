@@ -7,14 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from ampkit import references
+from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.campaign.plan import MATRIX, Pins, PlannedRun, expand
 from ampkit.campaign.runner import _spec_source, dir_spec
 from ampkit.campaign.slurm import _expand_ids
 from ampkit.campaign.spec import Limits, load_spec, slurm_minutes
-from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir
+from ampkit.campaign.store import ENDED_OK_UNCOUNTED, FAILED, OK, STALE, TODO, CampaignDir
 from ampkit.errors import AmpkitError
 from ampkit.mix import load_mix, mix_names
 from ampkit.run import EngineIdentity, prepare
+from ampkit.rundir import QEMU_NOTICE, RunDir
 
 ENGINE = EngineIdentity(name="qemu", version="QEMU emulator version 7.2.0", binary_sha256="e" * 64)
 
@@ -111,8 +114,8 @@ def test_categories_and_duplicates(tmp_path: Path) -> None:
          '[executor]\nkind = "pbs"\n', ":6:", "'executor.kind' must be one of local, slurm"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
          "[executor]\njobs = 0\n", ":6:", "'executor.jobs' must be an integer from 1"),
-        ('platforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n', ": ",
-         "'name' is required"),
+        ('platforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n', ":1:",
+         "'name' is required but absent"),
         ('name = "a b"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n',
          ":1:", "'name' must be letters"),
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
@@ -120,6 +123,17 @@ def test_categories_and_duplicates(tmp_path: Path) -> None:
         ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
          'engine = "gem5"\nqemu_clock = "icount"\n', ":6:",
          "'qemu_clock' asks gem5 for a guest clock it does not offer"),
+        # an element of an array is reported at its own line
+        ('name = "t"\nplatforms = [\n  "2B2L",\n  "9Q",\n]\npolicies = ["cfs"]\n'
+         'mixes = ["demo"]\n', ":4:", "platforms 2: unknown platform '9Q'"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+         'references = [\n"alone",\n"slow"]\n', ":7:", "references 2: must be one of"),
+        # a limit under its old name is reported under that name, at its line
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+         "[limits]\nmix_s = 0\n", ":6:", "'limits.mix_s' must be an integer from 1"),
+        ('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+         "[limits]\nrun_s = 50\nmix_limit_s = 100\n", ":6:",
+         "'limits.run_s' (50 s) must leave time beyond mix_limit_s (100 s)"),
     ],
 )  # fmt: skip
 def test_spec_errors_name_file_line_and_key(
@@ -129,7 +143,7 @@ def test_spec_errors_name_file_line_and_key(
     path.write_text(body)
     with pytest.raises(AmpkitError) as e:
         load_spec(path)
-    # a key that is absent has no line: the error names the file alone
+    # a top-level key that is absent is reported where the top-level table begins
     assert str(e.value).startswith(f"{path}{where}")
     assert says in str(e.value)
 
@@ -226,11 +240,24 @@ def test_keys_are_the_same_on_another_machine(tmp_path: Path) -> None:
     assert json.loads(out.stdout) == here
 
 
-def _finished(cdir: CampaignDir, run_id: str, key: str, status: str) -> None:
-    d = cdir.run_dir(run_id)
-    d.mkdir(parents=True)
-    (d / "manifest.json").write_text(json.dumps({"key": key}))
-    (d / "status").write_text(status + "\n")
+def _finished(cdir: CampaignDir, run_id: str, key: str, status: str, engine: str = "qemu") -> Path:
+    """A finished run: one that counts when it ended ok on QEMU; a gem5 one
+    has no statistics, so it does not."""
+    gem5 = engine == "gem5"
+    made = write_run(
+        cdir.root.parent / "made",
+        platform="2B2L",
+        policy="cfs",
+        mix=run_id,
+        apps=[SynthApp("x", 1, 10**7)],
+        key=key,
+        status=status,
+        engine=engine,
+        statistics=gem5,
+        timing_notice=None if gem5 else QEMU_NOTICE,
+    )
+    cdir.runs.mkdir(parents=True, exist_ok=True)
+    return made.rename(cdir.run_dir(run_id))
 
 
 def test_states_from_the_directory(tmp_path: Path) -> None:
@@ -249,6 +276,38 @@ def test_states_from_the_directory(tmp_path: Path) -> None:
     assert cdir.state("e", "k1").state == FAILED
     assert cdir.state("e", "k1").log == tmp_path / "task-3.out"
     assert cdir.state("f", "k1").state == TODO
+
+
+def test_a_run_that_ended_ok_but_does_not_count_is_failed_with_why(tmp_path: Path) -> None:
+    """A gem5 run without its statistics ended ok, but the report leaves it
+    out: the campaign calls it failed, with the report's reason, rather than
+    done (it once was, and was never run again)."""
+    cdir = CampaignDir(tmp_path / "camp")
+    cdir.create()
+    run = _finished(cdir, "g", "k1", "ok", engine="gem5")
+    for key in ("k1", None):
+        state = cdir.state("g", key)
+        assert state.state == FAILED, key
+        assert state.detail == (
+            f"{ENDED_OK_UNCOUNTED}: incomplete: a gem5 run without its statistics"
+        )
+        assert state.log == run
+
+
+def test_the_campaign_and_the_references_agree_on_what_is_done(tmp_path: Path) -> None:
+    """One answer to "is this run done?": RunDir.done(), which both ask."""
+    cdir = CampaignDir(tmp_path / "camp")
+    cdir.create()
+    _finished(cdir, "counts", "k", "ok")
+    _finished(cdir, "no-stats", "k", "ok", engine="gem5")
+    _finished(cdir, "failed", "k", "failed: x#0 crashed")
+    _finished(cdir, "other-key", "other", "ok")
+    (cdir.runs / "never").mkdir()
+    for run_id in ("counts", "no-stats", "failed", "other-key", "never"):
+        path = cdir.run_dir(run_id)
+        done = references.is_done(path, "k")
+        assert done == RunDir(path).done("k") == (cdir.state(run_id, "k").state == OK), run_id
+        assert done == (run_id == "counts")
 
 
 def test_set_aside_keeps_every_attempt(tmp_path: Path) -> None:

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from ampkit import build as build_mod
-from ampkit import hostdeps, kernel, paths, platform
+from ampkit import cli, hostdeps, kernel, paths, platform
 from ampkit.analysis.synthetic import SynthApp, write_run
-from ampkit.cli import calibration_notice, main, parser
+from ampkit.cli import calibration_notice, cmd_images_build, cmd_kernel_build, main, parser
+from ampkit.console import ConsoleReport
 from ampkit.errors import (
     EXIT_BUILD,
     EXIT_ENVIRONMENT,
@@ -22,6 +23,8 @@ from ampkit.errors import (
     MissingDependency,
 )
 from ampkit.platform import get_platform
+from ampkit.run import RunOutcome, RunRequest
+from ampkit.rundir import RunDir
 
 
 @pytest.mark.parametrize(
@@ -180,6 +183,72 @@ def test_campaign_commands_take_a_spec_or_a_directory_and_exec_is_hidden(
         main(["campaign", "--help"])
     listed = capsys.readouterr().out
     assert "status" in listed and "exec" not in listed
+
+
+def test_a_misspelt_campaign_action_is_not_offered_the_internal_exec(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["campaign", "bogus"])
+    assert e.value.code == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "invalid choice: 'bogus'" in err and "'plan'" in err and "'status'" in err
+    assert "exec" not in err
+    # it still runs, for the executors that start it
+    args = parser().parse_args(["campaign", "exec", "camp", "run-1"])
+    assert (args.campaign_command, args.dir, args.run_id) == ("exec", "camp", "run-1")
+
+
+def test_the_old_build_aliases_work_but_are_not_offered(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """'ampkit build' is the one way to build: 'kernel build' and 'images
+    build' are kept for old scripts, listed by no --help nor error."""
+    for args, func in (
+        (["kernel", "build", "--debug-kernel"], cmd_kernel_build),
+        (["images", "build"], cmd_images_build),
+    ):
+        assert parser().parse_args(args).func is func
+    listings = {}
+    for args in (["--help"], ["kernel", "--help"], ["images", "--help"]):
+        with pytest.raises(SystemExit):
+            main(args)
+        listings[args[0]] = capsys.readouterr().out
+
+    def offered(listing: str) -> set[str]:
+        return set(re.findall(r"^    (\w+) ", listing, re.MULTILINE))
+
+    assert {"build", "kernel"} <= offered(listings["--help"])
+    assert "images" not in offered(listings["--help"])
+    assert offered(listings["kernel"]) == {"info", "check"}
+    assert offered(listings["images"]) == set()
+    with pytest.raises(SystemExit):
+        main(["bogus"])
+    assert "'images'" not in capsys.readouterr().err
+
+
+def test_a_run_that_finishes_failed_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """EXIT_FAILED_RUN. What boots the guest is an engine, which a unit test
+    has not: execute() is replaced by one that leaves what a failed run
+    leaves, and the rest of 'ampkit run' is the real one."""
+
+    def failed_run(request: RunRequest, out: Path, *_: object, **__: object) -> RunOutcome:
+        made = write_run(
+            out.parent,
+            platform=request.platform.name,
+            policy=request.policy,
+            mix=request.mix.name,
+            apps=[SynthApp("x", 1, 10**7)],
+            status="failed: x#0 crashed (exit status 1)",
+        )
+        return RunOutcome(made, RunDir(made).status(), ConsoleReport())
+
+    monkeypatch.setattr(cli, "_artifacts", lambda *_: (None, tmp_path / "initramfs"))
+    monkeypatch.setattr(cli, "execute", failed_run)
+    assert main(["run", "--no-build", "--out", str(tmp_path / "run")]) == EXIT_FAILED_RUN
+    assert "failed: x#0 crashed" in capsys.readouterr().out
 
 
 def test_campaign_status_reads_a_spec_or_its_directory(

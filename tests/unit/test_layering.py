@@ -111,9 +111,9 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
 
 #: The run directory's own files, which only ampkit/rundir.py names (the
 #: engines write their outputs through its RunWriter, by its constants).
-#: Not here: "status", a word every record uses, and "manifest.json", which
-#: a kernel build also keeps (ampkit/kernel.py, its own).
 RUN_FILES = {
+    "manifest.json",
+    "status",
     "results.jsonl",
     "guest.json",
     "run.desc",
@@ -125,14 +125,97 @@ RUN_FILES = {
     "gem5-command.json",
 }
 
+#: Where another module spells one of those names for something of its own.
+OTHER_MEANINGS = {
+    "manifest.json": {"ampkit/kernel.py"},  # a kernel build's own manifest
+    "status": {
+        "ampkit/cli.py",  # the 'campaign status' command
+        "ampkit/console.py",  # an application record's field
+        "ampkit/run.py",  # an application record's field
+        "ampkit/devicetree.py",  # a device tree node's property
+        "analysis/collect.py",  # the apps table's column (a record's field)
+        "analysis/synthetic.py",  # an application record's field, as written
+    },
+}
+
 
 def test_only_the_run_directory_module_names_its_files() -> None:
     offenders = []
-    for folder, package in ((REPO / "ampkit", "ampkit"), (REPO / "analysis", "ampkit.analysis")):
+    for folder in (REPO / "ampkit", REPO / "analysis"):
         for path in sorted(folder.rglob("*.py")):
             if path.name == "rundir.py" or "analysis" in path.relative_to(folder).parts[:-1]:
                 continue
+            where = str(path.relative_to(REPO))
             for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.Constant) and node.value in RUN_FILES:
-                    offenders.append(f"{package}:{path.name}:{node.lineno}: {node.value}")
+                if not (isinstance(node, ast.Constant) and node.value in RUN_FILES):
+                    continue
+                if where not in OTHER_MEANINGS.get(node.value, set()):
+                    offenders.append(f"{where}:{node.lineno}: {node.value}")
     assert offenders == []
+
+
+#: rundir's names of a run directory's files.
+RUN_FILE_CONSTANTS = {
+    "MANIFEST",
+    "STATUS",
+    "RESULTS",
+    "CONSOLE",
+    "GUEST",
+    "GEM5_SUMMARY",
+    "RUN_DESC",
+    "DEVICE_TREE",
+    "M5OUT",
+    "GEM5_LOG",
+    "GEM5_COMMAND",
+    "GEM5_TERMINAL",
+}
+#: Reads by those names of what is not a run directory.
+NOT_A_RUN = {("ampkit/engines/gem5.py", "GEM5_LOG")}  # the checkpoint boot's own log
+
+
+def reads_by_run_file_name(path: Path) -> list[tuple[str, int]]:
+    """Each read (read_text, read_bytes, open for reading) of a path built
+    with one of rundir's file names: (the name, its line)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr == "open":
+            mode = node.args[0] if node.args else None
+            writes = isinstance(mode, ast.Constant) and any(c in str(mode.value) for c in "wax")
+            if writes:
+                continue
+        elif node.func.attr not in ("read_text", "read_bytes"):
+            continue
+        for sub in ast.walk(node.func.value):
+            name = sub.id if isinstance(sub, ast.Name) else getattr(sub, "attr", None)
+            if name in RUN_FILE_CONSTANTS:
+                found.append((str(name), node.lineno))
+    return found
+
+
+def test_only_the_run_directory_module_reads_its_files() -> None:
+    """A run directory is read through ampkit.rundir (RunDir, or RunWriter
+    while it is written): a module that reads one of its files by rundir's
+    name of it, as run.py once read console.log, is reported."""
+    offenders = []
+    for folder in (REPO / "ampkit", REPO / "analysis"):
+        for path in sorted(folder.rglob("*.py")):
+            if path.name == "rundir.py" or "analysis" in path.relative_to(folder).parts[:-1]:
+                continue
+            where = str(path.relative_to(REPO))
+            for name, line in reads_by_run_file_name(path):
+                if (where, name) not in NOT_A_RUN:
+                    offenders.append(f"{where}:{line}: reads {name}")
+    assert offenders == []
+
+
+def test_the_read_checker_sees_a_direct_read(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "def f(work, run):\n"
+        "    a = (work / CONSOLE).read_text(errors='replace')\n"
+        "    b = run.path(rundir.STATUS).open()\n"
+        "    run.path(CONSOLE).open('wb')\n"
+    )
+    assert reads_by_run_file_name(bad) == [("CONSOLE", 2), ("STATUS", 3)]

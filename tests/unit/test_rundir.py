@@ -142,6 +142,54 @@ def test_a_region_outside_its_process_is_corrupt(roi: list[Any], reason: str) ->
         AppRecord.parse(record(roi_ns=roi))
 
 
+def test_per_thread_times_and_tasks_are_typed_fields() -> None:
+    """thread_times_ns, thread_cpu_ns and tasks are AppRecord's fields, one
+    time per thread; absent or null (a program that reported none) is empty."""
+    tasks = [{"thread": 0, "class": "big"}, {"thread": 1, "class": "little"}]
+    rec = AppRecord.parse(
+        record(thread_times_ns=[5, 6], thread_cpu_ns=[4, 3], tasks=tasks, exit_status=0)
+    )
+    assert (rec.thread_wall_ns, rec.thread_cpu_ns, rec.tasks) == ((5, 6), (4, 3), tuple(tasks))
+    assert rec.raw["exit_status"] == 0  # what the fields do not type stays in raw
+    for absent in ({}, {"thread_times_ns": None, "thread_cpu_ns": None, "tasks": None}):
+        rec = AppRecord.parse(record(**absent))
+        assert (rec.thread_wall_ns, rec.thread_cpu_ns, rec.tasks) == ((), (), ())
+
+
+@pytest.mark.parametrize(
+    ("extra", "reason"),
+    [
+        ({"thread_times_ns": [5]}, "thread_times_ns holds 1 values for 2 threads"),
+        ({"thread_cpu_ns": [1, 2, 3]}, "thread_cpu_ns holds 3 values for 2 threads"),
+        ({"thread_times_ns": [5, "6"]}, "thread_times_ns is not a list of integers"),
+        ({"thread_cpu_ns": [1, True]}, "thread_cpu_ns is not a list of integers"),
+        ({"thread_times_ns": 11}, "thread_times_ns is not a list of integers"),
+        ({"tasks": [{"thread": 0}, 7]}, "tasks is not a list of objects"),
+    ],
+)
+def test_per_thread_fields_that_do_not_fit_the_threads_are_corrupt(
+    extra: dict[str, Any], reason: str
+) -> None:
+    with pytest.raises(Excluded, match=re.escape(f"corrupt: x#0 record: {reason}")):
+        AppRecord.parse(record(**extra))
+
+
+def test_a_run_whose_cpu_times_miss_a_thread_is_left_out_not_cut(tmp_path: Path) -> None:
+    """The threads table once paired wall and CPU times with zip(strict=False),
+    silently dropping the threads one list lacked."""
+    run = write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=[SynthApp("x", 2, 9)])
+    results = run / "results.jsonl"
+    rec = json.loads(results.read_text())
+    rec["thread_cpu_ns"] = rec["thread_cpu_ns"][:1]
+    results.write_text(json.dumps(rec) + "\n")
+    col = collect(tmp_path)
+    assert col.threads.empty
+    assert col.excluded["reason"].tolist() == [
+        "corrupt: x#0 record: thread_cpu_ns holds 1 values for 2 threads"
+    ]
+    assert run.name in summarize([run])  # the summary still names the run
+
+
 def test_the_report_names_the_programs_timed_by_their_whole_process(tmp_path: Path) -> None:
     write_run(tmp_path, platform="2B2L", policy="cfs", mix="a", apps=[SynthApp("x", 1, 10**7)])
     col = collect(tmp_path)

@@ -62,6 +62,23 @@ def test_an_error_names_file_line_and_key(tmp_path: Path) -> None:
         toml.string(("name",), choices=["a", "b"])
 
 
+def test_a_required_key_that_is_absent_is_reported_where_its_table_is(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    path.write_text(TEXT)
+    toml = TomlFile(path)
+    assert toml.require(("name",)) == "x"
+    with pytest.raises(AmpkitError) as e:
+        toml.require(("engine",), hint="the engine")
+    assert e.value.what == f"{path}:1: 'engine' is required but absent"  # the top level
+    assert e.value.hint == "the engine"
+    with pytest.raises(AmpkitError) as e:
+        toml.require(("limits", "cpus"))
+    assert e.value.what == f"{path}:16: 'limits.cpus' is required but absent"
+    with pytest.raises(AmpkitError) as e:
+        toml.require(("app", 0, "threads"))
+    assert e.value.what == f"{path}:5: app 1: 'threads' is required but absent"
+
+
 def test_a_boolean_is_not_a_number(tmp_path: Path) -> None:
     path = tmp_path / "f.toml"
     path.write_text("n = true\n")
