@@ -6,9 +6,9 @@ This module holds the measurements that test the claim, and the sizes
 that follow from what a program costs to simulate.
 
 **Measured.** Each program alone on one platform of one engine (for the
-shipped table: gem5 2B2L, four threads), under every policy, from the
-run directories of a campaign of one-program mixes
-(``measurements/gem5-workloads``). Per run:
+shipped table, ``configs/behaviour-gem5.toml``: gem5 2B2L, four threads),
+under every policy, from the run directories of a campaign of one-program
+mixes (``measurements/gem5-workloads``). Per run:
 
 - ``region_ns``: the region of interest (the threads' work); ``process_ns``
   the whole process, start-up and self-check included;
@@ -45,6 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ampkit.engines import ENGINES, get_engine
 from ampkit.errors import AmpkitError
 from ampkit.paths import CONFIGS
 from ampkit.rundir import Excluded, RunDir, find_run_dirs
@@ -52,8 +53,6 @@ from ampkit.tomlfile import TomlFile
 
 KIND = "ampkit-workload-behaviour"
 VERSION = 1
-#: The table the kit ships: the catalogue's programs on gem5 2B2L.
-SHIPPED_TABLE = CONFIGS / "behaviour-gem5.toml"
 #: The policy whose runs decide categories and cost: the unmodified scheduler.
 BASELINE = "cfs"
 
@@ -200,7 +199,7 @@ class Table:
                 f"platform = {json.dumps(c.platform)}",
                 f"sizes = {json.dumps(list(c.sizes))}",
                 f"region_ns = {json.dumps(list(c.region_ns))}",
-                f"wall_s = {json.dumps([round(w, 1) for w in c.wall_s])}",
+                f"wall_s = {json.dumps(list(c.wall_s))}",
                 f"# {c.ns_per_unit:.1f} ns per unit + {c.fixed_ns / 1e6:.3f} ms; "
                 f"{c.wall_s_per_sim_ms:.2f} wall s per simulated ms + {c.wall_fixed_s:.0f} s",
             ]
@@ -239,10 +238,11 @@ def measurement_of(run: RunDir) -> Measurement:
         platform=info.platform,
         region_ns=region,
         process_ns=rec.process_ns,
-        blocked_share=_share((int(t.get("futex_blocked_ns", 0)) for t in tasks), lived),
-        caused_share=_share((int(t.get("futex_caused_ns", 0)) for t in tasks), lived),
-        parallelism=_share((int(c) for c in cpus), region),
-        wall_s=float(run.manifest().get("wall_s") or 0.0),
+        # rounded as the table writes them, so that a table read back is the one measured
+        blocked_share=round(_share((int(t.get("futex_blocked_ns", 0)) for t in tasks), lived), 4),
+        caused_share=round(_share((int(t.get("futex_caused_ns", 0)) for t in tasks), lived), 4),
+        parallelism=round(_share((int(c) for c in cpus), region), 3),
+        wall_s=round(float(run.manifest().get("wall_s") or 0.0), 1),
         run=run.path.name,
     )
 
@@ -371,8 +371,26 @@ def load_table(path: Path) -> Table:
     )
 
 
+def table_path(engine: str) -> Path:
+    """Where the kit keeps an engine's table (configs/behaviour-<engine>.toml)."""
+    return CONFIGS / f"behaviour-{engine}.toml"
+
+
+def table_of(engine: str) -> Table | None:
+    """The engine's shipped table, or None where there is none."""
+    path = table_path(engine)
+    return load_table(path) if path.is_file() else None
+
+
+def timing_engine() -> str:
+    """The engine whose measurements mean something for categories and
+    sizes: the first that models the cores' speed (gem5)."""
+    return next(e for e in ENGINES if get_engine(e).models_core_speed)
+
+
 def shipped_table() -> Table | None:
-    return load_table(SHIPPED_TABLE) if SHIPPED_TABLE.is_file() else None
+    """The table 'ampkit mix check' tests categories by unless told otherwise."""
+    return table_of(timing_engine())
 
 
 # --- categories -------------------------------------------------------------

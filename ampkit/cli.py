@@ -1,6 +1,7 @@
 """The one command line: ``ampkit <command> ...`` (``ampkit --help`` lists them)."""
 
 import argparse
+import contextlib
 import json
 import shutil
 import signal
@@ -11,7 +12,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ampkit import build as build_mod
 from ampkit import hostdeps, kernel, parsec, paths, platform, policies, references
@@ -73,6 +74,7 @@ def _kernel_variant(args: argparse.Namespace) -> str:
 
 
 def cmd_kernel_build(args: argparse.Namespace) -> int:
+    # 'ampkit kernel build': kept, hidden, for old scripts; 'ampkit build' is the way
     variant = _kernel_variant(args)
     started = time.monotonic()
     build_mod.scons(build_mod.kernel_target(variant), kernel_jobs=args.make_jobs)
@@ -115,6 +117,7 @@ def cmd_kernel_check(_args: argparse.Namespace) -> int:
 
 
 def cmd_images_build(_args: argparse.Namespace) -> int:
+    # 'ampkit images build': kept, hidden, for old scripts; 'ampkit build' is the way
     build_mod.scons(build_mod.INITRAMFS)
     print(build_mod.initramfs_image())
     return 0
@@ -252,6 +255,19 @@ def calibration_notice(run_dir: Path) -> str | None:
     )
 
 
+def _span_ms(args: argparse.Namespace) -> float | None:
+    if args.span_ms is None:
+        return None
+    if not get_engine(args.engine).models_core_speed:
+        raise UsageError(
+            f"--span-ms sizes apps only on an engine that models the cores' speed, "
+            f"not {args.engine}"
+        )
+    if args.span_ms <= 0:
+        raise UsageError(f"--span-ms must be positive, not {args.span_ms:g}")
+    return float(args.span_ms)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     request = RunRequest(
         platform=_platform_from(args),
@@ -267,6 +283,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         qemu_clock=args.qemu_clock,
         wall_limit_s=args.wall_limit,
         warmup_ms=args.warmup_ms,
+        span_ms=_span_ms(args),
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
@@ -538,14 +555,15 @@ def cmd_mix_check(args: argparse.Namespace) -> int:
 
 
 def cmd_mix_behaviour(args: argparse.Namespace) -> int:
-    from ampkit.behaviour import measure
+    from ampkit.behaviour import measure, timing_engine
 
-    table, left_out = measure([Path(d) for d in args.dirs], args.engine)
+    engine = args.engine or timing_engine()
+    table, left_out = measure([Path(d) for d in args.dirs], engine)
     for line in left_out:
         print(f"left out: {line}", file=sys.stderr)
     if not table.measurements:
         raise AmpkitError(
-            f"no run of one program alone on {args.engine} under {', '.join(args.dirs)}",
+            f"no run of one program alone on {engine} under {', '.join(args.dirs)}",
             "run a campaign of one-program mixes first (measurements/gem5-workloads)",
         )
     text = table.render()
@@ -745,6 +763,20 @@ def cmd_campaign_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_campaign_archive(args: argparse.Namespace) -> int:
+    import os
+
+    from ampkit.campaign.archive import archive
+
+    _, root = _spec_and_dir(args)
+    extra = {Path(os.environ["GEM5_ROOT"]): "/path/to/gem5"} if os.environ.get("GEM5_ROOT") else {}
+    with contextlib.suppress(AmpkitError):
+        extra[gem5.Gem5.locate().root] = "/path/to/gem5"
+    for line in archive(root, Path(args.out), extra):
+        print(line)
+    return 0
+
+
 def cmd_campaign_exec(args: argparse.Namespace) -> int:
     from ampkit.campaign.runner import exec_run
     from ampkit.campaign.slurm import task_run
@@ -763,8 +795,25 @@ def cmd_campaign_exec(args: argparse.Namespace) -> int:
 # --- parser ------------------------------------------------------------------
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that a misspelt command offers only the
+    commands --help lists. A command registered without help is hidden
+    (argparse 3.11 prints help=SUPPRESS as "==SUPPRESS==" for a command, so
+    no help is how one hides it): --help leaves it out, but argparse's
+    "invalid choice" message would still list it."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
+            listed = {sub.dest for sub in action._get_subactions()}  # those with help
+            offered = ", ".join(repr(name) for name in action.choices if name in listed)
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r} (choose from {offered})"
+            )
+        super()._check_value(action, value)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ampkit",
         description="Build, boot and compare schedulers for asymmetric multicore processors.",
     )
@@ -787,11 +836,10 @@ def parser() -> argparse.ArgumentParser:
     k = sub.add_parser("kernel", help="the patched kernel").add_subparsers(
         dest="kernel_command", required=True, metavar="ACTION"
     )
-    s = k.add_parser(
-        "build",
-        help="build it, cached by the hash of its inputs (an alias of 'ampkit build kernel', "
-        "kernel-debug or kernel-unpatched that prints where the build is)",
-    )
+    # An alias of 'ampkit build kernel' (kernel-debug, kernel-unpatched) that
+    # prints where the build is, kept for old scripts: without help, so that
+    # --help offers 'ampkit build' alone as the way to build.
+    s = k.add_parser("build")
     _add_variant_args(
         s,
         "the debug variant: lockdep, atomic-sleep checks, KASAN",
@@ -809,14 +857,12 @@ def parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_kernel_check)
 
-    i = sub.add_parser("images", help="the guest initramfs").add_subparsers(
+    # An alias of 'ampkit build initramfs' that prints where it is, kept for
+    # old scripts: without help, so that --help does not offer it.
+    i = sub.add_parser("images").add_subparsers(
         dest="images_command", required=True, metavar="ACTION"
     )
-    s = i.add_parser(
-        "build",
-        help="build the initramfs, runner and workloads (an alias of 'ampkit build initramfs' "
-        "that prints where it is)",
-    )
+    s = i.add_parser("build")
     s.set_defaults(func=cmd_images_build)
 
     pl = sub.add_parser("platform", help="big.LITTLE platforms").add_subparsers(
@@ -865,7 +911,7 @@ def parser() -> argparse.ArgumentParser:
         help="each program's waiting, parallelism and cost from runs of it alone, as a table",
     )
     s.add_argument("dirs", nargs="+", help="campaign or run directories")
-    s.add_argument("--engine", default="gem5", choices=ENGINES, help="whose runs (default gem5)")
+    s.add_argument("--engine", choices=ENGINES, help="whose runs (default: gem5's)")
     s.add_argument("-o", "--out", help="file to write (default: stdout)")
     s.set_defaults(func=cmd_mix_behaviour)
     s = mx.add_parser("sizes", help="the size at which each program alone spans a time")
@@ -978,6 +1024,13 @@ def parser() -> argparse.ArgumentParser:
         "completed once; only first completions count (default)",
     )
     s.add_argument(
+        "--span-ms",
+        type=float,
+        metavar="MS",
+        help="gem5: the simulated ms each app the mix leaves unsized spans alone "
+        "(its size from the measured cost lines; default 20, ampkit/sizes.py)",
+    )
+    s.add_argument(
         "--warmup-ms",
         type=int,
         metavar="MS",
@@ -1057,7 +1110,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _add_campaign(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def _add_campaign(sub: "argparse._SubParsersAction[_Parser]") -> None:
     c = sub.add_parser(
         "campaign", help="platform x policy x mix matrices, locally or on SLURM"
     ).add_subparsers(dest="campaign_command", required=True, metavar="ACTION")
@@ -1098,6 +1151,15 @@ def _add_campaign(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
     campaign_arg(s)
     s.set_defaults(func=cmd_campaign_status)
 
+    s = c.add_parser(
+        "archive",
+        help="copy the runs that count, slimmed and with this machine's paths replaced, "
+        "to a directory that can be committed",
+    )
+    campaign_arg(s)
+    s.add_argument("--out", required=True, help="the archive (runs already in it are kept)")
+    s.set_defaults(func=cmd_campaign_archive)
+
     s = c.add_parser("rerun", help="run failed runs again (earlier attempts are kept)")
     spec_args(s)
     s.add_argument("--failed", action="store_true", help="the runs that failed")
@@ -1105,7 +1167,7 @@ def _add_campaign(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
     s.set_defaults(func=cmd_campaign_rerun)
 
     # Internal: what the executors start for one run. No help, so it is not
-    # listed in 'ampkit campaign --help'.
+    # listed in 'ampkit campaign --help', nor offered for a misspelt action (_Parser).
     s = c.add_parser("exec")
     s.add_argument("dir")
     s.add_argument("run_id", nargs="?")

@@ -8,7 +8,7 @@ A mix is a TOML file in workloads/mixes/ (format in workloads/README.md):
     [[app]]
     program = "compute"               # a workload in workloads/src (or ampkit-probe)
     threads = 2
-    size = 20000                      # its -n
+    size = 20000                      # its -n; absent: the engine's size (ampkit/sizes.py)
     speedup = 1.8                     # optional predicted big-over-little speedup
 
     [[app]]
@@ -65,9 +65,19 @@ class App:
         return self.input is not None
 
     @property
+    def engine_sized(self) -> bool:
+        """Whether the mix leaves the size to the engine (no ``size`` written):
+        ampkit.sizes.sized_for() gives it the engine's before it runs."""
+        return not self.from_suite and self.size == ENGINE_SIZE
+
+    @property
     def argv(self) -> tuple[str, ...]:
         if self.from_suite:
             raise AmpkitError(f"{self.program}: its command line comes from the PARSEC image")
+        if self.engine_sized:
+            raise AmpkitError(
+                f"{self.program}: no size yet: the engine's is given by ampkit.sizes.sized_for()"
+            )
         return (f"/bin/{self.program}", "-t", str(self.threads), "-n", str(self.size), *self.args)
 
     @property
@@ -110,6 +120,11 @@ SPEEDUP_MAX = 8.0
 #: Guest programs beside the workloads that a mix may run (workloads/runner).
 GUEST_TOOLS = ("ampkit-probe", "ampkit-schedtest")
 
+
+#: The size of an app whose mix writes none: the engine chooses it when the
+#: mix runs (ampkit.sizes.sized_for: CATALOGUE_SIZES on QEMU, the measured
+#: cost lines on gem5).
+ENGINE_SIZE = 0
 
 #: A size per workload at which it runs in a fraction of a second on QEMU:
 #: for the guest tests and the workload benchmark (defaults are in each
@@ -240,7 +255,8 @@ def load_mix(name_or_path: str) -> Mix:
                 toml.fail(
                     ("app", i, "input"), "only PARSEC and SPLASH-2x programs take an input set"
                 )
-            size = toml.integer(("app", i, "size"), low=1, high=1 << 40)
+            # absent: the engine's size for the program (ampkit.sizes), set per run
+            size = toml.integer(("app", i, "size"), low=1, high=1 << 40, default=ENGINE_SIZE)
         args = spec.get("args", [])
         if not isinstance(args, list) or not all(
             isinstance(a, str) and _TOKEN.match(a) for a in args
@@ -355,7 +371,7 @@ def render_mix(mix: Mix) -> str:
         lines += ["", "[[app]]", f'program = "{app.program}"', f"threads = {app.threads}"]
         if app.input is not None:
             lines.append(f'input = "{app.input}"')
-        else:
+        elif not app.engine_sized:
             lines.append(f"size = {app.size}")
         if app.args:
             lines.append(f"args = {json.dumps(list(app.args))}")

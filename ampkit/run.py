@@ -27,7 +27,8 @@ from ampkit.mix import Mix
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS, RunDescription
-from ampkit.rundir import CONSOLE, DEVICE_TREE, RUN_DESC, Ending, EngineEntry, Manifest, RunWriter
+from ampkit.rundir import DEVICE_TREE, OK, RUN_DESC, Ending, EngineEntry, Manifest, RunWriter
+from ampkit.sizes import sized_for
 
 __all__ = ["ENGINES", "EngineIdentity", "RunRequest", "engine_identity", "execute", "prepare"]
 
@@ -57,6 +58,13 @@ class RunRequest:
     #: guest milliseconds of warm-up before the run is measured; None: the
     #: engine's default (gem5 2, QEMU 0; rundesc.RunDescription.warmup_ms)
     warmup_ms: int | None = None
+    #: gem5: the simulated ms an app the mix leaves unsized spans alone
+    #: (ampkit.sizes); None: the default span
+    span_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        # Every request runs sized: an app its mix left unsized gets the engine's size here.
+        object.__setattr__(self, "mix", sized_for(self.mix, self.engine, self.span_ms))
 
     @property
     def run_id(self) -> str:
@@ -71,7 +79,7 @@ class RunOutcome:
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.status == OK
 
 
 def _now() -> str:
@@ -102,7 +110,7 @@ def judge(
     reasons += report.problems()
     for app in report.apps:
         name = f"{app['app']}#{app['instance']}"
-        if app.get("status") != "ok":
+        if app.get("status") != OK:
             reasons.append(f"{name} {app['status']} ({_how_it_ended(app)})")
         if app.get("restart_failure"):
             # the others no longer met the same load: their times are not comparable
@@ -110,7 +118,7 @@ def judge(
             reasons.append(f"{name} failed when restarted ({how})")
     if not reasons and boot.exit_code != 0:
         reasons.append(f"{engine} exited with status {boot.exit_code}")
-    return "ok" if not reasons else "failed: " + "; ".join(reasons[:4])
+    return OK if not reasons else "failed: " + "; ".join(reasons[:4])
 
 
 def engine_identity(name: str) -> EngineIdentity:
@@ -261,7 +269,6 @@ def execute(
         raise UsageError(
             f"{out_dir} already exists", "choose another --out, or pass --force to replace it"
         ) from e
-    work = writer.work
 
     desc, dtb, machine, suite = prepared.desc, prepared.dtb, prepared.machine, prepared.suite
     cmdline, limit_s = prepared.cmdline, prepared.limit_s
@@ -341,7 +348,7 @@ def execute(
     )
     boot = outcome.result
 
-    report = parse_console((work / CONSOLE).read_text(errors="replace"))
+    report = parse_console(writer.console_text())
     writer.write_results(report.apps)
     if report.guest is not None:
         writer.write_guest(report.guest)

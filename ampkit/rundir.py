@@ -29,10 +29,13 @@ followed by the run's:
 
 A run is written under ``<name>.partial`` (``RunWriter``) and renamed when
 it is over, so a directory with the final name is always a finished run;
-its ``status`` says whether it succeeded (what a campaign's store and the
-summary report). Whether a finished run may count in a metric, and if not
-why, is ``RunDir.judge()`` (``check()``, ``counts()``): the analysis, the
-profiles, the references and the benchmarks ask it. What the manifest
+its ``status`` says whether it ended ok (what the summary reports).
+Whether a finished run may count in a metric, and if not why, is
+``RunDir.judge()`` (``check()``, ``counts()``, ``exclusion()``): the
+analysis, the profiles, the references and the benchmarks ask it. Whether a
+run is done, so that nobody makes it again, is ``RunDir.done(key)``: it
+counts, and the inputs the caller plans made it; a campaign's store and the
+references both ask it, so the two cannot disagree. What the manifest
 holds is ``Manifest`` (written) and ``RunInfo`` (read).
 
 This module imports nothing of the kit but its file helpers and gem5's
@@ -65,6 +68,21 @@ GEM5_LOG = "gem5.log"
 GEM5_COMMAND = "gem5-command.json"
 #: gem5's terminal in its output directory: the guest console of the run
 GEM5_TERMINAL = f"{M5OUT}/system.terminal"
+#: What an archived run keeps (ampkit.campaign.archive): its own files...
+ARCHIVED = (
+    MANIFEST,
+    RUN_DESC,
+    CONSOLE,
+    RESULTS,
+    GUEST,
+    STATUS,
+    GEM5_SUMMARY,
+    GEM5_LOG,
+    GEM5_COMMAND,
+)
+#: ...and from m5out/, each of these, xz-compressed where True (the
+#: statistics reader, ampkit.gem5stats, reads stats.txt.xz).
+ARCHIVED_M5OUT = {"system.terminal": False, "config.ini": True, "stats.txt": True}
 #: What a failed checkpoint boot's files are called in the run directory.
 BOOT_PREFIX = "boot-"
 PARTIAL_SUFFIX = ".partial"
@@ -136,6 +154,32 @@ def _region(name: str, roi: Any, record: "AppRecord") -> tuple[int, int] | None:
     return begin, end
 
 
+def _per_thread(name: str, key: str, value: Any, threads: int) -> tuple[int, ...]:
+    """One integer per thread of the record, or none: absent or null when
+    the program reported no thread times (the runner writes null then)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        raise Excluded(f"corrupt: {name} record: {key} is not a list of integers: {value!r}")
+    if len(value) != threads:
+        # a shorter list would pair the wrong threads' wall and CPU times
+        raise Excluded(
+            f"corrupt: {name} record: {key} holds {len(value)} values for {threads} threads"
+        )
+    return tuple(value)
+
+
+def _tasks(name: str, value: Any) -> tuple[dict[str, Any], ...]:
+    """The kernel's per-task counters, or none (a kernel without them)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise Excluded(f"corrupt: {name} record: tasks is not a list of objects: {value!r}")
+    return tuple(value)
+
+
 @dataclass(frozen=True)
 class AppRecord:
     """One application's record in results.jsonl."""
@@ -147,12 +191,22 @@ class AppRecord:
     start_ns: int
     end_ns: int
     status: str
-    #: The record as the runner printed it (thread times, kernel counters...).
+    #: The record as the runner printed it, for what the fields do not type
+    #: (exit status, output tail...).
     raw: dict[str, Any]
     #: The region of interest the program reported, (begin, end) on the
     #: runner's clock: its work, without start-up and self-check. None when
     #: it reported none, or never left it.
     roi_ns: tuple[int, int] | None = None
+    #: Each thread's wall-clock time ("thread_times_ns"), one per thread;
+    #: empty when the program reported none.
+    thread_wall_ns: tuple[int, ...] = ()
+    #: Each thread's CPU time ("thread_cpu_ns"), one per thread; empty when
+    #: the program reported none.
+    thread_cpu_ns: tuple[int, ...] = ()
+    #: The kit kernel's counters of each task (objects: class, big_ns,
+    #: little_ns...); empty on a kernel without them.
+    tasks: tuple[dict[str, Any], ...] = ()
 
     @property
     def process_ns(self) -> int:
@@ -202,7 +256,17 @@ class AppRecord:
             raise Excluded(f"corrupt: {name} record: {e}") from e
         if record.status == OK and record.end_ns <= record.start_ns:
             raise Excluded(f"corrupt: {name} ended before it started")
-        return replace(record, roi_ns=_region(name, rec.get("roi_ns"), record))
+        return replace(
+            record,
+            roi_ns=_region(name, rec.get("roi_ns"), record),
+            thread_wall_ns=_per_thread(
+                name, "thread_times_ns", rec.get("thread_times_ns"), record.threads
+            ),
+            thread_cpu_ns=_per_thread(
+                name, "thread_cpu_ns", rec.get("thread_cpu_ns"), record.threads
+            ),
+            tasks=_tasks(name, rec.get("tasks")),
+        )
 
 
 @dataclass(frozen=True)
@@ -452,8 +516,22 @@ class RunDir:
             return NO_STATUS
 
     def is_ok(self) -> bool:
-        """A finished, sound run is there: a campaign or a second call skips it."""
+        """The run ended ok, as its status says. Whether it counts, and
+        whether it is done, are counts() and done(): a run that ended ok
+        may still lack what the metrics need."""
         return self.path.is_dir() and self.status() == OK
+
+    def done(self, key: str | None) -> bool:
+        """The one answer to "is this run done?": it counts (judge()), and
+        the inputs the caller plans, ``key`` (run.PreparedRun.key), made it;
+        a run made from other inputs, or without a key, is not done. With
+        ``key`` None (a caller that does not know the plan's key yet: a
+        campaign before its initramfs is built, an executor reporting what
+        a run left) any inputs will do. A campaign and the references skip
+        a run by it, and make again any run it does not call done."""
+        if key is not None and self.recorded_key() != key:
+            return False
+        return self.counts()
 
     def was_interrupted(self) -> bool:
         return self.partial.exists()
@@ -594,14 +672,19 @@ class RunDir:
         verdict = self.judge(campaign)
         return verdict.info, verdict.records
 
-    def counts(self) -> bool:
-        """Whether the run may count in a metric: what a command that makes
-        the runs it needs (profiles, references) asks before it skips one."""
+    def exclusion(self) -> str | None:
+        """Why the run may not count in a metric (judge()'s reason), or None
+        when it may."""
         try:
             self.judge()
-        except Excluded:
-            return False
-        return True
+        except Excluded as e:
+            return str(e)
+        return None
+
+    def counts(self) -> bool:
+        """Whether the run may count in a metric (see done(), which also
+        asks whether the planned inputs made it)."""
+        return self.exclusion() is None
 
     def records(self, info: RunInfo) -> list[AppRecord]:
         """The records of the run ``info`` accounts for, one per application
@@ -697,6 +780,11 @@ class RunWriter:
 
     def write_gem5_summary(self, summary: dict[str, Any]) -> None:
         write_json(self.work / GEM5_SUMMARY, summary)
+
+    def console_text(self) -> str:
+        """The guest console the engine wrote so far, whole; bytes that are
+        not UTF-8 (a console garbled by the guest) are replaced, not fatal."""
+        return (self.work / CONSOLE).read_text(errors="replace")
 
     def finish(self, status: str) -> Path:
         """Write the status (the run is over) and give the directory its name."""

@@ -260,8 +260,9 @@ def write_report(
             out=out,
             plots=plots,
         )
-    _below_one_section(doc, slow, root, out)
+    _below_one_section(doc, slow, root, out, col)
     _kernel_section(doc, col, out, plots)
+    _waiting_section(doc, col)
     doc.h(2, "Excluded runs")
     if col.excluded.empty:
         doc.p("None: every run directory found counts.")
@@ -282,10 +283,30 @@ def write_report(
     return Report(directory=out, plots=plots, collection=col)
 
 
-def _below_one_section(doc: Doc, slow: pd.DataFrame, root: Path, out: Path) -> None:
+def _alone_behaviour(col: Collection) -> dict[str, tuple[float, float]]:
+    """Per run of one application: its parallelism (threads' CPU time over
+    its turnaround) and its blocked share (waiting, section above)."""
+    apps = col.apps
+    if apps.empty or col.threads.empty:
+        return {}
+    alone = apps[apps.groupby("run")["app"].transform("size") == 1]
+    cpu = col.threads.groupby("run")["cpu_ns"].sum()
+    blocked = waiting(col).groupby("run")["blocked_share"].mean()
+    out = {}
+    for r in alone.to_dict("records"):
+        run = str(r["run"])
+        par = float(cpu.get(run, math.nan)) / float(r["turnaround_ns"])
+        out[run] = (par, float(blocked.get(run, math.nan)))
+    return out
+
+
+def _below_one_section(
+    doc: Doc, slow: pd.DataFrame, root: Path, out: Path, col: Collection
+) -> None:
     """Every application that ran faster in its mix than alone: its slowdown
     is averaged in with the others, so the reader must see it and its likely
-    causes."""
+    causes, with what its reference run alone shows: how long it was, how
+    many CPUs' worth the program kept busy, how much it waited."""
     below = slow[slow["slowdown"] < 1.0]
     doc.h(2, "Slowdowns below 1")
     if below.empty:
@@ -297,10 +318,17 @@ def _below_one_section(doc: Doc, slow: pd.DataFrame, root: Path, out: Path) -> N
         "steady state (too short, or timed with its start-up: see timed_by), or the "
         "program scales negatively, so that sharing the CPUs with other applications "
         "(fewer CPUs each) helped it. They are counted in the means above; check the "
-        "program's scaling alone before trusting those."
+        "program's scaling alone before trusting those. Beside each: its reference "
+        "alone (ms), the CPUs' worth of work it kept busy there (parallelism: threads' "
+        "CPU time over turnaround, low for a program that waits on itself) and the "
+        "share of its threads' lives blocked on futexes there."
     )
+    behaviour = _alone_behaviour(col)
     rows = []
     for r in below.sort_values("slowdown").to_dict("records"):
+        refs = [behaviour[run] for run in r.get("alone_runs") or [] if run in behaviour]
+        par = sum(p for p, _ in refs) / len(refs) if refs else math.nan
+        blk = sum(b for _, b in refs) / len(refs) if refs else math.nan
         rows.append(
             [
                 f"{r['engine']} {r['platform']}",
@@ -309,10 +337,19 @@ def _below_one_section(doc: Doc, slow: pd.DataFrame, root: Path, out: Path) -> N
                 f"{r['app']}#{r['instance']}",
                 _fmt(float(r["slowdown"])),
                 str(r.get("timed_by", "")),
+                _fmt(float(r["alone_ns"]) / 1e6) if "alone_ns" in r else "",
+                _fmt(par),
+                _fmt(blk),
                 ("", _links([str(r["run"])], root, out)),
             ]
         )
-    doc.table(["machine", "mix", "policy", "application", "slowdown", "timed by", "run"], rows)
+    doc.table(
+        [
+            *("machine", "mix", "policy", "application", "slowdown", "timed by"),
+            *("alone ms", "alone parallelism", "alone blocked", "run"),
+        ],
+        rows,
+    )
 
 
 def _platform_section(
@@ -433,6 +470,55 @@ def _by_platform_cpus(tasks: pd.DataFrame) -> pd.DataFrame:
     t["big_ns"] = total.where(only_big, t["big_ns"].where(~only_little, 0))
     t["little_ns"] = total.where(only_little, t["little_ns"].where(~only_big, 0))
     return t
+
+
+def waiting(col: Collection) -> pd.DataFrame:
+    """Per application run: the share of its threads' lives they spent
+    blocked on futexes, and the waiting their releases ended over the same
+    time (the kernel's per-task counters, kept under every policy alike)."""
+    keys = ["run", "platform", "policy", "mix", "app", "instance"]
+    need = {"futex_blocked_ns", "futex_caused_ns"}
+    if col.tasks.empty or not need <= set(col.tasks.columns) or col.threads.empty:
+        return pd.DataFrame(columns=[*keys, "blocked_share", "caused_share"])
+    counters = col.tasks.groupby(keys, as_index=False)[sorted(need)].sum()
+    lived = col.threads.groupby(keys, as_index=False)["wall_ns"].sum()
+    w = counters.merge(lived, on=keys)
+    alive = w["wall_ns"].where(w["wall_ns"] > 0)
+    w["blocked_share"] = w["futex_blocked_ns"] / alive
+    w["caused_share"] = w["futex_caused_ns"] / alive
+    return w[[*keys, "blocked_share", "caused_share"]]
+
+
+def _waiting_section(doc: Doc, col: Collection) -> None:
+    w = waiting(col)
+    doc.h(2, "Waiting on futexes")
+    if w.empty:
+        doc.p("The runs carry no per-task futex counters.")
+        return
+    doc.p(
+        "Per application: the share of its threads' lives spent blocked on futexes "
+        "and the waiting its releases ended, over the same time (the kernel's per-task "
+        "counters, kept under every policy, the reference included). A "
+        "synchronisation or communication mix whose programs barely wait gives a "
+        "bottleneck-aware policy nothing to act on (ampkit mix check)."
+    )
+    agg = w.groupby(["platform", "mix", "app", "policy"], as_index=False)[
+        ["blocked_share", "caused_share"]
+    ].mean()
+    doc.table(
+        ["platform", "mix", "app", "policy", "blocked", "caused"],
+        [
+            [
+                r["platform"],
+                r["mix"],
+                r["app"],
+                r["policy"],
+                _fmt(r["blocked_share"]),
+                _fmt(r["caused_share"]),
+            ]
+            for r in agg.to_dict("records")
+        ],
+    )
 
 
 def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int]) -> None:

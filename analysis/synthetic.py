@@ -23,6 +23,8 @@ class SynthApp:
     thread_ns: Sequence[int] = ()
     argv: Sequence[str] = ()
     tasks: Sequence[dict[str, object]] = ()  # the kernel's per-task counters, if any
+    size: int = 1
+    thread_cpu_ns: Sequence[int] = ()  # default: the thread times
 
 
 def write_run(
@@ -38,6 +40,7 @@ def write_run(
     statistics: bool = False,
     timing_notice: str | None = QEMU_NOTICE,
     key: str | None = None,
+    wall_s: float = 0.0,
 ) -> Path:
     """A finished run directory; ``statistics`` and ``timing_notice`` are
     what its engine records (the defaults: QEMU's), ``key`` the inputs'
@@ -62,14 +65,14 @@ def write_run(
         mix={
             "name": mix,
             "apps": [
-                {"program": a.program, "threads": a.threads, "size": 1, "args": list(a.argv)}
+                {"program": a.program, "threads": a.threads, "size": a.size, "args": list(a.argv)}
                 for a in apps
             ],
         },
         repetition=repetition,
         ending=Ending(
             finished="1970-01-01T00:00:00+00:00",
-            wall_s=0.0,
+            wall_s=wall_s,
             exit_code=0,
             timed_out=False,
             kernel_problems=(),
@@ -92,7 +95,7 @@ def write_run(
                 "end_ns": 1_000_000 + a.turnaround_ns,
                 "status": "ok",
                 "thread_times_ns": times,
-                "thread_cpu_ns": times,
+                "thread_cpu_ns": list(a.thread_cpu_ns) or times,
                 **({"tasks": list(a.tasks)} if a.tasks else {}),
             }
         )

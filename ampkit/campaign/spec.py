@@ -48,7 +48,8 @@ from ampkit.errors import AmpkitError
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_MIX_LIMIT_S
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS
-from ampkit.tomlfile import TomlFile
+from ampkit.sizes import sized_for
+from ampkit.tomlfile import Key, TomlFile
 
 EXECUTORS = ("local", "slurm")
 KERNEL_VARIANTS = ("default", "debug")
@@ -66,6 +67,7 @@ _TOP_KEYS = {
     "references": f"reference kinds: {', '.join(references.KINDS)}",
     "method": f"one of {', '.join(METHODS)}",
     "warmup_ms": "guest milliseconds of warm-up before each run is measured",
+    "span_ms": "gem5: simulated ms an app its mix leaves unsized spans alone (ampkit/sizes.py)",
     "kernel": f"kernel variant: {', '.join(KERNEL_VARIANTS)}",
     "speedups": "a speedup profile (ampkit profile)",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
@@ -153,12 +155,12 @@ class Spec:
 
 def _mixes(toml: TomlFile, names: list[str], base: Path) -> tuple[Mix, ...]:
     out: dict[str, Mix] = {}
-    for entry in names:
+    for i, entry in enumerate(names):
         if entry.startswith("category:"):
             category = entry.removeprefix("category:")
             if category not in CATEGORIES:
                 toml.fail(
-                    ("mixes",),
+                    ("mixes", i),
                     f"names an unknown category '{category}'",
                     hint=f"valid: {', '.join(CATEGORIES)}",
                 )
@@ -168,20 +170,73 @@ def _mixes(toml: TomlFile, names: list[str], base: Path) -> tuple[Mix, ...]:
             try:
                 chosen = [load_mix(str(path))]
             except AmpkitError as e:
-                toml.fail(("mixes",), f"entry '{entry}': {e.what}", hint=e.hint)
+                toml.fail(("mixes", i), f"entry '{entry}': {e.what}", hint=e.hint)
         else:
             if entry not in mix_names():
                 toml.fail(
-                    ("mixes",),
+                    ("mixes", i),
                     f"names an unknown mix '{entry}'",
                     hint="see 'ampkit mix list'; a mix file must end in .toml",
                 )
             chosen = [load_mix(entry)]
         for mix in chosen:
             if mix.name in out and out[mix.name].source != mix.source:
-                toml.fail(("mixes",), f"holds two different mixes named '{mix.name}'")
+                toml.fail(("mixes", i), f"holds a second, different mix named '{mix.name}'")
             out.setdefault(mix.name, mix)
     return tuple(out.values())
+
+
+def _limit_keys(toml: TomlFile) -> dict[str, Key]:
+    """Where each limit is written: under its name, or under its old one in
+    a spec made before the rename, which is still read so that a campaign
+    directory's own copy of the spec resumes (with a notice, each time).
+    Errors then name the key and line the user wrote, not the new name."""
+    keys: dict[str, Key] = {name: ("limits", name) for name in _LIMIT_KEYS}
+    table = toml.get(("limits",))
+    if not isinstance(table, dict):
+        return keys
+    for old, new in _RENAMED_LIMITS.items():
+        if old not in table:
+            continue
+        if new in table:
+            toml.fail(("limits", old), f"and {new} are one limit: keep {new}")
+        print(
+            f"{toml.path}:{toml.line(('limits', old))}: 'limits.{old}' is the old name of "
+            f"limits.{new}: read as {new}; rename it (the same limit, "
+            f"--{new[:-2].replace('_', '-')} on the command line)",
+            file=sys.stderr,
+        )
+        keys[new] = ("limits", old)
+    return keys
+
+
+def _limits(
+    toml: TomlFile, engine: str, platforms: list[platform_mod.Platform], warmup_ms: int | None
+) -> Limits:
+    key = _limit_keys(toml)
+    # the old names in use are accepted, without being offered in the hint of others
+    toml.only_keys(("limits",), {str(k[-1]) for k in key.values()} | _LIMIT_KEYS, "a campaign key")
+    wall = key["wall_limit_s"]
+    limits = Limits(
+        mix_limit_s=toml.integer(
+            key["mix_limit_s"], low=1, high=7 * 86400, default=DEFAULT_MIX_LIMIT_S
+        ),
+        wall_limit_s=toml.integer(wall, low=1, high=14 * 86400)
+        if toml.get(wall) is not None
+        else None,
+        memory_mb=toml.integer(key["memory_mb"], low=64, high=1 << 22, default=Limits.memory_mb),
+        cpus=toml.integer(key["cpus"], low=1, high=1024, default=1),
+        engine=engine,
+        guest_cpus=max((p.ncpus for p in platforms), default=Limits.guest_cpus),
+        warmup_ms=warmup_ms,
+    )
+    if limits.wall_limit_s is not None and limits.wall_limit_s <= limits.mix_limit_s:
+        toml.fail(
+            wall,
+            f"({limits.wall_limit_s} s) must leave time beyond {key['mix_limit_s'][-1]} "
+            f"({limits.mix_limit_s} s) to boot",
+        )
+    return limits
 
 
 def _path(toml: TomlFile, key: str, base: Path) -> Path | None:
@@ -206,8 +261,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     base = base or path.resolve().parent
     toml.only_keys((), _TOP_KEYS, "a campaign key")
     for key in ("name", "platforms", "policies", "mixes"):
-        if key not in data:
-            toml.fail((key,), "is required", hint=f"{key}: {_TOP_KEYS[key]}")
+        toml.require((key,), hint=f"{key}: {_TOP_KEYS[key]}")
 
     name = data["name"]
     if not isinstance(name, str) or not _NAME.match(name):
@@ -215,16 +269,16 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     engine = toml.string(("engine",), choices=ENGINES, default=DEFAULT_ENGINE)
 
     platforms = []
-    for entry in toml.strings(("platforms",), non_empty=True):
+    for i, entry in enumerate(toml.strings(("platforms",), non_empty=True)):
         try:
             platforms.append(platform_mod.get_platform(entry))
         except AmpkitError as e:
-            toml.fail(("platforms",), e.what, hint=e.hint)
+            toml.fail(("platforms", i), e.what, hint=e.hint)
     chosen_policies = []
-    for entry in toml.strings(("policies",), non_empty=True):
+    for i, entry in enumerate(toml.strings(("policies",), non_empty=True)):
         if entry not in policies.POLICIES:
             toml.fail(
-                ("policies",),
+                ("policies", i),
                 f"names an unknown policy '{entry}'",
                 hint=f"valid: {', '.join(policies.POLICIES)}",
             )
@@ -232,17 +286,29 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
     mixes = _mixes(toml, toml.strings(("mixes",), non_empty=True), base)
     if not mixes:
         toml.fail(("mixes",), "selects no mix")
+    span_ms = toml.number(("span_ms",), low=0.1, high=1e6) if "span_ms" in data else None
+    if span_ms is not None and not get_engine(engine).models_core_speed:
+        toml.fail(
+            ("span_ms",),
+            f"sizes apps only on an engine that models the cores' speed, not {engine}",
+        )
+    try:
+        # the engine's size for every app a mix leaves unsized, before references are named
+        mixes = tuple(sized_for(m, engine, span_ms) for m in mixes)
+    except AmpkitError as e:
+        toml.fail(("mixes",), e.what, hint=e.hint)
 
     repetitions = toml.integer(("repetitions",), low=1, high=1000, default=1)
     refs: tuple[str, ...] = DEFAULT_REFERENCES
     if "references" in data:
         value = data["references"]
-        if not isinstance(value, list) or not all(v in references.KINDS for v in value):
-            toml.fail(
-                ("references",),
-                f"must be a list of {', '.join(references.KINDS)}, not {value!r}",
-                hint="an empty list runs no references (the report then has no slowdowns)",
-            )
+        hint = "an empty list runs no references (the report then has no slowdowns)"
+        kinds = ", ".join(references.KINDS)
+        if not isinstance(value, list):
+            toml.fail(("references",), f"must be a list of {kinds}, not {value!r}", hint)
+        for i, kind in enumerate(value):
+            if kind not in references.KINDS:
+                toml.fail(("references", i), f"must be one of {kinds}, not {kind!r}", hint)
         refs = tuple(dict.fromkeys(value))
     method = toml.string(("method",), choices=METHODS, default="restart")
     warmup_ms = (
@@ -267,43 +333,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
             "another engine",
         )
 
-    limits_table = toml.get(("limits",))
-    for old, new in _RENAMED_LIMITS.items():
-        if isinstance(limits_table, dict) and old in limits_table:
-            if new in limits_table:
-                toml.fail(("limits", old), f"and {new} are one limit: keep {new}")
-            # read as the new name, so that a campaign directory made before
-            # the rename (its own copy of the spec) resumes; said each time
-            line = toml.line(("limits", old))
-            print(
-                f"{path}:{line}: 'limits.{old}' is the old name of limits.{new}: read as "
-                f"{new}; rename it (the same limit, --{new[:-2].replace('_', '-')} on the "
-                "command line)",
-                file=sys.stderr,
-            )
-            limits_table[new] = limits_table.pop(old)
-    toml.only_keys(("limits",), _LIMIT_KEYS, "a campaign key")
-    limits = Limits(
-        mix_limit_s=toml.integer(
-            ("limits", "mix_limit_s"), low=1, high=7 * 86400, default=DEFAULT_MIX_LIMIT_S
-        ),
-        wall_limit_s=toml.integer(("limits", "wall_limit_s"), low=1, high=14 * 86400)
-        if toml.get(("limits", "wall_limit_s")) is not None
-        else None,
-        memory_mb=toml.integer(
-            ("limits", "memory_mb"), low=64, high=1 << 22, default=Limits.memory_mb
-        ),
-        cpus=toml.integer(("limits", "cpus"), low=1, high=1024, default=1),
-        engine=engine,
-        guest_cpus=max((p.ncpus for p in platforms), default=Limits.guest_cpus),
-        warmup_ms=warmup_ms,
-    )
-    if limits.wall_limit_s is not None and limits.wall_limit_s <= limits.mix_limit_s:
-        toml.fail(
-            ("limits", "wall_limit_s"),
-            f"({limits.wall_limit_s} s) must leave time beyond mix_limit_s "
-            f"({limits.mix_limit_s} s) to boot",
-        )
+    limits = _limits(toml, engine, platforms, warmup_ms)
 
     table = toml.only_keys(("executor",), _EXECUTOR_KEYS, "a campaign key")
     kind = toml.string(("executor", "kind"), choices=EXECUTORS, default="local")

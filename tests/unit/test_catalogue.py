@@ -23,6 +23,7 @@ from ampkit.mix import (
     render_mix,
 )
 from ampkit.profile import SHIPPED_PROFILE, Entry, Profile, load_profile
+from ampkit.sizes import sized_for
 
 CATALOGUE = [n for n in mix_names() if n.split("-")[0].rstrip("24") in {"sync", "comm", "compute"}]
 
@@ -42,7 +43,9 @@ def test_catalogue_has_26_mixes_of_2_and_4_in_three_categories() -> None:
         assert programs == [a.program for a in m.apps], m.name
         # a synchronisation or communication mix has a program of its kind
         assert any(a.program in CATEGORY_PROGRAMS[m.category] for a in m.apps), m.name
-        for a in m.apps:
+        # sizes are the engine's: on QEMU the catalogue's
+        assert all(a.engine_sized for a in m.apps), m.name
+        for a in sized_for(m, "qemu").apps:
             assert a.size == CATALOGUE_SIZES[a.program], m.name
             assert a.speedup is not None and a.threads >= MIN_THREADS.get(a.program, 1)
 
@@ -119,7 +122,7 @@ def test_profile_round_trips_and_gives_hints(tmp_path: Path) -> None:
 
 def test_profile_exact_application_wins() -> None:
     prof = Profile("gem5", 2, (entry("compute", 100, 220, 3), entry("compute", 100, 100, 4)))
-    mix = load_mix("compute2-compute-compute")  # two compute apps of 3 threads
+    mix = sized_for(load_mix("compute2-compute-compute"), "qemu")  # two compute apps, 3 threads
     assert [a.speedup for a in prof.apply(mix).apps] == [2.2, 2.2]
 
 
@@ -156,6 +159,27 @@ def test_bad_profiles_are_refused(tmp_path: Path, text: str, message: str) -> No
     path.write_text(text)
     with pytest.raises(AmpkitError, match=message):
         load_profile(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("version = 1\n", ":1: 'kind' is required but absent: not a speedup profile's"),
+        ('kind = "ampkit-speedup-profile"\nversion = 2\n', ":2: 'version' is 2: not a speedup"),
+        (
+            'kind = "ampkit-speedup-profile"\nversion = 1\n',
+            ":1: 'program' is required but absent: the file has no [[program]] entries",
+        ),
+    ],
+)
+def test_a_profile_s_missing_or_wrong_identity_has_a_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(text)
+    with pytest.raises(AmpkitError) as e:
+        load_profile(path)
+    assert e.value.what.startswith(f"{path}{message}")
 
 
 def test_a_profile_of_a_parsec_program_loads(tmp_path: Path) -> None:

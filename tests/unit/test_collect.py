@@ -450,6 +450,8 @@ def test_a_slowdown_below_one_is_shown_with_its_likely_causes(tmp_path: Path) ->
     section = md[md.index("## Slowdowns below 1") :]
     assert "1 application runs finished faster in their mix than alone" in section
     assert "| qemu 2B2L | fast | colab | x#0 | 0.9 | process |" in section
+    # beside it, its reference alone: 10 ms, two threads busy all along, no counters
+    assert "| x#0 | 0.9 | process | 10 | 2 | - |" in section
     assert "scales negatively" in section
 
 

@@ -1,0 +1,101 @@
+"""A campaign's finished runs, slimmed and scrubbed so that they can be committed.
+
+A gem5 run directory is a few megabytes, most of it gem5's statistics as
+text, and it names the machine it ran on (the cache, the checkout, the gem5
+build). An archived run keeps what the analysis and a reader need: the
+run's own files (manifest, description, console, results, guest record,
+gem5's log, summary and command line) and, from m5out/, the terminal and
+config.ini and stats.txt compressed with xz (ampkit.gem5stats reads them
+so). Every path of the machine becomes a stand-in (/path/to/cache,
+/path/to/gem5...), and a path left over stops the archive. The recorded
+key, a hash of the inputs, is kept: the archived run is the run.
+
+Only runs that count are archived (``RunDir.counts()``); a run already in
+the archive under the same key is left as it is, so archiving again after
+more runs finish adds only those.
+"""
+
+import lzma
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from ampkit import paths
+from ampkit.errors import AmpkitError
+from ampkit.rundir import ARCHIVED, ARCHIVED_M5OUT, M5OUT, MANIFEST, RunDir, find_run_dirs
+
+
+def machine_paths(extra: Mapping[Path, str] | None = None) -> list[tuple[str, str]]:
+    """(path, stand-in) for each path of this machine an output may hold, in
+    the forms given and resolved, the longest first (the checkout may sit
+    inside the home the cache is in)."""
+    stand_ins: dict[Path, str] = {
+        **(extra or {}),
+        paths.cache_dir(): "/path/to/cache",
+        paths.build_dir(): "/path/to/ampkit/build",
+        paths.REPO_ROOT: "/path/to/ampkit",
+    }
+    forms = {str(form): s for p, s in stand_ins.items() for form in (p, Path(p).resolve())}
+    return sorted(forms.items(), key=lambda kv: -len(kv[0]))
+
+
+def scrub(data: bytes, replacements: list[tuple[str, str]], what: str) -> bytes:
+    """``data`` with every machine path replaced; bytes that are not UTF-8
+    (a console may hold some) are kept as they are."""
+    text = data.decode(errors="surrogateescape")
+    for path, stand_in in replacements:
+        text = text.replace(path, stand_in)
+    home = str(Path.home())
+    left = [p for p, _ in replacements if p in text] + [home] * (home != "/" and home in text)
+    if left:
+        raise AmpkitError(
+            f"{what}: a path of this machine is left after scrubbing: {left[0]}",
+            "add it to the stand-ins (ampkit/campaign/archive.py)",
+        )
+    return text.encode(errors="surrogateescape")
+
+
+def archive_run(run: RunDir, out: Path, replacements: list[tuple[str, str]]) -> None:
+    """One run into ``out`` (made whole beside it, then renamed into place)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as tmp:
+        staging = Path(tmp) / out.name
+        (staging / M5OUT).mkdir(parents=True)
+        for name in ARCHIVED:
+            source = run.path / name
+            if source.is_file():
+                (staging / name).write_bytes(scrub(source.read_bytes(), replacements, str(source)))
+        for name, compress in ARCHIVED_M5OUT.items():
+            source = run.path / M5OUT / name
+            if not source.is_file():
+                continue
+            data = scrub(source.read_bytes(), replacements, str(source))
+            target = staging / M5OUT / (f"{name}.xz" if compress else name)
+            target.write_bytes(lzma.compress(data) if compress else data)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+
+
+def archive(campaign: Path, out: Path, extra: Mapping[Path, str] | None = None) -> list[str]:
+    """Every run of ``campaign`` that counts into ``out``; what was done, a line per run."""
+    runs = campaign / "runs" if (campaign / "runs").is_dir() else campaign
+    finished, _ = find_run_dirs(runs)
+    if not finished:
+        raise AmpkitError(f"{campaign}: no finished run to archive")
+    replacements = machine_paths({campaign.resolve(): "/path/to/campaign", **(extra or {})})
+    lines = []
+    for run_dir in finished:
+        run = RunDir(run_dir)
+        target = out / run_dir.name
+        reason = run.exclusion()
+        if reason is not None:
+            lines.append(f"{run_dir.name}: left out: {reason}")
+            continue
+        if (target / MANIFEST).is_file() and RunDir(target).recorded_key() == run.recorded_key():
+            lines.append(f"{run_dir.name}: archived already")
+            continue
+        archive_run(run, target, replacements)
+        lines.append(f"{run_dir.name}: archived")
+    return lines

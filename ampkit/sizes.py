@@ -1,0 +1,63 @@
+"""Each engine's size for a program whose mix leaves it out.
+
+The same program runs for very different times on the two engines: QEMU
+runs every CPU at the host's speed, gem5 simulates the cores at a few
+wall seconds per simulated millisecond. A mix that writes no ``size`` for
+an application gets the engine's:
+
+- an engine that does not model the cores' speed (QEMU):
+  ``mix.CATALOGUE_SIZES``, a few tenths of a second each;
+- an engine that does (gem5): the size at which the program alone on 2B2L
+  spans ``span_ms`` simulated milliseconds (``DEFAULT_SPAN_MS`` unless a
+  campaign or ``ampkit run --span-ms`` says otherwise), by the cost lines
+  of the engine's behaviour table (``configs/behaviour-<engine>.toml``,
+  ampkit.behaviour; measured with four threads: at other thread counts
+  the span differs, by the program's own scaling).
+
+A size written in the mix is always used as written.
+"""
+
+from dataclasses import replace
+
+from ampkit.behaviour import Table, table_of
+from ampkit.engines import get_engine
+from ampkit.errors import AmpkitError
+from ampkit.mix import CATALOGUE_SIZES, Mix
+
+#: The simulated time a program alone spans by default (gem5): two COLAB
+#: ranking periods (kernel.sched_colab_rank_period_ms, 10), half a WASH
+#: quantum (40), at about 2 wall minutes a run. An evaluation sets its own
+#: span (a campaign's span_ms) from what its policies need to act.
+DEFAULT_SPAN_MS = 20.0
+
+
+def engine_size(
+    program: str, engine: str, span_ms: float | None = None, table: Table | None = None
+) -> int:
+    if not get_engine(engine).models_core_speed:
+        if program not in CATALOGUE_SIZES:
+            raise AmpkitError(
+                f"{program}: has no catalogue size; write its size in the mix",
+                f"programs with one: {', '.join(sorted(CATALOGUE_SIZES))}",
+            )
+        return CATALOGUE_SIZES[program]
+    table = table if table is not None else table_of(engine)
+    line = table.cost(program) if table is not None else None
+    if line is None:
+        raise AmpkitError(
+            f"{program}: no {engine} cost line to size it by; write its size in the mix",
+            "measure it (measurements/gem5-workloads/README.md, then ampkit mix behaviour)",
+        )
+    return line.size_for(span_ms if span_ms is not None else DEFAULT_SPAN_MS)
+
+
+def sized_for(mix: Mix, engine: str, span_ms: float | None = None) -> Mix:
+    """The mix with every application it leaves unsized given the engine's size."""
+    if not any(a.engine_sized for a in mix.apps):
+        return mix
+    table = table_of(engine) if get_engine(engine).models_core_speed else None
+    apps = tuple(
+        replace(a, size=engine_size(a.program, engine, span_ms, table)) if a.engine_sized else a
+        for a in mix.apps
+    )
+    return replace(mix, apps=apps)

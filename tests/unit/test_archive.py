@@ -1,0 +1,58 @@
+"""A campaign's runs archived to be committed: slim, scrubbed of this
+machine's paths, the same runs to the analysis."""
+
+import lzma
+from pathlib import Path
+
+import pytest
+
+from ampkit import paths
+from ampkit.analysis.synthetic import SynthApp, write_run
+from ampkit.campaign.archive import archive, scrub
+from ampkit.errors import AmpkitError
+from ampkit.rundir import RunDir
+
+pytestmark = pytest.mark.unit
+
+
+def test_runs_that_count_are_archived_slim_and_scrubbed(tmp_path: Path) -> None:
+    campaign = tmp_path / "campaign"
+    runs = campaign / "runs"
+    good = write_run(runs, platform="2B2L", policy="cfs", mix="m", apps=[SynthApp("a", 1, 5)])
+    write_run(
+        runs,
+        platform="2B2L",
+        policy="colab",
+        mix="m",
+        apps=[SynthApp("a", 1, 5)],
+        status="failed: x",
+    )
+    cache = paths.cache_dir()
+    (good / "console.log").write_text(f"booted {cache}/kernels/Image from {campaign}/artifacts\n")
+    (good / "m5out").mkdir()
+    (good / "m5out" / "stats.txt").write_text("simTicks 5\n")
+    (good / "m5out" / "config.json").write_text("{}")  # not kept: config.ini is
+    out = tmp_path / "archive"
+    lines = archive(campaign, out)
+    assert lines == [
+        "2B2L-cfs-m-r0: archived",
+        "2B2L-colab-m-r0: left out: failed: x",
+    ]
+    copy = out / good.name
+    assert (copy / "console.log").read_text() == (
+        "booted /path/to/cache/kernels/Image from /path/to/campaign/artifacts\n"
+    )
+    assert lzma.decompress((copy / "m5out" / "stats.txt.xz").read_bytes()) == b"simTicks 5\n"
+    assert not (copy / "m5out" / "config.json").exists()
+    assert RunDir(copy).counts() and RunDir(copy).recorded_key() == RunDir(good).recorded_key()
+    # again: nothing is copied twice
+    assert archive(campaign, out)[0] == "2B2L-cfs-m-r0: archived already"
+
+
+def test_a_path_left_after_scrubbing_stops_the_archive() -> None:
+    home = str(Path.home())
+    if home == "/":
+        pytest.skip("a home of / cannot be told from any path")
+    with pytest.raises(AmpkitError, match="a path of this machine is left"):
+        scrub(f"in {home}/elsewhere".encode(), [("/nowhere", "/path/to/x")], "f")
+    assert scrub(b"in /nowhere/a", [("/nowhere", "/path/to/x")], "f") == b"in /path/to/x/a"

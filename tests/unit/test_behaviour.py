@@ -1,0 +1,218 @@
+"""The behaviour table: waiting, parallelism and cost measured from runs of
+one program alone, and the category rule it gives ampkit mix check."""
+
+from pathlib import Path
+
+import pytest
+
+from ampkit import behaviour
+from ampkit.analysis.synthetic import SynthApp, write_run
+from ampkit.behaviour import CostLine, Measurement, Table, check_category, load_table, measure
+from ampkit.cli import main
+from ampkit.errors import EXIT_INPUT, AmpkitError
+from ampkit.rundir import Excluded, RunDir
+
+pytestmark = pytest.mark.unit
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def alone(
+    root: Path,
+    program: str,
+    *,
+    policy: str = "cfs",
+    size: int = 100,
+    region_ns: int = 1_000_000,
+    blocked: tuple[int, ...] = (0, 0),
+    caused: tuple[int, ...] = (0, 0),
+    lived: tuple[int, ...] = (1_000_000, 1_000_000),
+    cpu: tuple[int, ...] = (1_000_000, 1_000_000),
+    wall_s: float = 60.0,
+) -> Path:
+    tasks = [
+        {"thread": i, "class": "big", "futex_blocked_ns": b, "futex_caused_ns": c}
+        for i, (b, c) in enumerate(zip(blocked, caused, strict=True))
+    ]
+    return write_run(
+        root,
+        platform="2B2L",
+        policy=policy,
+        mix=f"{program}-n{size}",
+        apps=[
+            SynthApp(
+                program,
+                threads=len(lived),
+                turnaround_ns=region_ns,
+                thread_ns=lived,
+                thread_cpu_ns=cpu,
+                tasks=tasks,
+                size=size,
+            )
+        ],
+        engine="gem5",
+        timing_notice=None,
+        wall_s=wall_s,
+    )
+
+
+def test_the_shares_are_the_threads_counters_over_their_lives(tmp_path: Path) -> None:
+    run = alone(
+        tmp_path,
+        "contend",
+        blocked=(300_000, 500_000),
+        caused=(600_000, 900_000),
+        lived=(1_000_000, 1_000_000),
+        cpu=(700_000, 500_000),
+        region_ns=1_000_000,
+    )
+    m = behaviour.measurement_of(RunDir(run))
+    assert m.blocked_share == pytest.approx(0.4)
+    assert m.caused_share == pytest.approx(0.75)
+    assert m.parallelism == pytest.approx(1.2)
+    assert (m.program, m.threads, m.size, m.policy, m.wall_s) == ("contend", 2, 100, "cfs", 60.0)
+
+
+def test_a_run_of_two_programs_or_without_counters_is_left_out(tmp_path: Path) -> None:
+    two = write_run(
+        tmp_path,
+        platform="2B2L",
+        policy="cfs",
+        mix="pair",
+        apps=[SynthApp("compute", 2, 1000), SynthApp("chase", 2, 1000)],
+        engine="gem5",
+        timing_notice=None,
+    )
+    with pytest.raises(Excluded, match="2 applications"):
+        behaviour.measurement_of(RunDir(two))
+    bare = write_run(
+        tmp_path,
+        platform="2B2L",
+        policy="cfs",
+        mix="bare",
+        apps=[SynthApp("compute", 2, 1000)],
+        engine="gem5",
+        timing_notice=None,
+    )
+    with pytest.raises(Excluded, match="kernel counters"):
+        behaviour.measurement_of(RunDir(bare))
+    table, left_out = measure([tmp_path], "gem5")
+    assert table.measurements == ()
+    assert len(left_out) == 2
+
+
+def test_cost_lines_come_from_the_baseline_at_two_sizes(tmp_path: Path) -> None:
+    alone(tmp_path / "a", "compute", size=100, region_ns=1_000_000, wall_s=60)
+    alone(tmp_path / "b", "compute", size=200, region_ns=1_900_000, wall_s=78)
+    # another policy at a third size does not enter the line
+    alone(tmp_path / "c", "compute", policy="colab", size=400, region_ns=9_000_000, wall_s=999)
+    alone(tmp_path / "d", "contend", size=100)  # one size only: no line
+    table, _ = measure([tmp_path], "gem5")
+    assert [c.program for c in table.costs] == ["compute"]
+    line = table.costs[0]
+    assert line.ns_per_unit == pytest.approx(9000)
+    assert line.fixed_ns == pytest.approx(100_000)
+    assert line.wall_s_per_sim_ms == pytest.approx(20)
+    assert line.size_for(1.0) == 100
+    assert line.size_for(10.0) == 1100
+    assert line.wall_for(10.0) == pytest.approx(240)
+    # runs of another engine are not this table's
+    other, left_out = measure([tmp_path], "qemu")
+    assert other.measurements == () and all("not qemu" in line for line in left_out)
+
+
+def test_a_table_reads_back_as_written(tmp_path: Path) -> None:
+    alone(tmp_path / "a", "compute", size=100, region_ns=1_000_000)
+    alone(tmp_path / "b", "compute", size=200, region_ns=1_900_000, wall_s=80)
+    alone(tmp_path / "c", "contend", blocked=(400_000, 200_000), policy="wash")
+    table, _ = measure([tmp_path], "gem5")
+    path = tmp_path / "t.toml"
+    path.write_text(table.render())
+    back = load_table(path)
+    assert back.measurements == table.measurements
+    assert [c.sizes for c in back.costs] == [c.sizes for c in table.costs]
+    assert back.costs[0].ns_per_unit == pytest.approx(table.costs[0].ns_per_unit)
+
+
+def test_a_bad_table_names_its_line_and_key(tmp_path: Path) -> None:
+    alone(tmp_path / "a", "compute")
+    table, _ = measure([tmp_path], "gem5")
+    text = table.render().replace("blocked_share = 0.0000", "blocked_share = 1.5")
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    line = text.splitlines().index("blocked_share = 1.5") + 1
+    with pytest.raises(AmpkitError, match=rf"t.toml:{line}: .*'blocked_share' must be"):
+        load_table(path)
+    path.write_text(table.render().replace("[[measurement]]", "[[measurements]]"))
+    with pytest.raises(AmpkitError, match="'measurements' is not a behaviour table key"):
+        load_table(path)
+
+
+def _m(program: str, blocked: float) -> Measurement:
+    return Measurement(program, 4, 100, "cfs", "2B2L", 1, 1, blocked, 0.0, 1.0, 1.0, "r")
+
+
+TABLE = Table(
+    engine="gem5",
+    measurements=(_m("contend", 0.30), _m("compute", 0.001), _m("lazy", 0.05)),
+)
+
+
+def test_the_category_rule() -> None:
+    # synchronisation: half the programs (rounded up) must wait
+    assert check_category("m", "synchronisation", ["contend", "compute"], TABLE).holds is True
+    assert check_category("m", "synchronisation", ["lazy", "compute"], TABLE).holds is False
+    assert (
+        check_category("m", "communication", ["compute", "compute", "contend"], TABLE).holds
+        is False
+    )
+    # compute: every program independent
+    assert check_category("m", "compute", ["compute", "compute"], TABLE).holds is True
+    assert check_category("m", "compute", ["compute", "lazy"], TABLE).holds is False
+    # unmeasured programs leave the verdict open only where they could change it
+    assert check_category("m", "synchronisation", ["compute", "other"], TABLE).holds is None
+    assert check_category("m", "synchronisation", ["contend", "other"], TABLE).holds is True
+    assert check_category("m", "compute", ["compute", "other"], TABLE).holds is None
+    assert check_category("m", "compute", ["contend", "other"], TABLE).holds is False
+    verdict = check_category("m", "synchronisation", ["lazy", "compute"], TABLE)
+    assert any("lazy: blocked 5.0%" in line for line in verdict.lines)
+
+
+def test_mix_check_reports_a_mix_its_programs_do_not_make(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_path = tmp_path / "t.toml"
+    table_path.write_text(TABLE.render())
+    mix = tmp_path / "m.toml"
+    mix.write_text(
+        'description = "d"\ncategory = "compute"\n\n'
+        '[[app]]\nprogram = "contend"\nthreads = 4\nsize = 10\n'
+    )
+    assert main(["mix", "check", str(mix), "--behaviour", str(table_path)]) == EXIT_INPUT
+    out = capsys.readouterr()
+    assert "contend: blocked 30.0%" in out.out
+    assert "not of their declared category" in out.err
+    assert main(["mix", "check", str(mix), "--no-behaviour"]) == 0
+
+
+def test_cost_lines_need_two_sizes() -> None:
+    with pytest.raises(AmpkitError, match="two sizes"):
+        _ = CostLine("x", 1, "2B2L", (100,), (1000,), (1.0,)).ns_per_unit
+
+
+def test_the_report_gives_each_application_its_waiting(tmp_path: Path) -> None:
+    from ampkit.analysis.collect import collect
+    from ampkit.analysis.report import Doc, _waiting_section, waiting
+
+    runs = tmp_path / "runs"
+    alone(runs, "contend", blocked=(300_000, 500_000), caused=(100_000, 0))
+    alone(runs, "contend", policy="colab", blocked=(100_000, 100_000))
+    w = waiting(collect(runs)).set_index("policy")
+    assert w.loc["cfs", "blocked_share"] == pytest.approx(0.4)
+    assert w.loc["cfs", "caused_share"] == pytest.approx(0.05)
+    assert w.loc["colab", "blocked_share"] == pytest.approx(0.1)
+    doc = Doc()
+    _waiting_section(doc, collect(runs))
+    text = doc.markdown(tmp_path)
+    assert "## Waiting on futexes" in text
+    assert "| 2B2L | contend-n100 | contend | cfs | 0.4" in text
