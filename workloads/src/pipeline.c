@@ -3,8 +3,13 @@
  * pipeline: producer-consumer over a bounded queue with condition variables
  * (the hand-off pattern of PARSEC dedup and ferret).
  *
- * Thread 0 produces SIZE items; the other threads consume them, each item
- * costing some work. With -t 1 the one thread does both in turn. Every item
+ * Thread 0 produces SIZE items; the other threads consume them. The two
+ * stages run at unequal speeds, as the stages of a real pipeline do: an
+ * item costs its producer half of what it costs a consumer. With one
+ * consumer the producer waits for room in the queue; with three or more
+ * the consumers wait for items, and the producer is the pipeline's
+ * bottleneck (the thread a scheduler that sees who ends others' waiting
+ * should speed up). With -t 1 the one thread does both in turn. Every item
  * is consumed exactly once: the consumers' checksum must equal that of a
  * serial replay, made after the region of interest, outside every thread's
  * clock (a producer that checked as it went would do the consumers' work
@@ -16,7 +21,8 @@
 #include "ampkit_workload.h"
 
 #define QUEUE_LEN 16
-#define WORK_PER_ITEM 300
+#define WORK_PER_ITEM 300	/* mixing rounds per item, consumer */
+#define PRODUCE_WORK 150	/* mixing rounds per item, producer */
 
 static struct ampkit_queue q;
 
@@ -29,6 +35,11 @@ struct worker {
 static uint64_t work(uint64_t x)
 {
 	return ampkit_mix64_rounds(x, WORK_PER_ITEM);
+}
+
+static uint64_t produce(long n)
+{
+	return ampkit_mix64_rounds((uint64_t)n, PRODUCE_WORK);
 }
 
 static void *consume(void *arg)
@@ -67,7 +78,7 @@ int main(int argc, char **argv)
 
 	ampkit_thread_begin(&w[0].clock);
 	for (n = 0; n < args.size; n++) {
-		uint64_t item = ampkit_mix64((uint64_t)n);
+		uint64_t item = produce(n);
 
 		if (args.threads == 1) {	/* no consumer: do its part here */
 			w[0].checksum += work(item);
@@ -86,7 +97,7 @@ int main(int argc, char **argv)
 		w[0].checksum ^= 1;
 
 	for (n = 0; n < args.size; n++)
-		produced += work(ampkit_mix64((uint64_t)n));
+		produced += work(produce(n));
 	for (i = 0; i < args.threads; i++) {
 		consumed += w[i].checksum;
 		items += w[i].items;
