@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ampkit import hostdeps
+from ampkit import hostdeps, process
 from ampkit.errors import AmpkitError, BuildFailed, MissingDependency
 from ampkit.hashing import (
     sha256_bytes,
@@ -454,25 +454,24 @@ def run_logged(cmd: list[str], log_file: Path, log: Log) -> list[str]:
     with log_file.open("a") as out:
         out.write("$ " + " ".join(cmd) + "\n")
         out.flush()
-        proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-            errors="replace",
-        )
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            out.write(line)
-            if _WARNING.search(line):
-                warnings.append(line.rstrip())
-            if _STEP.match(line):
-                steps += 1
-                if time.monotonic() - last_report > 30:
-                    log(f"kernel: {steps} build steps so far ({line.strip()})")
-                    last_report = time.monotonic()
-        code = proc.wait()
+        # supervised: a CLI killed mid-build takes make and its compilers with it
+        proc = process.start(cmd, stdout=subprocess.PIPE, env=env)
+        try:
+            assert proc.stdout is not None
+            for raw in proc.stdout:
+                line = raw.decode(errors="replace")
+                out.write(line)
+                if _WARNING.search(line):
+                    warnings.append(line.rstrip())
+                if _STEP.match(line):
+                    steps += 1
+                    if time.monotonic() - last_report > 30:
+                        log(f"kernel: {steps} build steps so far ({line.strip()})")
+                        last_report = time.monotonic()
+        except BaseException:
+            process.kill_session(proc)  # Ctrl-C, or an error while reading: make goes too
+            raise
+        code = process.run_to_end(proc)
     if code != 0:
         tail = log_file.read_text(errors="replace").splitlines()[-15:]
         raise BuildFailed(

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ampkit import disk, hostdeps, mix
+from ampkit import disk, hostdeps, mix, process
 from ampkit.errors import AmpkitError, BuildFailed
 from ampkit.hashing import sha256_file, sha256_json, write_json
 from ampkit.paths import WORKLOADS, build_dir, cache_dir
@@ -330,11 +330,12 @@ def _run_logged(cmd: list[str], cwd: Path, env: dict[str, str], log: Path, what:
     with log.open("a") as out:
         out.write(f"$ (cd {cwd} && {shlex.join(cmd)})\n")
         out.flush()
-        result = subprocess.run(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
-    if result.returncode != 0:
+        # supervised: a CLI killed mid-build takes the build with it
+        code = process.run_to_end(process.start(cmd, stdout=out, cwd=cwd, env=env))
+    if code != 0:
         tail = log.read_text(errors="replace").splitlines()[-12:]
         raise BuildFailed(
-            f"{what} failed (exit {result.returncode}); the end of {log}:\n  " + "\n  ".join(tail),
+            f"{what} failed (exit {code}); the end of {log}:\n  " + "\n  ".join(tail),
             "the whole log is kept there",
         )
 

@@ -1,6 +1,7 @@
-"""Child processes the kit supervises: engines and campaign executors.
+"""Child processes the kit supervises: engines, campaign executors, builds.
 
-Every long-lived child (QEMU, gem5, a campaign's run executor) is started
+Every long-lived child (QEMU, gem5, a campaign's run executor, the kernel's
+and PARSEC's make) is started
 the same way: in a session of its own, so that it and everything it starts
 can be killed as one group, and with a parent-death signal, so that a CLI
 killed outright (SIGKILL, which runs no cleanup) still takes it down. A
@@ -27,8 +28,9 @@ DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "KILL", "--"]
 def start(
     cmd: list[str],
     *,
-    stdout: int | IO[bytes],
+    stdout: int | IO[bytes] | IO[str],
     cwd: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> "subprocess.Popen[bytes]":
     """Start ``cmd`` supervised: its own session, killed with its parent;
     stdin from /dev/null, stderr into ``stdout``."""
@@ -40,7 +42,18 @@ def start(
         stderr=subprocess.STDOUT,
         start_new_session=True,
         cwd=cwd,
+        env=env,
     )
+
+
+def run_to_end(proc: "subprocess.Popen[bytes]") -> int:
+    """Wait for a supervised child however long it takes (a build); its
+    exit code. Whatever ends the wait early (Ctrl-C, SystemExit, an error
+    while reading its output) kills its group first."""
+    try:
+        return proc.wait()
+    finally:
+        kill_session(proc)
 
 
 def kill_session(proc: "subprocess.Popen[bytes]") -> None:

@@ -9,9 +9,11 @@ child dies with the process that started it.
 
 import ast
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -171,3 +173,38 @@ def test_stop_all_ends_children_that_ignore_sigterm(tmp_path: Path) -> None:
     process.stop_all([stubborn, polite], grace_s=0.5)
     assert polite.returncode == -signal.SIGTERM
     assert stubborn.returncode == -signal.SIGKILL
+
+
+def test_a_build_step_interrupted_takes_its_whole_group_with_it(tmp_path: Path) -> None:
+    """The kernel's make runs supervised (ampkit.kernel.run_logged): in a
+    session of its own, and a Ctrl-C while it runs kills what it started."""
+    from ampkit import kernel
+
+    pidfile = tmp_path / "grandchild.pid"
+    script = (
+        "echo session=$(ps -o sid= -p $$ | tr -d ' ') process=$$; "
+        f"sleep 300 & echo $! > {pidfile}; wait"
+    )
+
+    def ctrl_c_once_started() -> None:
+        deadline = time.monotonic() + 10
+        while not pidfile.is_file() or not pidfile.read_text().strip():
+            if time.monotonic() > deadline:
+                break  # the assertions below say what is missing
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGINT)  # Python raises KeyboardInterrupt in the main thread
+
+    # Python's own Ctrl-C handler, even where the test runs with SIGINT
+    # ignored (a background job of a non-interactive shell)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=ctrl_c_once_started, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            kernel.run_logged(["sh", "-c", script], tmp_path / "build.log", lambda _: None)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    grandchild = int(pidfile.read_text())
+    assert _wait_gone(grandchild), "the build's grandchild outlived the interrupt"
+    ids = re.search(r"^session=(\d+) process=(\d+)$", (tmp_path / "build.log").read_text(), re.M)
+    assert ids is not None, "the build step never ran"
+    assert ids[1] == ids[2], "make did not run in a session of its own"
