@@ -137,7 +137,7 @@ SMALL_SIZES = {
     "contend": 63,
     "intmark": 200,
     "pipeline": 500,
-    "stages": 500,
+    "stages": 50,
     "stream": 16384,
 }
 
@@ -152,7 +152,7 @@ CATALOGUE_SIZES = {
     "contend": 125,
     "intmark": 2000,
     "pipeline": 1000,
-    "stages": 1000,
+    "stages": 100,
     "stream": 32768,
 }
 
