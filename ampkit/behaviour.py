@@ -106,20 +106,43 @@ class CostLine:
     wall_s: tuple[float, ...]
 
     @property
+    def grows(self) -> bool:
+        """Whether the region grew with the size: a program whose time its
+        schedule sets more than its work (which threads landed on big CPUs)
+        can take less time at a larger size, and a line through such points
+        would size it by its luck."""
+        return _fit(self.sizes, self.region_ns)[1] > 0
+
+    @property
     def ns_per_unit(self) -> float:
-        return _fit(self.sizes, self.region_ns)[1]
+        """The line's slope; where the region did not grow, the largest
+        size's time per unit (a line through the origin, which sizes the
+        program by its slowest measured rate)."""
+        if self.grows:
+            return _fit(self.sizes, self.region_ns)[1]
+        largest = max(range(len(self.sizes)), key=lambda i: self.sizes[i])
+        return self.region_ns[largest] / self.sizes[largest]
 
     @property
     def fixed_ns(self) -> float:
-        return _fit(self.sizes, self.region_ns)[0]
+        return _fit(self.sizes, self.region_ns)[0] if self.grows else 0.0
+
+    def _wall_fit(self) -> tuple[float, float]:
+        """(fixed s, s per simulated ms); through the origin at the longest
+        run where the wall time did not grow with the simulated time."""
+        fixed, slope = _fit([r / 1e6 for r in self.region_ns], self.wall_s)
+        if slope > 0:
+            return fixed, slope
+        longest = max(range(len(self.region_ns)), key=lambda i: self.region_ns[i])
+        return 0.0, self.wall_s[longest] / (self.region_ns[longest] / 1e6)
 
     @property
     def wall_s_per_sim_ms(self) -> float:
-        return _fit([r / 1e6 for r in self.region_ns], self.wall_s)[1]
+        return self._wall_fit()[1]
 
     @property
     def wall_fixed_s(self) -> float:
-        return _fit([r / 1e6 for r in self.region_ns], self.wall_s)[0]
+        return self._wall_fit()[0]
 
     def size_for(self, span_ms: float) -> int:
         """The size at which the program's region spans ``span_ms`` (at least 1)."""
@@ -159,9 +182,11 @@ class Table:
     source: Path | None = None
 
     def of(self, program: str, policy: str = BASELINE) -> Measurement | None:
-        """The program's measurement under ``policy`` (the smallest size measured)."""
+        """The program's measurement under ``policy`` at the largest size
+        measured: the nearest to the sizes runs use (the smallest are there
+        for the cost lines)."""
         found = [m for m in self.measurements if m.program == program and m.policy == policy]
-        return min(found, key=lambda m: m.size) if found else None
+        return max(found, key=lambda m: m.size) if found else None
 
     def cost(self, program: str) -> CostLine | None:
         return next((c for c in self.costs if c.program == program), None)
@@ -200,7 +225,8 @@ class Table:
                 f"sizes = {json.dumps(list(c.sizes))}",
                 f"region_ns = {json.dumps(list(c.region_ns))}",
                 f"wall_s = {json.dumps(list(c.wall_s))}",
-                f"# {c.ns_per_unit:.1f} ns per unit + {c.fixed_ns / 1e6:.3f} ms; "
+                f"# {c.ns_per_unit:.1f} ns per unit + {c.fixed_ns / 1e6:.3f} ms"
+                f"{'' if c.grows else ' (did not grow with size: through the origin)'}; "
                 f"{c.wall_s_per_sim_ms:.2f} wall s per simulated ms + {c.wall_fixed_s:.0f} s",
             ]
         return "\n".join(lines) + "\n"

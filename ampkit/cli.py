@@ -30,6 +30,7 @@ from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, prepare_for, warmup_of
 from ampkit.rundesc import METHODS
 from ampkit.rundir import Excluded, RunDir
+from ampkit.sizes import sized_for
 from ampkit.summary import summarize
 
 if TYPE_CHECKING:
@@ -451,7 +452,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
         # one entry per application, whatever hint each mix gives it
         apps = list(
             dict.fromkeys(
-                replace(a, speedup=None) for name in args.mix for a in load_mix(name).apps
+                replace(a, speedup=None)
+                for name in args.mix
+                for a in sized_for(load_mix(name), args.engine).apps
             )
         )
     else:
@@ -588,6 +591,7 @@ def cmd_mix_sizes(args: argparse.Namespace) -> int:
             f"  {c.program:10} -t {c.threads} -n {c.size_for(args.span_ms):<8} "
             f"about {c.wall_for(args.span_ms):.0f} wall s on {c.platform} "
             f"({c.ns_per_unit:.1f} ns per unit, {c.wall_s_per_sim_ms:.2f} wall s per ms)"
+            + ("" if c.grows else "; its region did not grow with its size: see the table")
         )
     return 0
 

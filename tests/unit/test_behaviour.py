@@ -10,6 +10,7 @@ from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.behaviour import CostLine, Measurement, Table, check_category, load_table, measure
 from ampkit.cli import main
 from ampkit.errors import EXIT_INPUT, AmpkitError
+from ampkit.mix import CATEGORY_PROGRAMS, load_mix, mix_names
 from ampkit.rundir import Excluded, RunDir
 
 pytestmark = pytest.mark.unit
@@ -216,3 +217,42 @@ def test_the_report_gives_each_application_its_waiting(tmp_path: Path) -> None:
     text = doc.markdown(tmp_path)
     assert "## Waiting on futexes" in text
     assert "| 2B2L | contend-n100 | contend | cfs | 0.4" in text
+
+
+ARCHIVE = REPO / "measurements" / "gem5-workloads" / "runs"
+
+
+def test_the_shipped_table_is_what_its_archived_runs_give() -> None:
+    """configs/behaviour-gem5.toml is made from the committed runs, and
+    made again from them it is the same, to the byte."""
+    shipped = behaviour.table_path("gem5")
+    table, left_out = measure([ARCHIVE], "gem5")
+    assert left_out == []
+    assert table.render() == shipped.read_text()
+    # and it covers every program a category stands on, with its cost line
+    programs = {p for ps in CATEGORY_PROGRAMS.values() for p in ps}
+    assert programs <= {m.program for m in table.measurements}
+    assert programs <= {c.program for c in table.costs}
+    assert {m.policy for m in table.measurements} == {"cfs", "colab", "wash"}
+
+
+def test_every_catalogue_mix_is_of_its_category_by_measurement() -> None:
+    table = behaviour.shipped_table()
+    assert table is not None
+    for name in mix_names():
+        mix = load_mix(name)
+        verdict = check_category(name, mix.category, [a.program for a in mix.apps], table)
+        assert verdict.holds is True, "\n".join(verdict.lines)
+
+
+def test_a_program_whose_time_did_not_grow_with_its_size_is_sized_by_its_slowest_rate() -> None:
+    """stages took 5.2 ms at 600 items and 4.8 at 1200 (where its threads
+    landed mattered more than its work): no negative slope may size it."""
+    line = CostLine("stages", 4, "2B2L", (600, 1200), (5_200_000, 4_800_000), (130.0, 140.0))
+    assert not line.grows
+    assert line.ns_per_unit == pytest.approx(4000)
+    assert line.fixed_ns == 0
+    assert line.size_for(20.0) == 5000
+    assert line.wall_s_per_sim_ms == pytest.approx(130 / 5.2)  # the longest run's rate
+    assert line.wall_for(20.0) > 0
+    assert "did not grow" in Table("gem5", (), (line,)).render()
