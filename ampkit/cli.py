@@ -3,6 +3,7 @@
 import argparse
 import contextlib
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -514,10 +515,19 @@ def _add_variant_args(s: argparse.ArgumentParser, debug_help: str, unpatched_hel
 
 
 def cmd_mix_list(args: argparse.Namespace) -> int:
+    from ampkit.behaviour import check_category, shipped_table
+
+    table = shipped_table()
+    words = {True: "measured: holds", False: "measured: NOT its category", None: ""}
     for name in mix_names():
         mix = load_mix(name)
         apps = " ".join(f"{a.program}x{a.threads}" for a in mix.apps)
-        print(f"{name:44} {mix.category:16} {apps}")
+        verdict = (
+            check_category(name, mix.category, [a.program for a in mix.apps], table).holds
+            if table is not None
+            else None
+        )
+        print(f"{name:44} {mix.category:16} {apps:40} {words[verdict]}".rstrip())
     return 0
 
 
@@ -768,8 +778,6 @@ def cmd_campaign_status(args: argparse.Namespace) -> int:
 
 
 def cmd_campaign_archive(args: argparse.Namespace) -> int:
-    import os
-
     from ampkit.campaign.archive import archive
 
     _, root = _spec_and_dir(args)
@@ -1208,3 +1216,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
+    except BrokenPipeError:
+        # the reader went away ('ampkit mix list | head'): not an error of ours;
+        # stdout is pointed at /dev/null so that the interpreter's flush at exit is quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
