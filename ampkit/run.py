@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ampkit import calibration, gem5stats, parsec
+from ampkit import calibration, parsec
 from ampkit import kernel as kernel_mod
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import (
@@ -281,7 +281,7 @@ def execute(
             name=request.engine,
             statistics=engine_impl.writes_statistics,
             # the layout of its statistics' dumps (which one is the run)
-            stats_dumps=gem5stats.RUN_DUMPS if engine_impl.writes_statistics else (),
+            stats_dumps=engine_impl.stats_dumps,
             timing_notice=engine_impl.timing_notice,
             wall_limit_s=limit_s,
             details={

@@ -110,6 +110,9 @@ class Engine(Protocol):
     #: whether a sound run has the engine's statistics (gem5.json and
     #: m5out/stats): recorded in the manifest, judged by the analysis
     writes_statistics: bool
+    #: the layout of those statistics' dumps, recorded in the manifest for
+    #: the analysis to find the measured one (ampkit.gem5stats.RUN_DUMPS)
+    stats_dumps: tuple[str, ...]
     #: what the engine's timings can and cannot say, for summaries and
     #: reports of its runs (recorded in the manifest); None: nothing to add
     timing_notice: str | None

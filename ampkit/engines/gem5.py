@@ -627,6 +627,7 @@ class Gem5Engine:
     default_warmup_ms = WARMUP_MS
     setup_allowance_s = BOOT_LIMIT_S
     writes_statistics = True
+    stats_dumps: tuple[str, ...] = gem5stats.RUN_DUMPS
     timing_notice: str | None = None
     models_core_speed = True
     guest_clocks: tuple[str, ...] = ()  # simulated time

@@ -279,6 +279,7 @@ class QemuEngine:
     default_warmup_ms = 0
     setup_allowance_s = 0
     writes_statistics = False
+    stats_dumps: tuple[str, ...] = ()
     timing_notice: str | None = QEMU_NOTICE
     models_core_speed = False
     guest_clocks: tuple[str, ...] = CLOCKS
