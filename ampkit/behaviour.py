@@ -17,8 +17,9 @@ mixes (``measurements/gem5-workloads``). Per run:
   which the runner keeps under every policy, ``cfs`` included, so the
   figure does not depend on a policy that steers by it);
 - ``caused_share``: the waiting its threads' releases ended (the same
-  counters), over the same time; above 1 where several threads waited on
-  one release at once;
+  counters), over the same time; alone, nearly all of the program's
+  waiting is ended by its own threads, so it is close to the blocked
+  share, and the two part inside a mix;
 - ``parallelism``: the threads' CPU time over the region: how many CPUs'
   worth of work the program kept busy on average (at most its threads);
 - ``wall_s``: the engine's wall-clock time for the whole run.
@@ -55,6 +56,13 @@ KIND = "ampkit-workload-behaviour"
 VERSION = 1
 #: The policy whose runs decide categories and cost: the unmodified scheduler.
 BASELINE = "cfs"
+
+#: The simulated time a program alone spans by default (gem5): two COLAB
+#: ranking periods (kernel.sched_colab_rank_period_ms, 10), half a WASH
+#: quantum (40), at 2.5 to 8.5 wall minutes a run (measured: 'ampkit mix
+#: sizes'). An evaluation sets its own span (a campaign's span_ms) from
+#: what its policies need to act.
+DEFAULT_SPAN_MS = 20.0
 
 #: A program waits, for a synchronisation or communication mix, when its
 #: threads spend at least this share of their lives blocked on futexes,
@@ -107,21 +115,22 @@ class CostLine:
 
     @property
     def grows(self) -> bool:
-        """Whether the region grew with the size: a program whose time its
-        schedule sets more than its work (which threads landed on big CPUs)
-        can take less time at a larger size, and a line through such points
-        would size it by its luck."""
-        return _fit(self.sizes, self.region_ns)[1] > 0
+        """Whether the region grew with the size along a line with a fixed
+        part of zero or more: a program whose time its schedule sets more
+        than its work (which threads landed on big CPUs) can take less time
+        at a larger size, and a line through such points would size it by
+        its luck."""
+        fixed, slope = _fit(self.sizes, self.region_ns)
+        return slope > 0 and fixed >= 0
 
     @property
     def ns_per_unit(self) -> float:
-        """The line's slope; where the region did not grow, the largest
-        size's time per unit (a line through the origin, which sizes the
-        program by its slowest measured rate)."""
+        """The line's slope; where the region did not grow so, a line
+        through the origin at the slowest rate measured (the most time per
+        unit), which errs towards runs shorter than asked, not longer."""
         if self.grows:
             return _fit(self.sizes, self.region_ns)[1]
-        largest = max(range(len(self.sizes)), key=lambda i: self.sizes[i])
-        return self.region_ns[largest] / self.sizes[largest]
+        return max(r / s for r, s in zip(self.region_ns, self.sizes, strict=True))
 
     @property
     def fixed_ns(self) -> float:
@@ -131,10 +140,9 @@ class CostLine:
         """(fixed s, s per simulated ms); through the origin at the longest
         run where the wall time did not grow with the simulated time."""
         fixed, slope = _fit([r / 1e6 for r in self.region_ns], self.wall_s)
-        if slope > 0:
+        if slope > 0 and fixed >= 0:
             return fixed, slope
-        longest = max(range(len(self.region_ns)), key=lambda i: self.region_ns[i])
-        return 0.0, self.wall_s[longest] / (self.region_ns[longest] / 1e6)
+        return 0.0, max(w / (r / 1e6) for w, r in zip(self.wall_s, self.region_ns, strict=True))
 
     @property
     def wall_s_per_sim_ms(self) -> float:
@@ -182,11 +190,11 @@ class Table:
     source: Path | None = None
 
     def of(self, program: str, policy: str = BASELINE) -> Measurement | None:
-        """The program's measurement under ``policy`` at the largest size
-        measured: the nearest to the sizes runs use (the smallest are there
+        """The program's measurement under ``policy`` whose region is
+        nearest the default span: the size runs use (the others are there
         for the cost lines)."""
         found = [m for m in self.measurements if m.program == program and m.policy == policy]
-        return max(found, key=lambda m: m.size) if found else None
+        return min(found, key=lambda m: abs(m.region_ns - DEFAULT_SPAN_MS * 1e6)) if found else None
 
     def cost(self, program: str) -> CostLine | None:
         return next((c for c in self.costs if c.program == program), None)
@@ -279,7 +287,9 @@ def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
     program at two sizes or more."""
     found: list[Measurement] = []
     left_out: list[str] = []
-    for root in roots:
+    for given in roots:
+        # a campaign directory's runs/ only: attempts/ holds runs set aside
+        root = given / "runs" if (given / "runs").is_dir() else given
         finished, partial = find_run_dirs(root)
         left_out += [f"{p}: did not finish" for p in partial]
         for run_dir in finished:
@@ -292,16 +302,21 @@ def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
                 left_out.append(f"{run_dir}: {e}")
     found.sort(key=lambda m: (m.program, m.threads, m.size, m.policy))
     costs = []
-    for program in sorted({m.program for m in found}):
-        base = [m for m in found if m.program == program and m.policy == BASELINE]
+    for program, threads, platform in sorted({(m.program, m.threads, m.platform) for m in found}):
+        base = [
+            m
+            for m in found
+            if (m.program, m.threads, m.platform) == (program, threads, platform)
+            and m.policy == BASELINE
+        ]
         if len({m.size for m in base}) < 2:
             continue
         base.sort(key=lambda m: m.size)
         costs.append(
             CostLine(
                 program=program,
-                threads=base[0].threads,
-                platform=base[0].platform,
+                threads=threads,
+                platform=platform,
                 sizes=tuple(m.size for m in base),
                 region_ns=tuple(m.region_ns for m in base),
                 wall_s=tuple(m.wall_s for m in base),
@@ -353,7 +368,7 @@ def load_table(path: Path) -> Table:
         )
     toml.only_keys((), _TOP_KEYS, "a behaviour table key")
     measurements = []
-    for i in range(len(toml.tables(("measurement",)))):
+    for i in range(len(toml.tables(("measurement",), required=False))):
         key = ("measurement", i)
         toml.only_keys(key, _MEASUREMENT_KEYS, "a measurement key")
         measurements.append(

@@ -274,7 +274,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     request = RunRequest(
         platform=_platform_from(args),
         policy=policies.check_policy(args.policy),
-        mix=_with_hints(load_mix(args.mix), args.speedups),
+        # sized first: a profile's hint for this very application needs its size
+        mix=_with_hints(sized_for(load_mix(args.mix), args.engine, _span_ms(args)), args.speedups),
         repetition=args.repetition,
         engine=args.engine,
         mix_limit_s=args.mix_limit,
@@ -543,6 +544,8 @@ def cmd_mix_check(args: argparse.Namespace) -> int:
     from ampkit.behaviour import check_category
 
     table = _behaviour_table(args)
+    if table is None and not args.no_behaviour:
+        print("notice: no behaviour table (configs/behaviour-gem5.toml): categories not tested")
     wrong = []
     for path in args.files:
         mix = load_mix(path)
@@ -704,7 +707,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _spec_and_dir(args: argparse.Namespace) -> tuple["Spec", Path]:
     """The CAMPAIGN argument: a spec (and --dir, or its default directory), or
     a campaign directory with the spec it was last run with."""
-    from ampkit.campaign.runner import default_dir, dir_spec
+    from ampkit.campaign.runner import default_dir, dir_spec, pinned_behaviour
     from ampkit.campaign.spec import load_spec
     from ampkit.campaign.store import CampaignDir
 
@@ -719,6 +722,9 @@ def _spec_and_dir(args: argparse.Namespace) -> tuple["Spec", Path]:
     else:
         spec = load_spec(target)
         root = Path(args.dir) if args.dir else default_dir(spec)
+        pinned = pinned_behaviour(root)
+        if pinned is not None and spec.sized_by is not None:
+            spec = load_spec(target, behaviour=pinned)  # sized as the campaign first was
     return _with_executor(spec, getattr(args, "executor", None)), root
 
 

@@ -310,7 +310,7 @@ def generate_mix(
             App(
                 program=program,
                 threads=threads,
-                size=CATALOGUE_SIZES[program],
+                size=ENGINE_SIZE,  # the engine's, as the catalogue's mixes
                 speedup=round(hints[program], 3),
             )
         )

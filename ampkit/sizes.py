@@ -19,16 +19,10 @@ A size written in the mix is always used as written.
 
 from dataclasses import replace
 
-from ampkit.behaviour import Table, table_of
+from ampkit.behaviour import DEFAULT_SPAN_MS, Table, table_of
 from ampkit.engines import get_engine
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATALOGUE_SIZES, Mix
-
-#: The simulated time a program alone spans by default (gem5): two COLAB
-#: ranking periods (kernel.sched_colab_rank_period_ms, 10), half a WASH
-#: quantum (40), at about 2 wall minutes a run. An evaluation sets its own
-#: span (a campaign's span_ms) from what its policies need to act.
-DEFAULT_SPAN_MS = 20.0
 
 
 def engine_size(
@@ -51,11 +45,15 @@ def engine_size(
     return line.size_for(span_ms if span_ms is not None else DEFAULT_SPAN_MS)
 
 
-def sized_for(mix: Mix, engine: str, span_ms: float | None = None) -> Mix:
-    """The mix with every application it leaves unsized given the engine's size."""
+def sized_for(
+    mix: Mix, engine: str, span_ms: float | None = None, table: Table | None = None
+) -> Mix:
+    """The mix with every application it leaves unsized given the engine's
+    size, by ``table`` (default: the engine's shipped behaviour table)."""
     if not any(a.engine_sized for a in mix.apps):
         return mix
-    table = table_of(engine) if get_engine(engine).models_core_speed else None
+    if table is None and get_engine(engine).models_core_speed:
+        table = table_of(engine)
     apps = tuple(
         replace(a, size=engine_size(a.program, engine, span_ms, table)) if a.engine_sized else a
         for a in mix.apps

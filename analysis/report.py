@@ -290,7 +290,7 @@ def _alone_behaviour(col: Collection) -> dict[str, tuple[float, float]]:
     if apps.empty or col.threads.empty:
         return {}
     alone = apps[apps.groupby("run")["app"].transform("size") == 1]
-    cpu = col.threads.groupby("run")["cpu_ns"].sum()
+    cpu = col.threads.groupby("run")["cpu_ns"].sum(min_count=1)
     blocked = waiting(col).groupby("run")["blocked_share"].mean()
     out = {}
     for r in alone.to_dict("records"):
@@ -480,8 +480,9 @@ def waiting(col: Collection) -> pd.DataFrame:
     need = {"futex_blocked_ns", "futex_caused_ns"}
     if col.tasks.empty or not need <= set(col.tasks.columns) or col.threads.empty:
         return pd.DataFrame(columns=[*keys, "blocked_share", "caused_share"])
-    counters = col.tasks.groupby(keys, as_index=False)[sorted(need)].sum()
-    lived = col.threads.groupby(keys, as_index=False)["wall_ns"].sum()
+    # min_count: a missing counter stays missing rather than reading as 0
+    counters = col.tasks.groupby(keys, as_index=False)[sorted(need)].sum(min_count=1)
+    lived = col.threads.groupby(keys, as_index=False)["wall_ns"].sum(min_count=1)
     w = counters.merge(lived, on=keys)
     alive = w["wall_ns"].where(w["wall_ns"] > 0)
     w["blocked_share"] = w["futex_blocked_ns"] / alive

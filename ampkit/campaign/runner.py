@@ -150,6 +150,11 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
         tmp = cdir.initramfs.with_name(".initramfs.tmp")
         shutil.copyfile(image, tmp)
         tmp.replace(cdir.initramfs)
+    if spec.sized_by is not None and not cdir.behaviour.is_file():
+        # pinned once: every later reading of the spec sizes its apps by this copy
+        tmp = cdir.behaviour.with_name(".behaviour.tmp")
+        shutil.copyfile(spec.sized_by, tmp)
+        tmp.replace(cdir.behaviour)
     atomic_write_text(root / "spec.toml", spec.text)  # SLURM tasks may be reading it
     engine = engine_identity(spec.engine)
     meta: dict[str, Any] = {
@@ -166,6 +171,7 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
             "directory": str(found.directory),
         },
         "initramfs_sha256": initramfs_sha256,
+        **({"behaviour_sha256": sha256_file(cdir.behaviour)} if cdir.behaviour.is_file() else {}),
         "engine": {
             "name": engine.name,
             "version": engine.version,
@@ -187,10 +193,22 @@ def _spec_source(spec: Spec, root: Path) -> Path:
     return spec.path.resolve()
 
 
+def pinned_behaviour(root: Path) -> Path | None:
+    """The behaviour table a campaign pinned when it first sized its apps."""
+    path = CampaignDir(root).behaviour
+    return path if path.is_file() else None
+
+
 def dir_spec(cdir: CampaignDir) -> Spec:
-    """The spec a campaign directory was last run with."""
+    """The spec a campaign directory was last run with, its apps sized by
+    the table it pinned (so that a table measured again later does not
+    change the runs of a campaign under way)."""
     meta = cdir.meta()
-    return load_spec(cdir.root / "spec.toml", base=Path(meta["spec_base"]))
+    return load_spec(
+        cdir.root / "spec.toml",
+        base=Path(meta["spec_base"]),
+        behaviour=pinned_behaviour(cdir.root),
+    )
 
 
 def exec_run(cdir: CampaignDir, run_id: str) -> int:

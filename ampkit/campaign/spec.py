@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ampkit import platform as platform_mod
 from ampkit import policies, references
+from ampkit.behaviour import load_table, table_path
 from ampkit.engines import (
     DEFAULT_ENGINE,
     DEFAULT_GUEST_CLOCK,
@@ -148,6 +149,9 @@ class Spec:
     warmup_ms: int | None = None
     limits: Limits = field(default_factory=Limits)
     executor: Executor = field(default_factory=Executor)
+    #: The behaviour table that sized the apps its mixes leave unsized (the
+    #: campaign pins a copy: ampkit.campaign.runner); None when none was.
+    sized_by: Path | None = None
     #: What relative paths in the spec are relative to (its own directory,
     #: or, for a campaign directory's copy, the original spec's).
     base: Path = Path()
@@ -251,9 +255,11 @@ def _path(toml: TomlFile, key: str, base: Path) -> Path | None:
     return path
 
 
-def load_spec(path: Path, base: Path | None = None) -> Spec:
+def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = None) -> Spec:
     """Read and check a spec; relative paths in it are relative to ``base``
-    (default: the spec's directory)."""
+    (default: the spec's directory). Apps its mixes leave unsized are sized
+    by the behaviour table ``behaviour`` (a campaign's pinned copy), by
+    default the engine's shipped one."""
     if not path.is_file():
         raise AmpkitError(f"no campaign spec at {path}", "give the path of a .toml campaign spec")
     toml = TomlFile(path)
@@ -292,9 +298,13 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
             ("span_ms",),
             f"sizes apps only on an engine that models the cores' speed, not {engine}",
         )
+    sized_by = None
+    if get_engine(engine).models_core_speed and any(a.engine_sized for m in mixes for a in m.apps):
+        sized_by = behaviour or table_path(engine)
     try:
         # the engine's size for every app a mix leaves unsized, before references are named
-        mixes = tuple(sized_for(m, engine, span_ms) for m in mixes)
+        sizes = load_table(sized_by) if sized_by is not None else None
+        mixes = tuple(sized_for(m, engine, span_ms, sizes) for m in mixes)
     except AmpkitError as e:
         toml.fail(("mixes",), e.what, hint=e.hint)
 
@@ -372,6 +382,7 @@ def load_spec(path: Path, base: Path | None = None) -> Spec:
         warmup_ms=warmup_ms,
         limits=limits,
         executor=executor,
+        sized_by=sized_by,
     )
 
 

@@ -5,7 +5,9 @@
     spec.toml           the spec as last run (relative paths in it are
                         relative to spec_base in campaign.json)
     artifacts/          the initramfs every run boots, copied once, so that
-                        a rebuild in the middle of a campaign changes nothing
+                        a rebuild in the middle of a campaign changes nothing;
+                        behaviour.toml, the table that sized the apps its
+                        mixes leave unsized, pinned alike (ampkit/sizes.py)
     runs/<run_id>/      finished runs, ok or failed (ampkit/run.py); only
                         these are read by 'ampkit report'
     runs/<run_id>.partial  a run in progress, or one that was interrupted
@@ -100,6 +102,11 @@ class CampaignDir:
     @property
     def initramfs(self) -> Path:
         return self.artifacts / "initramfs.cpio.gz"
+
+    @property
+    def behaviour(self) -> Path:
+        """The behaviour table that sized the apps the mixes leave unsized."""
+        return self.artifacts / "behaviour.toml"
 
     # --- one runner at a time ---------------------------------------------
 

@@ -233,7 +233,7 @@ def test_the_shipped_table_is_what_its_archived_runs_give() -> None:
     programs = {p for ps in CATEGORY_PROGRAMS.values() for p in ps}
     assert programs <= {m.program for m in table.measurements}
     assert programs <= {c.program for c in table.costs}
-    assert {m.policy for m in table.measurements} == {"cfs", "colab", "wash"}
+    assert behaviour.BASELINE in {m.policy for m in table.measurements}
 
 
 def test_every_catalogue_mix_is_of_its_category_by_measurement() -> None:
@@ -250,9 +250,53 @@ def test_a_program_whose_time_did_not_grow_with_its_size_is_sized_by_its_slowest
     landed mattered more than its work): no negative slope may size it."""
     line = CostLine("stages", 4, "2B2L", (600, 1200), (5_200_000, 4_800_000), (130.0, 140.0))
     assert not line.grows
-    assert line.ns_per_unit == pytest.approx(4000)
+    assert line.ns_per_unit == pytest.approx(5_200_000 / 600)  # the most time per unit
     assert line.fixed_ns == 0
-    assert line.size_for(20.0) == 5000
-    assert line.wall_s_per_sim_ms == pytest.approx(130 / 5.2)  # the longest run's rate
-    assert line.wall_for(20.0) > 0
+    assert line.size_for(20.0) == round(20e6 / (5_200_000 / 600))
+    assert line.wall_s_per_sim_ms == pytest.approx(140 / 4.8)  # the most wall time per ms
+    # a line that grows but would need a negative fixed part is not trusted either
+    negative = CostLine("p", 4, "2B2L", (100, 200), (1_000_000, 3_000_000), (10.0, 20.0))
+    assert not negative.grows and negative.ns_per_unit == pytest.approx(15_000)
     assert "did not grow" in Table("gem5", (), (line,)).render()
+
+
+def _line_table(ns_per_unit: int) -> Table:
+    line = CostLine(
+        "contend", 4, "2B2L", (100, 200), (100 * ns_per_unit, 200 * ns_per_unit), (50.0, 60.0)
+    )
+    return Table(engine="gem5", measurements=(), costs=(line,))
+
+
+def test_a_campaign_sizes_its_apps_by_the_table_it_pinned(tmp_path: Path) -> None:
+    from ampkit.campaign.runner import dir_spec
+    from ampkit.campaign.spec import load_spec
+    from ampkit.campaign.store import CampaignDir
+    from ampkit.hashing import write_json
+
+    (tmp_path / "m.toml").write_text(
+        'description = "d"\ncategory = "synchronisation"\n\n'
+        '[[app]]\nprogram = "contend"\nthreads = 4\n'
+    )
+    spec_path = tmp_path / "c.toml"
+    spec_path.write_text(
+        'name = "c"\nengine = "gem5"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\n'
+        'mixes = ["m.toml"]\nspan_ms = 10\nreferences = ["alone"]\n'
+    )
+    pinned, later = tmp_path / "pinned.toml", tmp_path / "later.toml"
+    pinned.write_text(_line_table(10_000).render())
+    later.write_text(_line_table(20_000).render())
+    spec = load_spec(spec_path, behaviour=pinned)
+    assert spec.sized_by == pinned
+    assert [a.size for m in spec.mixes for a in m.apps] == [1000]  # 10 ms at 10 us a unit
+    assert [a.size for a in load_spec(spec_path, behaviour=later).mixes[0].apps] == [500]
+    # the campaign directory's copy of the spec is sized by its pinned table
+    cdir = CampaignDir(tmp_path / "campaign")
+    cdir.create()
+    write_json(cdir.root / "campaign.json", {"spec_base": str(tmp_path)})
+    (cdir.root / "spec.toml").write_text(spec_path.read_text())
+    cdir.behaviour.write_text(pinned.read_text())
+    assert [a.size for a in dir_spec(cdir).mixes[0].apps] == [1000]
+    # a QEMU campaign is never sized by gem5's table
+    spec_path.write_text(spec_path.read_text().replace('"gem5"', '"qemu"'))
+    with pytest.raises(AmpkitError, match=r"span_ms.*only on an engine that models"):
+        load_spec(spec_path)
