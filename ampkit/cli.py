@@ -707,7 +707,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _spec_and_dir(args: argparse.Namespace) -> tuple["Spec", Path]:
     """The CAMPAIGN argument: a spec (and --dir, or its default directory), or
     a campaign directory with the spec it was last run with."""
-    from ampkit.campaign.runner import default_dir, dir_spec, pinned_behaviour
+    from ampkit.campaign.runner import default_dir, dir_spec, with_pins
     from ampkit.campaign.spec import load_spec
     from ampkit.campaign.store import CampaignDir
 
@@ -722,9 +722,7 @@ def _spec_and_dir(args: argparse.Namespace) -> tuple["Spec", Path]:
     else:
         spec = load_spec(target)
         root = Path(args.dir) if args.dir else default_dir(spec)
-        pinned = pinned_behaviour(root)
-        if pinned is not None and spec.sized_by is not None:
-            spec = load_spec(target, behaviour=pinned)  # sized as the campaign first was
+        spec = with_pins(spec, root)  # sized and hinted as the campaign first was
     return _with_executor(spec, getattr(args, "executor", None)), root
 
 

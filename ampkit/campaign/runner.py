@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -150,11 +150,13 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
         tmp = cdir.initramfs.with_name(".initramfs.tmp")
         shutil.copyfile(image, tmp)
         tmp.replace(cdir.initramfs)
-    if spec.sized_by is not None and not cdir.behaviour.is_file():
-        # pinned once: every later reading of the spec sizes its apps by this copy
-        tmp = cdir.behaviour.with_name(".behaviour.tmp")
-        shutil.copyfile(spec.sized_by, tmp)
-        tmp.replace(cdir.behaviour)
+    # pinned once: every later reading of the spec sizes and hints by these copies
+    for source, pin in ((spec.sized_by, cdir.behaviour), (spec.speedups, cdir.speedups)):
+        if source is not None and not pin.is_file():
+            tmp = pin.with_name(f".{pin.name}.tmp")
+            shutil.copyfile(source, tmp)
+            tmp.replace(pin)
+    spec = with_pins(spec, root)
     atomic_write_text(root / "spec.toml", spec.text)  # SLURM tasks may be reading it
     engine = engine_identity(spec.engine)
     meta: dict[str, Any] = {
@@ -199,16 +201,28 @@ def pinned_behaviour(root: Path) -> Path | None:
     return path if path.is_file() else None
 
 
+def with_pins(spec: Spec, root: Path) -> Spec:
+    """The spec as the campaign in ``root`` first read it: its apps sized
+    by the table it pinned, its hints from the profile it pinned, so that a
+    table or profile measured again later changes none of its runs."""
+    pinned = pinned_behaviour(root)
+    if pinned is not None and spec.sized_by is not None and spec.sized_by != pinned:
+        spec = load_spec(spec.path, base=spec.base, behaviour=pinned)
+    speedups = CampaignDir(root).speedups
+    if spec.speedups is not None and speedups.is_file():
+        spec = replace(spec, speedups=speedups)
+    return spec
+
+
 def dir_spec(cdir: CampaignDir) -> Spec:
-    """The spec a campaign directory was last run with, its apps sized by
-    the table it pinned (so that a table measured again later does not
-    change the runs of a campaign under way)."""
+    """The spec a campaign directory was last run with, read as it first was."""
     meta = cdir.meta()
-    return load_spec(
+    spec = load_spec(
         cdir.root / "spec.toml",
         base=Path(meta["spec_base"]),
         behaviour=pinned_behaviour(cdir.root),
     )
+    return with_pins(spec, cdir.root)
 
 
 def exec_run(cdir: CampaignDir, run_id: str) -> int:

@@ -7,7 +7,8 @@
     artifacts/          the initramfs every run boots, copied once, so that
                         a rebuild in the middle of a campaign changes nothing;
                         behaviour.toml, the table that sized the apps its
-                        mixes leave unsized, pinned alike (ampkit/sizes.py)
+                        mixes leave unsized, and speedups.toml, the profile
+                        its hints came from, pinned alike (run keys hold both)
     runs/<run_id>/      finished runs, ok or failed (ampkit/run.py); only
                         these are read by 'ampkit report'
     runs/<run_id>.partial  a run in progress, or one that was interrupted
@@ -107,6 +108,11 @@ class CampaignDir:
     def behaviour(self) -> Path:
         """The behaviour table that sized the apps the mixes leave unsized."""
         return self.artifacts / "behaviour.toml"
+
+    @property
+    def speedups(self) -> Path:
+        """The speedup profile the spec's hints came from."""
+        return self.artifacts / "speedups.toml"
 
     # --- one runner at a time ---------------------------------------------
 

@@ -296,6 +296,11 @@ def test_a_campaign_sizes_its_apps_by_the_table_it_pinned(tmp_path: Path) -> Non
     (cdir.root / "spec.toml").write_text(spec_path.read_text())
     cdir.behaviour.write_text(pinned.read_text())
     assert [a.size for a in dir_spec(cdir).mixes[0].apps] == [1000]
+    # and hinted by the profile it pinned, whatever the spec's file says now
+    (tmp_path / "p.toml").write_text("the profile as it is now")
+    (cdir.root / "spec.toml").write_text(spec_path.read_text() + 'speedups = "p.toml"\n')
+    cdir.speedups.write_text("the profile as the campaign first read it")
+    assert dir_spec(cdir).speedups == cdir.speedups
     # a QEMU campaign is never sized by gem5's table
     spec_path.write_text(spec_path.read_text().replace('"gem5"', '"qemu"'))
     with pytest.raises(AmpkitError, match=r"span_ms.*only on an engine that models"):
