@@ -181,8 +181,9 @@ def test_a_build_step_interrupted_takes_its_whole_group_with_it(tmp_path: Path) 
     from ampkit import kernel
 
     pidfile = tmp_path / "grandchild.pid"
+    idfile = tmp_path / "ids"
     script = (
-        "echo session=$(ps -o sid= -p $$ | tr -d ' ') process=$$; "
+        f"echo session=$(ps -o sid= -p $$ | tr -d ' ') process=$$ > {idfile}; "
         f"sleep 300 & echo $! > {pidfile}; wait"
     )
 
@@ -205,6 +206,6 @@ def test_a_build_step_interrupted_takes_its_whole_group_with_it(tmp_path: Path) 
         signal.signal(signal.SIGINT, old)
     grandchild = int(pidfile.read_text())
     assert _wait_gone(grandchild), "the build's grandchild outlived the interrupt"
-    ids = re.search(r"^session=(\d+) process=(\d+)$", (tmp_path / "build.log").read_text(), re.M)
+    ids = re.search(r"^session=(\d+) process=(\d+)$", idfile.read_text(), re.M)
     assert ids is not None, "the build step never ran"
     assert ids[1] == ids[2], "make did not run in a session of its own"
