@@ -139,18 +139,27 @@ OTHER_MEANINGS = {
 }
 
 
-def test_only_the_run_directory_module_names_its_files() -> None:
-    offenders = []
+def modules_but_rundir() -> list[tuple[Path, str]]:
+    """Every module of the kit and the analysis but rundir itself (the
+    analysis once, through its own folder, not the package's link to it),
+    with its path from the repository."""
+    found = []
     for folder in (REPO / "ampkit", REPO / "analysis"):
         for path in sorted(folder.rglob("*.py")):
             if path.name == "rundir.py" or "analysis" in path.relative_to(folder).parts[:-1]:
                 continue
-            where = str(path.relative_to(REPO))
-            for node in ast.walk(ast.parse(path.read_text())):
-                if not (isinstance(node, ast.Constant) and node.value in RUN_FILES):
-                    continue
-                if where not in OTHER_MEANINGS.get(node.value, set()):
-                    offenders.append(f"{where}:{node.lineno}: {node.value}")
+            found.append((path, str(path.relative_to(REPO))))
+    return found
+
+
+def test_only_the_run_directory_module_names_its_files() -> None:
+    offenders = []
+    for path, where in modules_but_rundir():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Constant) and node.value in RUN_FILES):
+                continue
+            if where not in OTHER_MEANINGS.get(node.value, set()):
+                offenders.append(f"{where}:{node.lineno}: {node.value}")
     assert offenders == []
 
 
@@ -199,14 +208,10 @@ def test_only_the_run_directory_module_reads_its_files() -> None:
     while it is written): a module that reads one of its files by rundir's
     name of it, as run.py once read console.log, is reported."""
     offenders = []
-    for folder in (REPO / "ampkit", REPO / "analysis"):
-        for path in sorted(folder.rglob("*.py")):
-            if path.name == "rundir.py" or "analysis" in path.relative_to(folder).parts[:-1]:
-                continue
-            where = str(path.relative_to(REPO))
-            for name, line in reads_by_run_file_name(path):
-                if (where, name) not in NOT_A_RUN:
-                    offenders.append(f"{where}:{line}: reads {name}")
+    for path, where in modules_but_rundir():
+        for name, line in reads_by_run_file_name(path):
+            if (where, name) not in NOT_A_RUN:
+                offenders.append(f"{where}:{line}: reads {name}")
     assert offenders == []
 
 
