@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ampkit import paths
-from ampkit.analysis.synthetic import SynthApp, write_run
+from ampkit.analysis.synthetic import SynthApp, kit_stats_text, write_run
 from ampkit.campaign.archive import archive, scrub
 from ampkit.errors import AmpkitError
 from ampkit.rundir import RunDir
@@ -56,3 +56,32 @@ def test_a_path_left_after_scrubbing_stops_the_archive() -> None:
     with pytest.raises(AmpkitError, match="a path of this machine is left"):
         scrub(f"in {home}/elsewhere".encode(), [("/nowhere", "/path/to/x")], "f")
     assert scrub(b"in /nowhere/a", [("/nowhere", "/path/to/x")], "f") == b"in /path/to/x/a"
+
+
+def test_an_archived_gem5_run_reads_its_statistics_from_the_compressed_text(
+    tmp_path: Path,
+) -> None:
+    """A gem5 run counts only with its statistics: archived, stats.txt is
+    kept as stats.txt.xz, and the run still counts, with the same dumps."""
+    campaign = tmp_path / "campaign"
+    run = write_run(
+        campaign / "runs",
+        platform="2B2L",
+        policy="cfs",
+        mix="m",
+        apps=[SynthApp("a", 1, 5)],
+        engine="gem5",
+        statistics=True,
+        timing_notice=None,
+    )
+    real = (Path(__file__).parent / "data" / "stats-with-dram.txt").read_text()
+    (run / "m5out").mkdir(exist_ok=True)
+    (run / "m5out" / "stats.txt").write_text(kit_stats_text(real))
+    assert RunDir(run).counts()
+    archive(campaign, tmp_path / "archive")
+    copy = tmp_path / "archive" / run.name
+    assert not (copy / "m5out" / "stats.txt").exists()
+    assert (copy / "m5out" / "stats.txt.xz").is_file()
+    assert RunDir(copy).counts()
+    original, archived = RunDir(run).judge(), RunDir(copy).judge()
+    assert archived.statistics.dumps == original.statistics.dumps
