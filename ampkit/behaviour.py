@@ -295,8 +295,9 @@ def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
         for run_dir in finished:
             run = RunDir(run_dir)
             try:
-                if run.info().engine != engine:
-                    raise Excluded(f"ran on {run.info().engine}, not {engine}")
+                ran_on = run.info().engine
+                if ran_on != engine:
+                    raise Excluded(f"ran on {ran_on}, not {engine}")
                 found.append(measurement_of(run))
             except Excluded as e:
                 left_out.append(f"{run_dir}: {e}")

@@ -785,8 +785,8 @@ def cmd_campaign_archive(args: argparse.Namespace) -> int:
     from ampkit.campaign.archive import archive
 
     _, root = _spec_and_dir(args)
-    extra = {Path(os.environ["GEM5_ROOT"]): "/path/to/gem5"} if os.environ.get("GEM5_ROOT") else {}
-    with contextlib.suppress(AmpkitError):
+    extra: dict[Path, str] = {}
+    with contextlib.suppress(AmpkitError):  # locate() reads GEM5_ROOT and the config file
         extra[gem5.Gem5.locate().root] = "/path/to/gem5"
     for line in archive(root, Path(args.out), extra):
         print(line)
