@@ -4,6 +4,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from ampkit.console import parse_console
 from ampkit.engines.qemu import BootResult
 from ampkit.run import judge
@@ -287,3 +289,45 @@ def test_a_roi_never_left_and_bad_suite_lines(host_bin: Path, tmp_path: Path) ->
         result = run_runner(host_bin, sub, header() + bad)
         assert result.returncode != 0
         assert says in result.stdout + result.stderr, result.stdout + result.stderr
+
+
+def test_a_start_delay_releases_its_app_that_much_later(host_bin: Path, tmp_path: Path) -> None:
+    """A perturbed run's delayed application starts its first run at least
+    its delay after the others (by its own clock: its region of interest),
+    and is timed from its own release; restarts start at once."""
+    delay_us = 300_000
+    desc = header() + (
+        "method restart\n"
+        f"app compute 0 1 0 {host_bin}/compute -t 1 -n 200\n"
+        "start_delay_us 0\n"
+        f"app compute 1 1 0 {host_bin}/compute -t 1 -n 200\n"
+        f"start_delay_us {delay_us}\n"
+    )
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
+    assert report.complete and not report.problems(), report.problems()
+    first, delayed = report.apps
+    gate = first["start_ns"]
+    assert delayed["start_ns"] == gate + delay_us * 1000
+    assert delayed["start_delay_us"] == delay_us and "start_delay_us" not in first
+    # the program itself began its work no earlier than the delay after the gate
+    assert delayed["roi_ns"][0] >= gate + delay_us * 1000
+    # while the undelayed one ran (and, done, restarted) in the meantime
+    assert first["roi_ns"][0] < gate + delay_us * 1000
+    assert first["restarts"] >= 1 and delayed["restarts"] == 0
+    assert delayed["end_ns"] - delayed["start_ns"] < delayed["end_ns"] - gate
+
+
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        ("start_delay_us 5\napp t 0 1 0 /bin/true\n", "start_delay_us needs an app line before it"),
+        ("app t 0 1 0 /bin/true\nstart_delay_us 1000001\n", "and 0 to 1000000: line 7"),
+        ("app t 0 1 0 /bin/true\nstart_delay_us -1\n", "and 0 to 1000000: line 7"),
+    ],
+)
+def test_a_bad_start_delay_names_the_line(
+    host_bin: Path, tmp_path: Path, lines: str, says: str
+) -> None:
+    report = parse_console(run_runner(host_bin, tmp_path, header() + lines).stdout)
+    assert len(report.runner_errors) == 1 and says in report.runner_errors[0]
+    assert not report.saw_begin

@@ -33,6 +33,10 @@
  *   app <name> <instance> <threads> <speedup_q10> <argv0> [args...]
  *   inputs <dir>               (the app above runs in a directory of its
  *                               own that links every entry of <dir>)
+ *   start_delay_us <us>        (the app above starts its first run this
+ *                               long after the others' release: a seeded
+ *                               perturbation, ampkit/perturb.py; 0 to
+ *                               1000000, default 0)
  *   env <NAME>=<value>         (in every application's environment)
  *   disk <device> <mountpoint> (an ext4 disk, mounted read-only first)
  *
@@ -75,6 +79,7 @@
 #define MAX_ENV 16
 #define MAX_THREADS 1024
 #define OUTPUT_TAIL 16384	/* bytes of each application's output kept */
+#define MAX_START_DELAY_US 1000000	/* ampkit/perturb.py: MAX_US */
 
 struct app {
 	char *name;
@@ -83,6 +88,7 @@ struct app {
 	int speedup_q10;
 	char *argv[MAX_ARGS + 1];
 	char *inputs;	/* a directory whose entries each instance sees in its own */
+	int start_delay_us;	/* the first run's release after the others' */
 	/*
 	 * errno of applying the speedup hint, 0 if applied or none. A kernel
 	 * without the kit's patches (the host, in tests) cannot take it; the
@@ -366,6 +372,12 @@ static void parse_desc(char *text, struct run *run)
 				fail("run description: inputs needs an app line before it and an absolute directory",
 				     where);
 			run->apps[run->napps - 1].inputs = w[1];
+		} else if (!strcmp(w[0], "start_delay_us")) {
+			if (!run->napps ||
+			    parse_int(w[1], 0, MAX_START_DELAY_US,
+				      &run->apps[run->napps - 1].start_delay_us))
+				fail("run description: start_delay_us needs an app line before it and 0 to 1000000",
+				     where);
 		} else if (!strcmp(w[0], "env")) {
 			if (!strchr(w[1], '=') || w[1][0] == '=' || run->nenv == MAX_ENV)
 				fail("run description: env needs NAME=value (at most 16)", where);
@@ -493,6 +505,17 @@ static void start_child(struct app *app, int index, int first, const char *out_p
 	while (read(gate, &c, 1) < 0 && errno == EINTR)
 		;
 	close(gate);
+	/*
+	 * A first run with a start delay (the run's seeded perturbation) is
+	 * released that much later: it sleeps, holding no CPU, as if it were
+	 * still at the gate, and its gem5 work item begins when it starts.
+	 * Restarts and the warm-up's instances start at once.
+	 */
+	if (first && app->start_delay_us) {
+		ampkit_sleep_ns((uint64_t)app->start_delay_us * 1000ULL);
+		if (use_m5ops)
+			m5_work_begin((uint64_t)index, 0);
+	}
 	fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		dup2(fd, STDOUT_FILENO);
@@ -795,10 +818,16 @@ static void run_mix(struct run *run, const char *tmpdir)
 	mark_measured_interval();
 	if (use_m5ops)
 		for (i = 0; i < run->napps; i++)
-			m5_work_begin((uint64_t)i, 0);
+			if (!run->apps[i].start_delay_us)
+				m5_work_begin((uint64_t)i, 0);
 	start = ampkit_now_ns();
+	/*
+	 * A delayed application's time counts from its own release: it reads
+	 * the gate's end after this clock, then sleeps its delay, so it starts
+	 * no earlier than this.
+	 */
 	for (i = 0; i < run->napps; i++)
-		run->apps[i].start_ns = start;
+		run->apps[i].start_ns = start + (uint64_t)run->apps[i].start_delay_us * 1000ULL;
 	close(gate[1]);	/* every application sees end-of-file and starts */
 
 	deadline = start + (uint64_t)run->timeout_s * 1000000000ULL;
@@ -959,6 +988,8 @@ static void app_record(const struct run *run, const struct app *app)
 	else
 		sb_printf(&sb, ",\"exit_status\":null,\"signal\":%d",
 			  WIFSIGNALED(app->wstatus) ? WTERMSIG(app->wstatus) : 0);
+	if (app->start_delay_us)
+		sb_printf(&sb, ",\"start_delay_us\":%d", app->start_delay_us);
 	if (app->speedup_q10) {
 		sb_printf(&sb, ",\"speedup_error\":");
 		sb_json_str(&sb, app->speedup_err ? strerror(app->speedup_err) : NULL);
