@@ -16,7 +16,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ampkit import build as build_mod
-from ampkit import hostdeps, kernel, parsec, paths, platform, policies, references
+from ampkit import hostdeps, kernel, parsec, paths, perturb, platform, policies, references
 from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
 from ampkit.errors import (
     EXIT_BUILD,
@@ -287,6 +287,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         wall_limit_s=args.wall_limit,
         warmup_ms=args.warmup_ms,
         span_ms=_span_ms(args),
+        perturb_us=perturb.check_max(args.perturb_us),
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
@@ -1052,6 +1053,15 @@ def parser() -> argparse.ArgumentParser:
         metavar="MS",
         help="guest milliseconds the mix's programs run before the measured run, "
         f"whose statistics start after it (default: gem5 {gem5.WARMUP_MS}, QEMU 0)",
+    )
+    s.add_argument(
+        "--perturb-us",
+        type=int,
+        default=0,
+        metavar="US",
+        help="release each app after a delay of 0 to US microseconds seeded by the mix, "
+        "platform and repetition, the same under every policy (default 0: none; "
+        "ampkit/perturb.py)",
     )
     s.add_argument(
         "--references",

@@ -24,6 +24,7 @@ from ampkit.engines.base import BootInputs, Engine, EngineIdentity, EngineResult
 from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import sha256_bytes, sha256_file, sha256_json
 from ampkit.mix import Mix
+from ampkit.perturb import Perturbation, perturbation
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS, RunDescription
@@ -61,6 +62,9 @@ class RunRequest:
     #: gem5: the simulated ms an app the mix leaves unsized spans alone
     #: (ampkit.sizes); None: the default span
     span_ms: float | None = None
+    #: each app released after a seeded delay of up to this many
+    #: microseconds (ampkit.perturb); 0: none, the description as before
+    perturb_us: int = 0
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -146,6 +150,8 @@ class PreparedRun:
     suite: parsec.SuiteImage | None
     inputs: dict[str, str]
     key: str
+    #: the seeded start delays the description carries; None: unperturbed
+    perturbation: Perturbation | None = None
 
 
 def warmup_of(request: RunRequest) -> int:
@@ -195,6 +201,14 @@ def prepare(
     engine_impl = get_engine(request.engine)
     check_guest_clock(request.qemu_clock, engine_impl)
     warmup_ms = warmup_of(request)
+    # seeded by the run's identity but its policy (ampkit.perturb)
+    perturbed = perturbation(
+        request.mix.name,
+        request.platform.name,
+        request.repetition,
+        len(request.mix.apps),
+        request.perturb_us,
+    )
     desc = RunDescription.for_mix(
         request.run_id,
         request.policy,
@@ -205,6 +219,7 @@ def prepare(
         m5ops=engine_impl.uses_m5ops,
         warmup_ms=warmup_ms,
         suite=suite,
+        start_delays_us=perturbed.start_delays_us if perturbed else None,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline
@@ -231,7 +246,9 @@ def prepare(
             "inputs": inputs,
         }
     )
-    return PreparedRun(request, engine, machine, desc, dtb, cmdline, limit_s, suite, inputs, key)
+    return PreparedRun(
+        request, engine, machine, desc, dtb, cmdline, limit_s, suite, inputs, key, perturbed
+    )
 
 
 def prepare_for(request: RunRequest, build: kernel_mod.KernelBuild, initramfs: Path) -> PreparedRun:
@@ -308,6 +325,7 @@ def execute(
         repetition=request.repetition,
         method=request.method,
         warmup_ms=warmup_of(request),
+        perturbation=prepared.perturbation.to_json() if prepared.perturbation else None,
         mix_limit_s=request.mix_limit_s,
         kernel={
             "variant": kmanifest["variant"],

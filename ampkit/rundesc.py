@@ -1,11 +1,13 @@
 """The run description the guest runner reads (format in workloads/README.md)."""
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ampkit.errors import AmpkitError
 from ampkit.mix import Mix
 from ampkit.parsec import SuiteImage
+from ampkit.perturb import MAX_US
 from ampkit.rundir import instances
 
 VERSION = 1
@@ -26,6 +28,10 @@ class AppRun:
     speedup_q10: int  # predicted big-over-little speedup, 1024 = 1.0; 0 = none given
     argv: tuple[str, ...]
     inputs: str | None = None  # a directory of inputs each instance runs beside
+    #: microseconds the first run waits after the others' release (a
+    #: perturbation, ampkit.perturb); None: no line at all, as before
+    #: perturbations existed, so that an unperturbed description is unchanged
+    start_delay_us: int | None = None
 
 
 #: The device the benchmark disk is on: the first virtio block device, on
@@ -64,12 +70,19 @@ class RunDescription:
         m5ops: bool = False,
         warmup_ms: int = 0,
         suite: SuiteImage | None = None,
+        start_delays_us: Sequence[int] | None = None,
     ) -> "RunDescription":
-        """The description of ``mix``; ``suite`` is the PARSEC image its suite programs need."""
+        """The description of ``mix``; ``suite`` is the PARSEC image its suite
+        programs need; ``start_delays_us``, one per app in mix order, its
+        perturbation's delays (ampkit.perturb)."""
+        if start_delays_us is not None and len(start_delays_us) != len(mix.apps):
+            raise AmpkitError(
+                f"{len(start_delays_us)} start delays for the {len(mix.apps)} apps of {mix.name}"
+            )
         apps = []
         # numbered as the analysis reads them back (ampkit.rundir)
-        for app, (_, instance) in zip(
-            mix.apps, instances(a.program for a in mix.apps), strict=True
+        for i, (app, (_, instance)) in enumerate(
+            zip(mix.apps, instances(a.program for a in mix.apps), strict=True)
         ):
             inputs = None
             if not app.from_suite:
@@ -87,6 +100,7 @@ class RunDescription:
                     speedup_q10=0 if app.speedup is None else round(app.speedup * 1024),
                     argv=argv,
                     inputs=inputs,
+                    start_delay_us=None if start_delays_us is None else start_delays_us[i],
                 )
             )
         disk: tuple[str, str] | None = None
@@ -141,4 +155,10 @@ class RunDescription:
             lines.append(f"{head} {' '.join(a.argv)}")
             if a.inputs:
                 lines.append(f"inputs {a.inputs}")
+            if a.start_delay_us is not None:
+                if not 0 <= a.start_delay_us <= MAX_US:
+                    raise AmpkitError(
+                        f"a start delay of {a.start_delay_us} us: it must be 0 to {MAX_US} us"
+                    )
+                lines.append(f"start_delay_us {a.start_delay_us}")
         return "\n".join(lines) + "\n"

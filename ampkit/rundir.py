@@ -364,6 +364,7 @@ _MANIFEST_FIELDS = frozenset(
         "repetition",
         "method",
         "warmup_ms",
+        "perturbation",
         "mix_limit_s",
         "kernel",
         "inputs",
@@ -396,6 +397,9 @@ class Manifest:
     policy_details: Mapping[str, Any] = field(default_factory=dict)
     method: str | None = None
     warmup_ms: int | None = None
+    #: The seeded start delays the run was released with (ampkit.perturb):
+    #: max_us, seed, start_delays_us; None (and absent) when unperturbed.
+    perturbation: Mapping[str, Any] | None = None
     mix_limit_s: float | None = None
     #: The kernel build: variant, digest, versions, artifact hashes.
     kernel: Mapping[str, Any] | None = None
@@ -414,6 +418,7 @@ class Manifest:
             "key": self.key,
             "method": self.method,
             "warmup_ms": self.warmup_ms,
+            "perturbation": dict(self.perturbation) if self.perturbation is not None else None,
             "kernel": dict(self.kernel) if self.kernel is not None else None,
             "inputs": dict(self.inputs) if self.inputs is not None else None,
             "started": self.started,

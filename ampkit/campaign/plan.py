@@ -1,9 +1,10 @@
 """A spec expanded into runs, each named by the hash of what it runs.
 
-The matrix is platforms x policies x mixes x repetitions; for every
-(platform, mix, repetition) the reference runs the metrics need are added
-(each application alone under the baseline, on the platform and on its
-little CPUs), once each however many mixes share an application.
+The matrix is platforms x policies x mixes x repetitions (a mix's own
+count where the spec's [mix_repetitions] gives one); for every (platform,
+mix, repetition) the reference runs the metrics need are added (each
+application alone under the baseline, on the platform and on its little
+CPUs), once each however many mixes share an application.
 """
 
 from collections.abc import Iterator
@@ -40,9 +41,12 @@ def expand(spec: Spec) -> list[PlannedRun]:
     def add(run: PlannedRun) -> None:
         out.setdefault(run.run_id, run)
 
-    for repetition in range(spec.repetitions):
+    most = max(spec.repetitions_of(m.name) for m in spec.mixes)
+    for repetition in range(most):
         for platform in spec.platforms:
             for listed in spec.mixes:
+                if repetition >= spec.repetitions_of(listed.name):
+                    continue
                 mix = profile.apply(listed) if profile is not None else listed
                 base = RunRequest(
                     platform=platform,
@@ -58,6 +62,7 @@ def expand(spec: Spec) -> list[PlannedRun]:
                     suite_manifest=spec.parsec,
                     qemu_clock=spec.qemu_clock,
                     warmup_ms=spec.warmup_ms,
+                    perturb_us=spec.perturb_us,
                 )
                 for policy in spec.policies:
                     add(PlannedRun(replace(base, policy=policy), MATRIX))

@@ -7,6 +7,10 @@
     mixes = ["sync2-contend-compute", "category:compute"]   # names, paths, categories
     repetitions = 3
     references = ["alone", "little-only"]    # added for every mix (the default)
+    perturb_us = 50      # each app released after a seeded delay of 0-50 us (0: none)
+
+    [mix_repetitions]    # mixes run more often than 'repetitions' says
+    sync2-contend-compute = 5
     qemu_clock = "icount"  # host (default) | icount: guest time immune to host load
                            # | instructions: 1 ns per instruction, idle time skipped
 
@@ -34,8 +38,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ampkit import perturb, policies, references
 from ampkit import platform as platform_mod
-from ampkit import policies, references
 from ampkit.behaviour import load_table, table_path
 from ampkit.engines import (
     DEFAULT_ENGINE,
@@ -65,6 +69,9 @@ _TOP_KEYS = {
     "policies": "policy names",
     "mixes": "mix names, .toml paths or 'category:<name>'",
     "repetitions": "runs of each (platform, policy, mix)",
+    "mix_repetitions": "table: mix name = its own number of repetitions",
+    "perturb_us": f"each app released after a seeded delay of 0 to this many us "
+    f"(0 to {perturb.MAX_US}; 0, the default: none; ampkit/perturb.py)",
     "references": f"reference kinds: {', '.join(references.KINDS)}",
     "method": f"one of {', '.join(METHODS)}",
     "warmup_ms": "guest milliseconds of warm-up before each run is measured",
@@ -149,12 +156,20 @@ class Spec:
     warmup_ms: int | None = None
     limits: Limits = field(default_factory=Limits)
     executor: Executor = field(default_factory=Executor)
+    #: the largest seeded start delay of an app, in us (ampkit.perturb); 0: none
+    perturb_us: int = 0
+    #: mixes (by name) run a number of times of their own, not ``repetitions``
+    mix_repetitions: dict[str, int] = field(default_factory=dict)
     #: The behaviour table that sized the apps its mixes leave unsized (the
     #: campaign pins a copy: ampkit.campaign.runner); None when none was.
     sized_by: Path | None = None
     #: What relative paths in the spec are relative to (its own directory,
     #: or, for a campaign directory's copy, the original spec's).
     base: Path = Path()
+
+    def repetitions_of(self, mix: str) -> int:
+        """How many times each (platform, policy) runs the mix named ``mix``."""
+        return self.mix_repetitions.get(mix, self.repetitions)
 
 
 def _mixes(toml: TomlFile, names: list[str], base: Path) -> tuple[Mix, ...]:
@@ -188,6 +203,13 @@ def _mixes(toml: TomlFile, names: list[str], base: Path) -> tuple[Mix, ...]:
                 toml.fail(("mixes", i), f"holds a second, different mix named '{mix.name}'")
             out.setdefault(mix.name, mix)
     return tuple(out.values())
+
+
+def _mix_repetitions(toml: TomlFile, mixes: tuple[Mix, ...]) -> dict[str, int]:
+    """[mix_repetitions]: a mix of the spec, by name, and how many times it runs."""
+    names = [m.name for m in mixes]
+    table = toml.only_keys(("mix_repetitions",), names, "a mix of this campaign")
+    return {name: toml.integer(("mix_repetitions", name), low=1, high=1000) for name in table}
 
 
 def _limit_keys(toml: TomlFile) -> dict[str, Key]:
@@ -309,6 +331,8 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         toml.fail(("mixes",), e.what, hint=e.hint)
 
     repetitions = toml.integer(("repetitions",), low=1, high=1000, default=1)
+    mix_repetitions = _mix_repetitions(toml, mixes)
+    perturb_us = toml.integer(("perturb_us",), low=0, high=perturb.MAX_US, default=0)
     refs: tuple[str, ...] = DEFAULT_REFERENCES
     if "references" in data:
         value = data["references"]
@@ -383,6 +407,8 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         limits=limits,
         executor=executor,
         sized_by=sized_by,
+        perturb_us=perturb_us,
+        mix_repetitions=mix_repetitions,
     )
 
 

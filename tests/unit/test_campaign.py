@@ -72,6 +72,40 @@ def test_matrix_and_references(tmp_path: Path) -> None:
     assert big.limits.guest_cpus == 8 and big.limits.wall_s > 2 * spec.limits.wall_s
 
 
+def test_a_mix_may_have_repetitions_of_its_own(tmp_path: Path) -> None:
+    spec = load_spec(
+        write_spec(
+            tmp_path,
+            BASIC.replace("repetitions = 2", "repetitions = 1")
+            + "[mix_repetitions]\nsync2-contend-compute = 3\n",
+        )
+    )
+    assert spec.repetitions_of("sync2-contend-compute") == 3
+    assert spec.repetitions_of("compute2-compute-chase") == 1
+    runs = expand(spec)
+    matrix = [r for r in runs if r.role == MATRIX]
+    # 2 platforms x 3 policies x (3 + 1) repetitions
+    assert len(matrix) == 2 * 3 * (3 + 1)
+    reps = {(r.request.mix.name, r.request.repetition) for r in matrix}
+    assert reps == {("sync2-contend-compute", n) for n in range(3)} | {
+        ("compute2-compute-chase", 0)
+    }
+    # the references of each of its repetitions, as for 'repetitions'
+    contend = [r for r in runs if r.role == "alone" and "contend" in r.request.mix.name]
+    assert sorted(r.request.repetition for r in contend) == [0, 0, 1, 1, 2, 2]
+    chase = [r for r in runs if r.role == "alone" and "chase" in r.request.mix.name]
+    assert {r.request.repetition for r in chase} == {0}
+    # a mix the campaign does not run is an error at its line
+    bad = write_spec(tmp_path, BASIC + "[mix_repetitions]\nsync2-amdahl-chase = 3\n", "b.toml")
+    with pytest.raises(AmpkitError, match=r"b.toml:7: 'mix_repetitions.sync2-amdahl-chase' is "
+                       r"not a mix of this campaign"):  # fmt: skip
+        load_spec(bad)
+    zero = write_spec(tmp_path, BASIC + "[mix_repetitions]\nsync2-contend-compute = 0\n", "z.toml")
+    with pytest.raises(AmpkitError, match=r"z.toml:7: 'mix_repetitions.sync2-contend-compute' "
+                       r"must be an integer from 1"):  # fmt: skip
+        load_spec(zero)
+
+
 def test_categories_and_duplicates(tmp_path: Path) -> None:
     spec = load_spec(
         write_spec(
