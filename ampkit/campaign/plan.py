@@ -2,9 +2,12 @@
 
 The matrix is platforms x policies x mixes x repetitions (a mix's own
 count where the spec's [mix_repetitions] gives one); for every (platform,
-mix, repetition) the reference runs the metrics need are added (each
-application alone under the baseline, on the platform and on its little
-CPUs), once each however many mixes share an application.
+mix) and each of the spec's ``repetitions`` the reference runs the metrics
+need are added (each application alone under the baseline, on the platform
+and on its little CPUs), once each however many mixes share an
+application. A mix's own count repeats its runs, not its references: the
+references of an application serve every mix that runs it, and each is
+made as many times as every other.
 """
 
 from collections.abc import Iterator
@@ -45,7 +48,9 @@ def expand(spec: Spec) -> list[PlannedRun]:
     for repetition in range(most):
         for platform in spec.platforms:
             for listed in spec.mixes:
-                if repetition >= spec.repetitions_of(listed.name):
+                runs_mix = repetition < spec.repetitions_of(listed.name)
+                runs_references = repetition < spec.repetitions
+                if not runs_mix and not runs_references:
                     continue
                 mix = profile.apply(listed) if profile is not None else listed
                 base = RunRequest(
@@ -64,10 +69,12 @@ def expand(spec: Spec) -> list[PlannedRun]:
                     warmup_ms=spec.warmup_ms,
                     perturb_us=spec.perturb_us,
                 )
-                for policy in spec.policies:
-                    add(PlannedRun(replace(base, policy=policy), MATRIX))
-                for ref in references.references(base, spec.references):
-                    add(PlannedRun(ref.request, ref.kind))
+                if runs_mix:
+                    for policy in spec.policies:
+                        add(PlannedRun(replace(base, policy=policy), MATRIX))
+                if runs_references:
+                    for ref in references.references(base, spec.references):
+                        add(PlannedRun(ref.request, ref.kind))
     return list(out.values())
 
 

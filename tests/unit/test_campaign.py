@@ -90,11 +90,18 @@ def test_a_mix_may_have_repetitions_of_its_own(tmp_path: Path) -> None:
     assert reps == {("sync2-contend-compute", n) for n in range(3)} | {
         ("compute2-compute-chase", 0)
     }
-    # the references of each of its repetitions, as for 'repetitions'
-    contend = [r for r in runs if r.role == "alone" and "contend" in r.request.mix.name]
-    assert sorted(r.request.repetition for r in contend) == [0, 0, 1, 1, 2, 2]
-    chase = [r for r in runs if r.role == "alone" and "chase" in r.request.mix.name]
-    assert {r.request.repetition for r in chase} == {0}
+    # references follow 'repetitions' alone: each serves every mix of its application
+    refs = [r for r in runs if r.role != MATRIX]
+    assert {r.request.repetition for r in refs} == {0}
+    apps = {(a.program, a.threads, a.size) for m in spec.mixes for a in m.apps}
+    assert len(refs) == len(apps) * 2 * 2
+    # and a mix run fewer times than 'repetitions' still has every reference
+    fewer = load_spec(
+        write_spec(tmp_path, BASIC + "[mix_repetitions]\nsync2-contend-compute = 1\n", "f.toml")
+    )
+    runs = expand(fewer)
+    assert len([r for r in runs if r.role == MATRIX]) == 2 * 3 * (1 + 2)
+    assert len([r for r in runs if r.role != MATRIX]) == len(apps) * 2 * 2 * 2
     # a mix the campaign does not run is an error at its line
     bad = write_spec(tmp_path, BASIC + "[mix_repetitions]\nsync2-amdahl-chase = 3\n", "b.toml")
     with pytest.raises(AmpkitError, match=r"b.toml:7: 'mix_repetitions.sync2-amdahl-chase' is "
