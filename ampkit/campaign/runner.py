@@ -22,13 +22,16 @@ from typing import Any
 from ampkit import build as build_mod
 from ampkit import kernel as kernel_mod
 from ampkit import parsec, process
+from ampkit.behaviour import load_table, table_path
+from ampkit.campaign import estimate
 from ampkit.campaign.plan import MATRIX, PlannedRun, expand, keys, pins_for
 from ampkit.campaign.progress import Progress
 from ampkit.campaign.spec import Spec, load_spec
 from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir, RunState
-from ampkit.errors import AmpkitError
+from ampkit.engines import get_engine
+from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file
-from ampkit.paths import cache_dir
+from ampkit.paths import REPO_ROOT, cache_dir
 from ampkit.run import engine_identity, execute, prepare
 
 #: exec's exit statuses: the run is done (RunDir.done) / it failed or does not count.
@@ -93,18 +96,51 @@ def build_needs(spec: Spec, inputs: kernel_mod.KernelInputs, initramfs_final: bo
     return needs
 
 
+def _estimates(
+    spec: Spec, rows: list[Entry]
+) -> tuple[dict[str, estimate.RunEstimate], list[str], list[str]]:
+    """Each run's estimate by its id, why others have none, and how the
+    lines were read; nothing on an engine without a cost model."""
+    if not get_engine(spec.engine).models_core_speed:
+        return {}, [], []
+    path = spec.sized_by or table_path(spec.engine)
+    if not path.is_file():
+        return {}, [], [f"estimate: none (no behaviour table at {path})"]
+    table = load_table(path)
+    found: dict[str, estimate.RunEstimate] = {}
+    missing: list[str] = []
+    for e in rows:
+        got = estimate.estimate_run(e.run.request, e.run.role, table)
+        if isinstance(got, str):
+            missing.append(got)
+        else:
+            found[e.run.run_id] = got
+    # named from the checkout where it is there, so that the plan's text has no machine's paths
+    shown = path.resolve()
+    shown = shown.relative_to(REPO_ROOT) if shown.is_relative_to(REPO_ROOT) else shown
+    return found, missing, [str(shown)]
+
+
 def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
-    """What 'campaign plan' prints; with ``runs``, a line per run and its state."""
+    """What 'campaign plan' prints; with ``runs``, a line per run, its state
+    and, on an engine with a cost model, its estimate."""
     cdir = CampaignDir(root)
     inputs = kernel_mod.KernelInputs.discover(spec.kernel)
     image = build_mod.initramfs_image()
     final = build_mod.up_to_date(build_mod.INITRAMFS)
-    rows = entries(spec, cdir, inputs.digest, image if final else None)
     out = [f"campaign {spec.name} ({spec.path}) -> {root}", "builds:"]
     out += [f"  {line}" for line in build_needs(spec, inputs, final)]
+    try:
+        rows = entries(spec, cdir, inputs.digest, image if final else None)
+    except MissingDependency as missing_engine:
+        # the plan is still worth reading where the engine is not installed
+        rows = entries(spec, cdir, inputs.digest, None)
+        out.append(f"  engine: {missing_engine.what}")
+        final = False
     if not final:
         out.append(
-            "  (run keys are known once the initramfs is built: states below are provisional)"
+            "  (run keys are known once the initramfs is built and the engine found: "
+            "states below are provisional)"
         )
     counts = {s: sum(1 for e in rows if e.state.state == s) for s in (OK, FAILED, STALE, TODO)}
     matrix = sum(1 for e in rows if e.run.role == MATRIX)
@@ -119,11 +155,24 @@ def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
         f"cost: each run at most {wall} s of wall clock on {spec.limits.cpus} CPU(s); "
         f"{todo} to run: at most {todo * wall / 3600:.1f} CPU-slot hours"
     )
+    found, missing, source = _estimates(spec, rows)
+    if source and not found and not missing:
+        out += source  # why there is none
+    elif source:
+        jobs = spec.executor.jobs or default_jobs(spec)
+        todo_ids = {e.run.run_id for e in rows if e.state.state in (TODO, STALE)}
+        out += estimate.summary(list(found.values()), missing, jobs, source[0])
+        if todo_ids and len(todo_ids) < len(rows):
+            left = [r for i, r in found.items() if i in todo_ids]
+            hours = sum(r.wall_s for r in left) / 3600
+            out.append(f"  to run: {len(left)} runs, {hours / jobs:.1f} h with {jobs} at once")
     if not runs:
         return [*out, "(--list-runs lists every run and its state)"]
     for e in rows:
         state = e.state.state + (f" ({e.state.detail})" if e.state.detail else "")
-        out.append(f"  {e.run.run_id:60s} {e.run.role:12s} {state}")
+        cost = found.get(e.run.run_id)
+        est = f"  ~{cost.sim_ms:.0f} ms, ~{cost.wall_s:.0f} s" if cost else ""
+        out.append(f"  {e.run.run_id:60s} {e.run.role:12s} {state}{est}")
     return out
 
 

@@ -1,0 +1,244 @@
+"""What a campaign will cost on an engine that models the cores, estimated before it runs.
+
+An estimate, from measurements of programs *alone* (the behaviour table's
+cost lines and measurements: ``configs/behaviour-gem5.toml``, each
+program alone on 2B2L with four threads under the baseline), not a
+measurement of the campaign's own runs. Per run:
+
+**Simulated time.** For each application: its region alone at its size
+(the cost line), its process (the region times the process-to-region
+ratio measured alone: the serial self-check after the region), its
+parallelism alone (CPUs its threads kept busy, at most its threads) and
+so its work in CPU-milliseconds and the CPUs it can use. The run's CPUs
+are shared among the applications in proportion to their threads (the
+fair share of CFS among runnable threads), none getting more than it can
+use and what one leaves going to the others; under the restart method
+every application runs, restarted, until the last first run ends, so the
+shares hold for the whole run. The run lasts until its slowest first run
+completes, plus the warm-up. On a platform of little CPUs only, an
+application's work is its speedup (the mix's hint, else the cores'
+capacity ratio) times longer: as if it had run on big CPUs alone, which
+errs long. Platforms other than the lines' are estimated by the same
+lines. A ``once`` run is estimated as if it restarted (errs long too).
+
+**Wall time.** The larger of two figures, each named in the output:
+
+- *alone lines*: the sum of the wall seconds each application's cost
+  line gives for its region alone (measured, warm-up, restore and
+  self-check included); for a reference run, its own measurement;
+- *busy CPUs*: the wall seconds gem5 takes per simulated millisecond and
+  busy CPU, times the CPUs the shares keep busy, times the run's
+  simulated milliseconds, plus a run's fixed part (gem5's start, the
+  checkpoint's restore, the statistics: the mean of the cost lines'
+  fixed parts, which the busy rate does not include). A mix
+  keeps more CPUs busy than a program alone, and the cost lines do not
+  say what that costs: the evaluation issue measured 12 to 20 wall
+  seconds per simulated millisecond with the four CPUs of 2B2L busy and
+  two gem5 processes sharing the 2-core machine (975 to 1,921 wall
+  seconds for runs of 80 to 97 simulated ms). The estimate takes 20 (5
+  per busy CPU), and says what 12 would give.
+
+The total divides the runs' wall time by the runs at once (the
+executor's jobs): the rates above are those of two gem5 processes on two
+cores, so more jobs than cores would not go faster.
+"""
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ampkit.behaviour import BASELINE, Measurement, Table
+from ampkit.campaign.plan import MATRIX
+from ampkit.mix import App
+from ampkit.platform import Platform
+from ampkit.run import RunRequest, warmup_of
+
+#: Wall seconds per simulated millisecond and busy CPU: the evaluation
+#: issue's mix runs on gem5 2B2L, 12 to 20 wall s per simulated ms with
+#: all four CPUs busy and two gem5 processes on a 2-core machine. The
+#: estimate uses the high end; the low end is printed beside it.
+BUSY_WALL_S_PER_CPU_MS = 20 / 4
+BUSY_WALL_S_PER_CPU_MS_LOW = 12 / 4
+#: What the busy-CPU figure was measured with.
+MEASURED_JOBS = 2
+
+
+@dataclass(frozen=True)
+class AppLoad:
+    """One application of a run, as the cost model sees it."""
+
+    program: str
+    threads: int
+    region_ms: float  # alone, at its size, by the cost line
+    work_cpu_ms: float  # CPU-milliseconds of its first run, on this platform
+    usable_cpus: float  # the CPUs it can keep busy
+    alone_wall_s: float  # the cost line's wall seconds for its region alone
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    run_id: str
+    role: str
+    policy: str
+    platform: str
+    sim_ms: float  # the run's simulated time, warm-up included
+    busy_cpus: float
+    wall_s: float  # at the high busy rate
+    wall_s_low: float  # at the low busy rate
+    by: str  # "alone lines" or "busy CPUs": which figure was the larger
+
+
+def _speed_factor(app: App, platform: Platform) -> float:
+    """How many times longer the app's work takes on ``platform`` than on
+    the lines' machine: its speedup on little CPUs only, 1 elsewhere."""
+    if platform.big:
+        return 1.0
+    if app.speedup is not None:
+        return app.speedup
+    big, little = platform.big_core, platform.little_core
+    return (big.dmips_per_mhz * big.clock_mhz) / (little.dmips_per_mhz * little.clock_mhz)
+
+
+def nearest(table: Table, program: str, size: int) -> Measurement | None:
+    """The program's measurement alone under the baseline at the size
+    nearest ``size`` (by ratio): its self-check and parallelism change with
+    the size (start-up weighs more in a short run)."""
+    found = [m for m in table.measurements if m.program == program and m.policy == BASELINE]
+    if not found:
+        return None
+    return min(found, key=lambda m: abs(math.log(max(m.size, 1) / max(size, 1))))
+
+
+def app_load(app: App, platform: Platform, table: Table) -> AppLoad | str:
+    """The app's load, or why it has none (no cost line for its program)."""
+    line = table.cost(app.program)
+    if line is None or app.from_suite:
+        return f"{app.program}: no {table.engine} cost line"
+    region = (line.fixed_ns + line.ns_per_unit * app.size) / 1e6
+    measured = nearest(table, app.program, app.size)
+    # the self-check after the region, and the CPUs its threads kept busy,
+    # as measured alone; without a measurement, one CPU and no self-check
+    ratio = max(1.0, measured.process_ns / measured.region_ns) if measured else 1.0
+    parallelism = max(measured.parallelism, 1e-3) if measured else 1.0
+    check = region * (ratio - 1)
+    work = region * parallelism + check
+    # at another thread count than the line's, the same work on at most that many CPUs
+    region_here = region * parallelism / min(parallelism, app.threads)
+    factor = _speed_factor(app, platform)
+    return AppLoad(
+        program=app.program,
+        threads=app.threads,
+        region_ms=region,
+        work_cpu_ms=work * factor,
+        usable_cpus=work / (region_here + check),
+        alone_wall_s=line.wall_for(region),
+    )
+
+
+def shares(weights: Sequence[float], caps: Sequence[float], cpus: float) -> list[float]:
+    """``cpus`` split in proportion to ``weights``, none above its cap, what a
+    capped one leaves going to the others (water-filling)."""
+    out = [0.0] * len(weights)
+    left = set(range(len(weights)))
+    free = float(cpus)
+    while left:
+        total = sum(weights[i] for i in left)
+        capped = {i for i in left if caps[i] <= free * weights[i] / total}
+        if not capped:
+            for i in left:
+                out[i] = free * weights[i] / total
+            break
+        for i in capped:
+            out[i] = caps[i]
+            free -= caps[i]
+        left -= capped
+    return out
+
+
+def fixed_s(table: Table) -> float:
+    """A run's wall seconds beyond those its simulated time costs: the mean
+    of the cost lines' fixed parts (0 without lines)."""
+    return sum(c.wall_fixed_s for c in table.costs) / len(table.costs) if table.costs else 0.0
+
+
+def estimate_run(request: RunRequest, role: str, table: Table) -> RunEstimate | str:
+    """The run's estimate, or why there is none."""
+    loads = []
+    for app in request.mix.apps:
+        load = app_load(app, request.platform, table)
+        if isinstance(load, str):
+            return load
+        loads.append(load)
+    cpus = shares(
+        [a.threads for a in loads], [a.usable_cpus for a in loads], request.platform.ncpus
+    )
+    span = max(a.work_cpu_ms / c for a, c in zip(loads, cpus, strict=True))
+    sim_ms = span + warmup_of(request)
+    busy = sum(cpus)
+    alone = sum(a.alone_wall_s for a in loads)
+    fixed = fixed_s(table)
+    high = fixed + BUSY_WALL_S_PER_CPU_MS * busy * sim_ms
+    low = fixed + BUSY_WALL_S_PER_CPU_MS_LOW * busy * sim_ms
+    return RunEstimate(
+        run_id=request.run_id,
+        role=role,
+        policy=request.policy,
+        platform=request.platform.name,
+        sim_ms=sim_ms,
+        busy_cpus=busy,
+        wall_s=max(alone, high),
+        wall_s_low=max(alone, low),
+        by="alone lines" if alone >= high else "busy CPUs",
+    )
+
+
+def _hours(runs: Iterable[RunEstimate], jobs: int, low: bool = False) -> float:
+    return sum(r.wall_s_low if low else r.wall_s for r in runs) / 3600 / jobs
+
+
+def summary(
+    estimates: Sequence[RunEstimate], missing: Sequence[str], jobs: int, source: str
+) -> list[str]:
+    """What 'campaign plan' prints of the estimate."""
+    out = [
+        f"estimate (not a measurement: alone-run cost lines of {source} and the busy-CPU "
+        "rate of mix runs; ampkit/campaign/estimate.py):"
+    ]
+    if missing:
+        out.append(f"  {len(missing)} runs not estimated: {'; '.join(sorted(set(missing)))}")
+    if not estimates:
+        return out
+    sims = [r.sim_ms for r in estimates]
+    walls = [r.wall_s for r in estimates]
+    out.append(
+        f"  a run: {min(sims):.0f}-{max(sims):.0f} simulated ms (mean "
+        f"{sum(sims) / len(sims):.0f}), {min(walls):.0f}-{max(walls):.0f} wall s (mean "
+        f"{sum(walls) / len(walls):.0f})"
+    )
+    # per policy (the matrix), the references apart, then per platform each run is on
+    groups: dict[str, list[RunEstimate]] = {}
+    for r in estimates:
+        groups.setdefault(r.policy if r.role == MATRIX else f"references ({r.policy})", []).append(
+            r
+        )
+    for r in estimates:
+        groups.setdefault(f"on {r.platform}", []).append(r)
+    for name, runs in groups.items():
+        out.append(
+            f"  {name}: {len(runs)} runs, {sum(r.sim_ms for r in runs):,.0f} simulated ms, "
+            f"{_hours(runs, 1):.1f} wall hours of gem5"
+        )
+    by = {b: sum(1 for r in estimates if r.by == b) for b in ("busy CPUs", "alone lines")}
+    out.append(
+        f"  total: {len(estimates)} runs, {sum(sims):,.0f} simulated ms, "
+        f"{_hours(estimates, 1):.1f} wall hours of gem5; {_hours(estimates, jobs):.1f} h "
+        f"with {jobs} at once ({_hours(estimates, jobs, low=True):.1f} h at "
+        f"{BUSY_WALL_S_PER_CPU_MS_LOW * 4:.0f} wall s per simulated ms on 4 busy CPUs)"
+    )
+    out.append(
+        f"  wall time per run: the larger of its apps' alone cost lines ({by['alone lines']} "
+        f"runs) and {BUSY_WALL_S_PER_CPU_MS * 4:.0f} wall s per simulated ms on 4 busy CPUs "
+        f"({by['busy CPUs']} runs; measured 12-20 with {MEASURED_JOBS} gem5 processes on "
+        "2 cores)"
+    )
+    return out

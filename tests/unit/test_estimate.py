@@ -1,0 +1,167 @@
+"""The plan's estimate of what a gem5 campaign costs, from alone-run cost
+lines (ampkit/campaign/estimate.py), worked by hand on a small table."""
+
+from pathlib import Path
+
+import pytest
+
+from ampkit.behaviour import CostLine, Measurement, Table
+from ampkit.campaign import estimate, runner
+from ampkit.campaign.plan import MATRIX, expand
+from ampkit.campaign.spec import load_spec
+from ampkit.campaign.store import CampaignDir
+from ampkit.cli import main
+from ampkit.errors import MissingDependency
+
+
+def measured(
+    program: str, size: int, region_ms: float, process_ms: float, par: float
+) -> Measurement:
+    return Measurement(
+        program=program, threads=4, size=size, policy="cfs", platform="2B2L",
+        region_ns=int(region_ms * 1e6), process_ns=int(process_ms * 1e6), blocked_share=0.0,
+        caused_share=0.0, parallelism=par, wall_s=1.0, run=f"{program}-{size}",
+    )  # fmt: skip
+
+
+#: contend: 0.5 ms a unit, 8 wall s per simulated ms + 10 s, one CPU busy,
+#: no self-check; compute: 0.1 ms a unit, 10 wall s per ms + 10 s, two CPUs
+#: busy over its region and a self-check of a quarter of it after it.
+TABLE = Table(
+    engine="gem5",
+    measurements=(
+        measured("contend", 20, 10, 10, 1.0),
+        measured("compute", 200, 20, 25, 2.0),
+        # at a far smaller size start-up weighs more: not the one to use
+        measured("compute", 2, 0.2, 2.0, 1.0),
+    ),
+    costs=(
+        CostLine("contend", 4, "2B2L", (10, 20), (5_000_000, 10_000_000), (50.0, 90.0)),
+        CostLine("compute", 4, "2B2L", (100, 200), (10_000_000, 20_000_000), (110.0, 210.0)),
+    ),
+)
+MIX = """
+description = "a lock beside pricing"
+category = "synchronisation"
+
+[[app]]
+program = "contend"
+threads = 4
+speedup = 3.0
+
+[[app]]
+program = "compute"
+threads = 2
+speedup = 2.0
+"""
+SPEC = """
+name = "small"
+engine = "gem5"
+platforms = ["2B2L"]
+policies = ["cfs", "colab"]
+mixes = ["m.toml"]
+span_ms = 20
+warmup_ms = 2
+references = ["alone", "little-only"]
+
+[executor]
+jobs = 2
+"""
+
+
+def small_spec(tmp_path: Path) -> Path:
+    (tmp_path / "m.toml").write_text(MIX)
+    (tmp_path / "table.toml").write_text(TABLE.render())
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    return spec
+
+
+def test_shares_fill_the_cpus_by_threads_up_to_what_each_can_use() -> None:
+    assert estimate.shares([4, 2], [1.0, 1.8], 4) == [1.0, 1.8]
+    assert estimate.shares([3, 3], [2.5, 2.2], 4) == [2.0, 2.0]
+    # what one cannot use goes to the others, in proportion to their threads
+    assert estimate.shares([1, 2, 1], [0.4, 9, 9], 4) == pytest.approx([0.4, 2.4, 1.2])
+    assert estimate.shares([2], [1.5], 4) == [1.5]
+
+
+def test_each_run_of_a_small_spec_as_worked_by_hand(tmp_path: Path) -> None:
+    spec = load_spec(small_spec(tmp_path), behaviour=tmp_path / "table.toml")
+    assert [a.size for a in spec.mixes[0].apps] == [40, 200]  # 20 ms alone each
+    table = Table("gem5", TABLE.measurements, TABLE.costs)
+    got = {r.run_id: estimate.estimate_run(r.request, r.role, table) for r in expand(spec)}
+    assert all(isinstance(e, estimate.RunEstimate) for e in got.values())
+    runs = {k: v for k, v in got.items() if isinstance(v, estimate.RunEstimate)}
+    assert estimate.fixed_s(table) == pytest.approx(10.0)
+    # contend: 20 ms of one CPU; compute: 20 ms x 2 CPUs + a 5 ms self-check
+    # = 45 CPU-ms, on at most 45 / (20 + 5) = 1.8 CPUs with its 2 threads.
+    # Together on 4 CPUs: contend 1 (its most), compute 1.8: 20 and 25 ms,
+    # the run 25 + 2 of warm-up; its wall time the busy figure, 10 + 5 x
+    # 2.8 x 27 = 388 s, above the alone lines' 170 + 210.
+    for policy in ("cfs", "colab"):
+        mix = runs[f"2B2L-{policy}-m-r0"]
+        assert mix.sim_ms == pytest.approx(27.0)
+        assert mix.busy_cpus == pytest.approx(2.8)
+        assert mix.wall_s == pytest.approx(388.0) and mix.by == "busy CPUs"
+        # at 12 wall s per ms on 4 busy CPUs the alone lines are the larger
+        assert mix.wall_s_low == pytest.approx(380.0)
+    # contend alone: its alone line (10 + 8 x 20 = 170 s) beats 10 + 5 x 1 x 22
+    alone = runs["2B2L-cfs-alone-contend-t4-n40-r0"]
+    assert alone.sim_ms == pytest.approx(22.0)
+    assert alone.wall_s == pytest.approx(170.0) and alone.by == "alone lines"
+    compute = runs["2B2L-cfs-alone-compute-t2-n200-r0"]
+    assert compute.sim_ms == pytest.approx(27.0) and compute.wall_s == pytest.approx(253.0)
+    # little CPUs only: the work times the app's speedup, on at most 2 CPUs
+    slow = runs["0B2L-cfs-alone-contend-t4-n40-r0"]
+    assert slow.sim_ms == pytest.approx(62.0) and slow.wall_s == pytest.approx(320.0)
+    slow = runs["0B2L-cfs-alone-compute-t2-n200-r0"]
+    assert slow.sim_ms == pytest.approx(52.0) and slow.wall_s == pytest.approx(478.0)
+
+    lines = estimate.summary(list(runs.values()), [], 2, "table.toml")
+    text = "\n".join(lines)
+    total_h = (2 * 388 + 170 + 253 + 320 + 478) / 3600
+    assert "not a measurement" in lines[0] and "table.toml" in lines[0]
+    assert f"total: 6 runs, 217 simulated ms, {total_h:.1f} wall hours of gem5" in text
+    assert f"{total_h / 2:.1f} h with 2 at once" in text
+    assert "cfs: 1 runs, 27 simulated ms" in text and "colab: 1 runs" in text
+    assert "references (cfs): 4 runs" in text
+    assert "on 2B2L: 4 runs" in text and "on 0B2L: 2 runs" in text
+    assert "alone cost lines (1 runs)" in text and "(5 runs; measured 12-20" in text
+
+
+def test_a_program_without_a_cost_line_is_said_not_estimated(tmp_path: Path) -> None:
+    spec = load_spec(small_spec(tmp_path), behaviour=tmp_path / "table.toml")
+    only_compute = Table("gem5", TABLE.measurements, TABLE.costs[1:])
+    run = next(r for r in expand(spec) if r.role == MATRIX)
+    assert estimate.estimate_run(run.request, run.role, only_compute) == (
+        "contend: no gem5 cost line"
+    )
+    lines = estimate.summary([], ["contend: no gem5 cost line"], 2, "t")
+    assert lines[1] == "  1 runs not estimated: contend: no gem5 cost line"
+
+
+def test_campaign_plan_prints_the_estimate_even_where_gem5_is_not_installed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = small_spec(tmp_path)
+    # the campaign's pinned table, as a campaign directory keeps it
+    camp = CampaignDir(tmp_path / "camp")
+    camp.create()
+    camp.behaviour.write_text(TABLE.render())
+
+    def no_gem5(*args: object, **kwargs: object) -> None:
+        raise MissingDependency("no gem5 build is configured")
+
+    monkeypatch.setattr(runner, "pins_for", no_gem5)
+    assert main(["campaign", "plan", str(spec), "--dir", str(camp.root), "--list-runs"]) == 0
+    out = capsys.readouterr().out
+    assert "runs: 6 (2 in the matrix, 4 references)" in out
+    assert "estimate (not a measurement" in out
+    total_h = (2 * 388 + 170 + 253 + 320 + 478) / 3600
+    assert f"{total_h / 2:.1f} h with 2 at once" in out
+    assert "2B2L-cfs-m-r0" in out and "~27 ms, ~388 s" in out
+    # a QEMU campaign has no cost model: its limits' bound only
+    spec.write_text(SPEC.replace('"gem5"', '"qemu"').replace("span_ms = 20\n", ""))
+    (tmp_path / "m.toml").write_text(MIX.replace("speedup = 3.0", "size = 40\nspeedup = 3.0"))
+    assert main(["campaign", "plan", str(spec), "--dir", str(tmp_path / "q")]) == 0
+    assert "estimate" not in capsys.readouterr().out
