@@ -1,0 +1,65 @@
+"""The gem5 evaluation's spec (evaluations/gem5-2B2L): it validates, plans
+to the run count its lists give (counted here from the TOML files alone,
+not by the planner), and each mix is of its category by measurement."""
+
+import tomllib
+
+from ampkit.behaviour import check_category, load_table
+from ampkit.campaign import estimate
+from ampkit.campaign.plan import MATRIX, expand
+from ampkit.campaign.spec import load_spec
+from ampkit.paths import MIXES, REPO_ROOT
+
+SPEC = REPO_ROOT / "evaluations" / "gem5-2B2L" / "spec.toml"
+
+
+def test_the_evaluation_plans_to_the_run_count_its_lists_give() -> None:
+    raw = tomllib.loads(SPEC.read_text())
+    mixes = {name: tomllib.loads((MIXES / f"{name}.toml").read_text()) for name in raw["mixes"]}
+    own = raw.get("mix_repetitions", {})
+    reps = raw.get("repetitions", 1)
+    matrix = len(raw["platforms"]) * len(raw["policies"]) * sum(own.get(m, reps) for m in mixes)
+    # a reference per distinct application (program and threads: every app is
+    # sized by the span alone, so one program has one size) and kind, on each
+    # platform, at each of 'repetitions' (a mix's own count repeats its runs only)
+    apps = {(a["program"], a["threads"]) for m in mixes.values() for a in m["app"]}
+    references = len(apps) * len(raw["references"]) * len(raw["platforms"]) * reps
+
+    spec = load_spec(SPEC)
+    runs = expand(spec)
+    assert len([r for r in runs if r.role == MATRIX]) == matrix
+    assert len([r for r in runs if r.role != MATRIX]) == references
+    assert len(runs) == len({r.run_id for r in runs}) == matrix + references
+    # what the issue asks of it
+    assert set(spec.policies) == {"cfs", "colab", "wash"}
+    assert [p.name for p in spec.platforms] == ["2B2L"]
+    assert set(spec.references) == {"alone", "little-only"}
+    assert spec.perturb_us > 0 and spec.speedups is not None and spec.speedups.is_file()
+    assert len([m for m in spec.mixes if spec.repetitions_of(m.name) >= 5]) >= 2
+    assert all(a.speedup is not None for r in runs for a in r.request.mix.apps)
+
+
+def test_each_mix_is_of_its_category_by_measurement_three_of_each() -> None:
+    spec = load_spec(SPEC)
+    assert spec.sized_by is not None  # the campaign pins this table on its first run
+    table = load_table(spec.sized_by)
+    categories: dict[str, int] = {}
+    for mix in spec.mixes:
+        verdict = check_category(mix.name, mix.category, [a.program for a in mix.apps], table)
+        assert verdict.holds, verdict.lines
+        categories[mix.category] = categories.get(mix.category, 0) + 1
+    assert categories == {"compute": 3, "synchronisation": 3, "communication": 3}
+
+
+def test_every_run_of_the_evaluation_has_an_estimate_within_the_budget() -> None:
+    spec = load_spec(SPEC)
+    assert spec.sized_by is not None
+    table = load_table(spec.sized_by)
+    got = [estimate.estimate_run(r.request, r.role, table) for r in expand(spec)]
+    runs = [e for e in got if isinstance(e, estimate.RunEstimate)]
+    assert len(runs) == len(got)  # every program has a cost line
+    # about twelve wall hours with two gem5 processes (README here); the
+    # mixes' runs long against the kernel's 4 ms tick and COLAB's 10 ms period
+    hours = sum(r.wall_s for r in runs) / 3600 / (spec.executor.jobs or 1)
+    assert 10 <= hours <= 14
+    assert min(r.sim_ms for r in runs if r.role == MATRIX) >= 50
