@@ -401,6 +401,18 @@ def test_a_policy_flip_while_a_waiter_is_queued_does_not_charge_the_releaser(
     assert result["releaser_flagged"] == 0, result
 
 
+def test_waiting_counted_while_colab_was_off_does_not_flag_at_its_start(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    # The runner keeps the counters on under every policy: a thread's 300 ms
+    # wait under cfs is charged to its releaser. When colab starts, its
+    # first ranking may count only what was caused since, or it flags the
+    # releaser for waiting that happened before it ran.
+    result = run_schedtest(tmp_path / "run", kernel_build, initramfs, "futex-flip-stats")
+    assert result["caused_under_cfs_ns"] >= 250_000_000, result
+    assert result["releaser_flagged"] == 0, result
+
+
 def test_every_kind_of_release_charges_every_queued_waiter(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:

@@ -71,9 +71,21 @@
  *   overhead ROUNDS BLOCKS P,Q  both ping-pongs under each policy in turn,
  *                               BLOCKS times, in one guest; a policy is a
  *                               name (per-task counters off) or NAME+stats
+ *   wash-cpuset SECONDS         two CPU-bound threads, bound by WASH, are
+ *                               moved into a cpuset of the little CPUs
+ *                               (needs CONFIG_CPUSETS): WASH may neither
+ *                               bind nor widen them, also when it stops
+ *                               (SECONDS bounds each of its waits)
+ *   wash-hotplug SECONDS        two CPU-bound threads, bound by WASH to the
+ *                               big CPUs, which go offline (needs
+ *                               CONFIG_HOTPLUG_CPU): the fallback ends the
+ *                               binding (SECONDS as for wash-cpuset)
  *   futex-flip                  a thread waits under colab, again under cfs,
  *                               and colab returns while it is queued: what
  *                               the release that ends the second wait charges
+ *   futex-flip-stats            with the counters kept under cfs, a thread
+ *                               waits 300 ms there; colab starts after its
+ *                               release: is the releaser flagged for it?
  *   futex-release-kinds         two waiters, released by FUTEX_WAKE, WAKE_OP
  *                               and CMP_REQUEUE that each wake one: what each
  *                               kind charges the releasing thread
@@ -109,6 +121,7 @@
 
 #define MS 1000000ULL
 #define SEC 1000000000ULL
+#define MAX_CPUS 64
 #define US 1000ULL
 #define MAX_THREADS 64
 
@@ -1253,6 +1266,248 @@ static void wash_fence(double seconds, struct sbuf *sb)
 		  blocked.binds, woken.fork_copy, woken.fences, (double)off_ns / 1e6);
 }
 
+/* --- wash-cpuset, wash-hotplug: a cpuset's and a hotplug's CPUs are theirs -- */
+
+static void write_file(const char *path, const char *text);
+
+static cpu_set_t owned_cpus;		/* what the cpuset or the fallback chose */
+static _Atomic int owned_since;		/* set once they chose */
+static _Atomic uint32_t owned_bound;	/* workers WASH has bound so far */
+
+/* The CPUs whose capacity is below the highest: the little ones. */
+static void little_cpus(cpu_set_t *little, int *nr_big, int big[])
+{
+	unsigned long cap[MAX_CPUS], top = 0;
+	char path[96], *text;
+	int cpu, n = wash_nr_cpus;
+
+	CPU_ZERO(little);
+	*nr_big = 0;
+	if (n > MAX_CPUS)
+		die("more CPUs than the scenario knows", E2BIG);
+	for (cpu = 0; cpu < n; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
+		text = read_text(path);
+		if (!text)
+			die(path, errno ? errno : ENOENT);
+		cap[cpu] = strtoul(text, NULL, 10);
+		free(text);
+		if (cap[cpu] > top)
+			top = cap[cpu];
+	}
+	for (cpu = 0; cpu < n; cpu++) {
+		if (cap[cpu] < top)
+			CPU_SET(cpu, little);
+		else
+			big[(*nr_big)++] = cpu;
+	}
+}
+
+/*
+ * Spins until WASH binds it, then, once the cpuset or the hotplug chose
+ * its CPUs, counts the rounds in which it found other CPUs allowed than
+ * theirs (widened_rounds): WASH no longer owns its mask.  The kernel's
+ * counters are read at the first such round (at_release): wash.bound must
+ * already be 0 there.
+ */
+static void *owned_worker(void *arg)
+{
+	struct worker *w = arg;
+	cpu_set_t set;
+
+	worker_begin(w);
+	if (spin_until_restricted(w)) {
+		atomic_fetch_add(&owned_bound, 1);
+		syscall(SYS_futex, &owned_bound, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+	while (ampkit_now_ns() < w->deadline) {
+		spin(1 * MS);
+		w->rounds++;
+		if (!atomic_load(&owned_since))
+			continue;
+		if (sched_getaffinity(0, sizeof(set), &set))
+			die("sched_getaffinity", errno);
+		if (!w->released) {
+			if (read_thread_stats(gettid_(), &w->at_release))
+				die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+			w->released = 1;
+		}
+		w->cpus = CPU_COUNT(&set);
+		if (!CPU_EQUAL(&set, &owned_cpus))
+			w->widened_rounds++;
+	}
+	worker_end(w);
+	return NULL;
+}
+
+/*
+ * Two CPU-bound threads, running until told to stop; waits until both
+ * are bound or @until, blocked on a futex rather than polling: a thread
+ * that runs every few ms is an active thread to WASH, and with three of
+ * them on two big CPUs it binds none of the two (a polling version saw
+ * them bound only once it ended).
+ */
+static int start_owned_workers(uint64_t until)
+{
+	struct timespec left;
+	uint32_t bound;
+	uint64_t now;
+
+	start_worker(add_worker("owned", -1, UINT64_MAX), owned_worker);
+	start_worker(add_worker("owned", -1, UINT64_MAX), owned_worker);
+	while ((bound = atomic_load(&owned_bound)) < 2) {
+		now = ampkit_now_ns();
+		if (now >= until)
+			break;
+		left.tv_sec = (until - now) / SEC;
+		left.tv_nsec = (until - now) % SEC;
+		syscall(SYS_futex, &owned_bound, FUTEX_WAIT_PRIVATE, bound, &left, NULL, 0);
+	}
+	return atomic_load(&owned_bound) >= 2;
+}
+
+/*
+ * Until both threads have run a round since the cpuset or the hotplug
+ * chose their CPUs, or @until.  Moving them can take seconds of guest
+ * time on the debug kernel under QEMU (a cgroup attach waits for RCU;
+ * six vCPUs take turns), so no fixed wait is long enough for certain.
+ */
+static int wait_owned_rounds(uint64_t until)
+{
+	while (!(atomic_load(&workers[0].released) && atomic_load(&workers[1].released)) &&
+	       ampkit_now_ns() < until)
+		sleep_until(ampkit_now_ns() + 10 * MS);
+	return atomic_load(&workers[0].released) && atomic_load(&workers[1].released);
+}
+
+/* Leaves WASH for cfs (it widens what it owns), then ends the threads. */
+static void stop_wash_then_workers(void)
+{
+	switch_policy("cfs");
+	sleep_until(ampkit_now_ns() + 500 * MS);
+	atomic_store(&workers[0].deadline, 0);
+	atomic_store(&workers[1].deadline, 0);
+	pthread_join(workers[0].thread, NULL);
+	pthread_join(workers[1].thread, NULL);
+}
+
+/* Moves this process into a cgroup v2 cpuset of @cpus. */
+static int cpuset_move(const cpu_set_t *cpus)
+{
+	char list[4 * MAX_CPUS + 1] = "", pid[24];
+	size_t n;
+	int cpu;
+
+	if (mkdir("/sys/fs/cgroup", 0755) && errno != EEXIST)
+		return errno;
+	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL) && errno != EBUSY)
+		return errno;
+	if (mkdir("/sys/fs/cgroup/ampkit", 0755) && errno != EEXIST)
+		return errno;
+	for (cpu = 0; cpu < wash_nr_cpus; cpu++) {
+		if (!CPU_ISSET(cpu, cpus))
+			continue;
+		n = strlen(list);
+		snprintf(list + n, sizeof(list) - n, "%s%d", n ? "," : "", cpu);
+	}
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpuset");
+	write_file("/sys/fs/cgroup/ampkit/cpuset.cpus", list);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	write_file("/sys/fs/cgroup/ampkit/cgroup.procs", pid);
+	return 0;
+}
+
+/*
+ * @seconds bounds each wait: for the binding, and for the threads' first
+ * rounds after the move.
+ */
+static void wash_cpuset(double seconds, struct sbuf *sb)
+{
+	uint64_t budget = (uint64_t)(seconds * 1e9), moved_at, move_ns = 0;
+	int nr_big, big[MAX_CPUS], bound, ran = 0, err = 0;
+	cpu_set_t little;
+
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	scenario_start = ampkit_now_ns();
+	little_cpus(&little, &nr_big, big);
+	bound = start_owned_workers(scenario_start + budget);
+	if (bound) {
+		owned_cpus = little;
+		moved_at = ampkit_now_ns();
+		err = cpuset_move(&little);
+		move_ns = ampkit_now_ns() - moved_at;
+		if (!err) {
+			atomic_store(&owned_since, 1);
+			ran = wait_owned_rounds(ampkit_now_ns() + budget);
+			/* WASH quanta with the threads in the cpuset */
+			sleep_until(ampkit_now_ns() + SEC);
+		}
+	}
+	stop_wash_then_workers();
+	print_workers_open(sb, "wash-cpuset");
+	sb_printf(sb,
+		  ",\"bound_before\":%d,\"move_errno\":%d,\"move_ms\":%.1f,\"ran_after\":%d,"
+		  "\"cpuset_cpus\":%d}\n",
+		  bound, err, (double)move_ns / 1e6, ran, CPU_COUNT(&little));
+}
+
+static int set_online(int cpu, int online)
+{
+	char path[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return errno;
+	if (fputs(online ? "1" : "0", f) < 0) {
+		fclose(f);
+		return errno;
+	}
+	return fclose(f) ? errno : 0;
+}
+
+static void wash_hotplug(double seconds, struct sbuf *sb)
+{
+	uint64_t budget = (uint64_t)(seconds * 1e9), offline_at, offline_ns = 0;
+	int nr_big, big[MAX_CPUS], bound, i, ran = 0, err = 0;
+	cpu_set_t little;
+
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	scenario_start = ampkit_now_ns();
+	little_cpus(&little, &nr_big, big);
+	bound = start_owned_workers(scenario_start + budget);
+	if (bound) {
+		/*
+		 * Without a cpuset the fallback allows every possible CPU,
+		 * which sched_getaffinity() shows as the active ones: the
+		 * little CPUs while the big ones are offline.  Once they are
+		 * back, WASH owns the masks again (they are its unbound
+		 * ones) and may bind.
+		 */
+		owned_cpus = little;
+		offline_at = ampkit_now_ns();
+		for (i = 0; i < nr_big && !err; i++)
+			err = set_online(big[i], 0);
+		if (!err) {
+			atomic_store(&owned_since, 1);
+			ran = wait_owned_rounds(ampkit_now_ns() + budget);
+			/* WASH quanta with the big CPUs gone */
+			sleep_until(ampkit_now_ns() + 200 * MS);
+		}
+		offline_ns = ampkit_now_ns() - offline_at;
+		atomic_store(&owned_since, 0);
+		for (i = 0; i < nr_big; i++)
+			set_online(big[i], 1);
+	}
+	stop_wash_then_workers();
+	print_workers_open(sb, "wash-hotplug");
+	sb_printf(sb,
+		  ",\"bound_before\":%d,\"offline_errno\":%d,\"big_cpus\":%d,\"offline_ms\":%.1f,"
+		  "\"ran_after\":%d}\n",
+		  bound, err, nr_big, (double)offline_ns / 1e6, ran);
+}
+
 /* --- stress ---------------------------------------------------------------- */
 
 static atomic_int stop, stop_flips;
@@ -1863,6 +2118,62 @@ static void futex_flip(struct sbuf *sb)
 		  (long long)st.bottleneck);
 }
 
+static _Atomic uint32_t stats_flip_word;
+
+static void *stats_flip_waiter(void *arg)
+{
+	(void)arg;
+	futex_wait_zero(&stats_flip_word);
+	return NULL;
+}
+
+/*
+ * With kernel.sched_colab_stats on, waiting is counted under cfs too.  A
+ * thread waits 300 ms under cfs and is released; then colab starts.  Its
+ * first rankings must count only waiting caused since it started, or the
+ * releaser is flagged for what it caused while colab was off.
+ */
+static void futex_flip_stats(struct sbuf *sb)
+{
+	char *was = read_text(AMP_STATS_FILE);
+	pid_t self = gettid_();
+	int64_t before, caused;
+	struct thread_stats st;
+	pthread_t t;
+	int err;
+
+	if (!was)
+		die("reading " AMP_STATS_FILE " (a kernel without CONFIG_SCHED_COLAB?)", ENOENT);
+	err = set_amp_stats(1);
+	if (err)
+		die("setting " AMP_STATS_FILE, err);
+	switch_policy("cfs");
+	before = caused_ns(self);
+	if (pthread_create(&t, NULL, stats_flip_waiter, NULL))
+		die("pthread_create", errno);
+	ampkit_sleep_ns(300 * MS);
+	atomic_store(&stats_flip_word, 1);
+	futex_op(&stats_flip_word, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+	if (pthread_join(t, NULL))
+		die("pthread_join", errno);
+	caused = caused_ns(self) - before;
+
+	switch_policy("colab");
+	/* Several ranking periods: the first ranks right at the start. */
+	ampkit_sleep_ns(50 * MS);
+	if (read_thread_stats(self, &st))
+		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	switch_policy("cfs");
+	err = set_amp_stats(!strcmp(was, "1"));
+	free(was);
+	if (err)
+		die("setting " AMP_STATS_FILE, err);
+	sb_printf(sb,
+		  "{\"scenario\":\"futex-flip-stats\",\"caused_under_cfs_ns\":%lld,"
+		  "\"releaser_flagged\":%lld}\n",
+		  (long long)caused, (long long)st.bottleneck);
+}
+
 static struct {
 	_Atomic uint32_t a, b, queued;
 } rel;
@@ -1938,11 +2249,11 @@ static int usage(const char *prog)
 		"  placement SECONDS | crowded SECONDS | evict SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | stress SECONDS\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS | wash-own SECONDS\n"
-		"  wash-fence SECONDS\n"
+		"  wash-fence SECONDS | wash-cpuset SECONDS | wash-hotplug SECONDS\n"
 		"  wash-overhead SECONDS THREADS | colab-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
 		"  overhead ROUNDS BLOCKS POLICY,POLICY... | futex-scan WAITERS ROUNDS BLOCKS\n"
-		"  futex-flip | futex-release-kinds\n",
+		"  futex-flip | futex-flip-stats | futex-release-kinds\n",
 		prog);
 	return 2;
 }
@@ -1964,11 +2275,14 @@ int main(int argc, char **argv)
 	scenario = argv[0];
 	sb_init(&sb);
 	if (argc == 1 && (!strcmp(scenario, "speedup") || !strcmp(scenario, "futex-flip") ||
+			  !strcmp(scenario, "futex-flip-stats") ||
 			  !strcmp(scenario, "futex-release-kinds"))) {
 		if (!strcmp(scenario, "speedup"))
 			speedup(&sb);
 		else if (!strcmp(scenario, "futex-flip"))
 			futex_flip(&sb);
+		else if (!strcmp(scenario, "futex-flip-stats"))
+			futex_flip_stats(&sb);
 		else
 			futex_release_kinds(&sb);
 		fputs(sb.data, stdout);
@@ -2022,6 +2336,10 @@ int main(int argc, char **argv)
 		print_workers(&sb, scenario);
 	} else if (argc == 2 && !strcmp(scenario, "wash-fence")) {
 		wash_fence(seconds, &sb);
+	} else if (argc == 2 && !strcmp(scenario, "wash-cpuset")) {
+		wash_cpuset(seconds, &sb);
+	} else if (argc == 2 && !strcmp(scenario, "wash-hotplug")) {
+		wash_hotplug(seconds, &sb);
 	} else if (argc == 3 && !strcmp(scenario, "wash-overhead")) {
 		wash_overhead(seconds, atoi(argv[2]), &sb);
 	} else if (argc == 2 && !strcmp(scenario, "stress")) {
