@@ -58,6 +58,7 @@ CONFIGS: dict[str, str] = {
         "# CONFIG_SCHED_WASH_KUNIT_TEST is not set\n"
     ),
     "no-amp": (
+        "# CONFIG_SCHED_TIMESCALE is not set\n"
         "# CONFIG_SCHED_AMP is not set\n"
         "# CONFIG_SCHED_COLAB is not set\n"
         "# CONFIG_SCHED_WASH is not set\n"

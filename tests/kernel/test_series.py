@@ -127,6 +127,8 @@ def test_every_patch_compiles_and_the_tip_builds_in_every_configuration(
     }
     assert symbols("no-amp")["CONFIG_SCHED_AMP"] == "n"
     assert symbols("no-amp")["CONFIG_FUTEX_ACCT"] == "n"
+    # ...and without the time scale: its stubs build too
+    assert tips["no-amp"]["config_symbols"].get("CONFIG_SCHED_TIMESCALE", "n") == "n"
     assert symbols("cgroups-preempt") == {
         "CONFIG_SCHED_AMP": "y",
         "CONFIG_SCHED_COLAB": "y",
