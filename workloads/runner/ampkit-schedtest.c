@@ -80,6 +80,10 @@
  *                               big CPUs, which go offline (needs
  *                               CONFIG_HOTPLUG_CPU): the fallback ends the
  *                               binding (SECONDS as for wash-cpuset)
+ *   timescale SECONDS           the scheduler's clocks as sched_timescale=
+ *                               leaves them: the scale, CFS's latency, a
+ *                               new thread's misfit ramp on a little CPU,
+ *                               COLAB periods and WASH quanta in SECONDS
  *   futex-flip                  a thread waits under colab, again under cfs,
  *                               and colab returns while it is queued: what
  *                               the release that ends the second wait charges
@@ -1508,6 +1512,131 @@ static void wash_hotplug(double seconds, struct sbuf *sb)
 		  bound, err, nr_big, (double)offline_ns / 1e6, ran);
 }
 
+/* --- timescale: the scheduler's clocks under sched_timescale= -------------- */
+
+static _Atomic int ramp_cpu = -1;	/* where the ramp thread runs */
+static _Atomic uint64_t ramp_widened_at, ramp_big_at;
+static _Atomic int ramp_stop;
+
+static unsigned long cpu_capacity_of(int cpu)
+{
+	char path[96], *text;
+	unsigned long cap;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
+	text = read_text(path);
+	if (!text)
+		die(path, errno ? errno : ENOENT);
+	cap = strtoul(text, NULL, 10);
+	free(text);
+	return cap;
+}
+
+/*
+ * Spins on the little CPU it starts on until the main thread allows it
+ * every CPU, then until it first runs on a big one: CFS moves it once
+ * PELT calls it a misfit, so the time it takes is PELT's ramp (from a
+ * new task's utilisation to 80% of a little CPU's capacity).
+ */
+static void *ramp_thread(void *arg)
+{
+	int big_cpu = *(int *)arg, cpu;
+
+	while (!atomic_load(&ramp_stop)) {
+		spin(50 * 1000);
+		cpu = sched_getcpu();
+		atomic_store(&ramp_cpu, cpu);
+		if (atomic_load(&ramp_widened_at) && cpu_capacity_of(cpu) == cpu_capacity_of(big_cpu)) {
+			atomic_store(&ramp_big_at, ampkit_now_ns());
+			break;
+		}
+	}
+	return NULL;
+}
+
+static unsigned long read_ulong(const char *path, unsigned long fallback)
+{
+	char *text = read_text(path);
+	unsigned long v;
+
+	if (!text)
+		return fallback;
+	v = strtoul(text, NULL, 10);
+	free(text);
+	return v;
+}
+
+/*
+ * Under cfs: the scale the kernel reads back, CFS's latency, and the
+ * misfit ramp of a new CPU-bound thread on a little CPU; then COLAB's
+ * ranking periods and WASH's quanta in @seconds each.
+ */
+static void timescale(double seconds, struct sbuf *sb)
+{
+	struct colab_work cw0, cw1;
+	struct wash_stats ws0, ws1;
+	int nr_big, big[MAX_CPUS], little;
+	uint64_t window = (uint64_t)(seconds * 1e9), t0, ramp_ns = 0;
+	unsigned long latency_ns;
+	pthread_attr_t attr;
+	cpu_set_t set;
+	pthread_t t;
+	cpu_set_t little_set;
+
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	little_cpus(&little_set, &nr_big, big);
+	for (little = 0; little < wash_nr_cpus && !CPU_ISSET(little, &little_set); little++)
+		;
+	if (little == wash_nr_cpus || !nr_big)
+		die("timescale needs big and little CPUs", EINVAL);
+	if (mkdir("/sys/kernel/debug", 0755) && errno != EEXIST)
+		die("mkdir /sys/kernel/debug", errno);
+	if (mount("none", "/sys/kernel/debug", "debugfs", 0, NULL) && errno != EBUSY)
+		die("mounting debugfs", errno);
+	latency_ns = read_ulong("/sys/kernel/debug/sched/latency_ns", 0);
+
+	switch_policy("cfs");
+	CPU_ZERO(&set);
+	CPU_SET(little, &set);
+	pthread_attr_init(&attr);
+	if (pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ||
+	    pthread_create(&t, &attr, ramp_thread, &big[0]))
+		die("starting the ramp thread", errno);
+	pthread_attr_destroy(&attr);
+	/* on its little CPU, running */
+	while (atomic_load(&ramp_cpu) < 0)
+		sleep_until(ampkit_now_ns() + MS);
+	for (int cpu = 0; cpu < wash_nr_cpus; cpu++)
+		CPU_SET(cpu, &set);
+	atomic_store(&ramp_widened_at, ampkit_now_ns());
+	if (pthread_setaffinity_np(t, sizeof(set), &set))
+		die("pthread_setaffinity_np", errno);
+	t0 = ampkit_now_ns();
+	while (!atomic_load(&ramp_big_at) && ampkit_now_ns() - t0 < 2 * SEC)
+		sleep_until(ampkit_now_ns() + MS);
+	atomic_store(&ramp_stop, 1);
+	pthread_join(t, NULL);
+	if (atomic_load(&ramp_big_at))
+		ramp_ns = atomic_load(&ramp_big_at) - atomic_load(&ramp_widened_at);
+
+	switch_policy("colab");
+	read_colab_work(&cw0);
+	sleep_until(ampkit_now_ns() + window);
+	read_colab_work(&cw1);
+	switch_policy("wash");
+	read_wash_stats(&ws0);
+	sleep_until(ampkit_now_ns() + window);
+	read_wash_stats(&ws1);
+	switch_policy("cfs");
+
+	sb_printf(sb,
+		  "{\"scenario\":\"timescale\",\"scale\":%lu,\"latency_ns\":%lu,\"ramp_ms\":%.1f,"
+		  "\"colab_periods\":%llu,\"wash_quanta\":%llu,\"window_ms\":%.1f}\n",
+		  read_ulong("/proc/sys/kernel/sched_timescale", 1), latency_ns,
+		  (double)ramp_ns / 1e6, cw1.periods - cw0.periods, ws1.quanta - ws0.quanta,
+		  (double)window / 1e6);
+}
+
 /* --- stress ---------------------------------------------------------------- */
 
 static atomic_int stop, stop_flips;
@@ -2249,7 +2378,7 @@ static int usage(const char *prog)
 		"  placement SECONDS | crowded SECONDS | evict SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | stress SECONDS\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS | wash-own SECONDS\n"
-		"  wash-fence SECONDS | wash-cpuset SECONDS | wash-hotplug SECONDS\n"
+		"  wash-fence SECONDS | wash-cpuset SECONDS | wash-hotplug SECONDS | timescale SECONDS\n"
 		"  wash-overhead SECONDS THREADS | colab-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
 		"  overhead ROUNDS BLOCKS POLICY,POLICY... | futex-scan WAITERS ROUNDS BLOCKS\n"
@@ -2340,6 +2469,8 @@ int main(int argc, char **argv)
 		wash_cpuset(seconds, &sb);
 	} else if (argc == 2 && !strcmp(scenario, "wash-hotplug")) {
 		wash_hotplug(seconds, &sb);
+	} else if (argc == 2 && !strcmp(scenario, "timescale")) {
+		timescale(seconds, &sb);
 	} else if (argc == 3 && !strcmp(scenario, "wash-overhead")) {
 		wash_overhead(seconds, atoi(argv[2]), &sb);
 	} else if (argc == 2 && !strcmp(scenario, "stress")) {
