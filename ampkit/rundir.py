@@ -54,6 +54,7 @@ from typing import Any
 
 from ampkit import gem5stats
 from ampkit.hashing import atomic_write_text, write_json
+from ampkit.timescale import timescale_of
 
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
@@ -298,12 +299,16 @@ class RunInfo:
     #: Why the capacity calibration in force may not describe the machine
     #: that ran (ampkit.calibration; empty when it does, or there is none).
     calibration_stale: tuple[str, ...] = ()
+    #: The kernel's time scale (sched_timescale= on the command line the
+    #: manifest records; 1 without one, and for manifests without inputs).
+    timescale: int = 1
 
     def columns(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
             "engine": self.engine,
             "platform": self.platform,
+            "timescale": self.timescale,
             "policy": self.policy,
             "mix": self.mix,
             "repetition": self.repetition,
@@ -593,6 +598,8 @@ class RunDir:
                 f"corrupt: {MANIFEST}: engine {engine!r} is not what a run writes "
                 "(statistics a boolean, stats_dumps a list of names, timing_notice a text)"
             )
+        inputs = m.get("inputs")
+        cmdline = inputs.get("cmdline") if isinstance(inputs, dict) else None
         counts = (platform.get("big"), platform.get("little")) if isinstance(platform, dict) else ()
         big, little = counts if all(isinstance(c, int) for c in counts) and counts else (None, None)
         return RunInfo(
@@ -611,6 +618,7 @@ class RunDir:
             stats_dumps=tuple(dumps or ()),
             timing_notice=notice,
             calibration_stale=_calibration_stale(platform),
+            timescale=timescale_of(cmdline) if isinstance(cmdline, str) else 1,
         )
 
     def raw_records(self) -> list[dict[str, Any]]:

@@ -73,6 +73,7 @@ RUN_COLUMNS = [
     "run_id",
     "engine",
     "platform",
+    "timescale",
     "big",
     "little",
     "policy",

@@ -47,7 +47,11 @@ from scipy import stats
 from ampkit.errors import AmpkitError
 
 REFERENCE_POLICY = "cfs"
-GROUP = ["engine", "platform", "policy", "mix"]
+#: What makes two runs comparable: the engine, the platform and the
+#: kernel's time scale (ampkit/timescale.py). A run is referenced and
+#: normalised only against runs of the same setup.
+SETUP = ["engine", "platform", "timescale"]
+GROUP = [*SETUP, "policy", "mix"]
 RUN = [*GROUP, "repetition", "run"]
 
 
@@ -144,6 +148,17 @@ METRICS = {m.name: m for m in PER_RUN}
 # --- references -----------------------------------------------------------------
 
 
+def with_setup(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every SETUP column: tables collected before the kit
+    knew time scales (and hand-made ones) ran at the hardware's, 1."""
+    return frame if "timescale" in frame.columns else frame.assign(timescale=1)
+
+
+def _scale_note(timescale: int) -> str:
+    """How a message names a time scale: nothing for 1, the hardware's."""
+    return "" if timescale == 1 else f" at time scale {timescale}"
+
+
 class MissingReference(AmpkitError):
     """Reference runs are missing; the message lists which to add."""
 
@@ -152,25 +167,26 @@ def _alone_runs(apps: pd.DataFrame, policy: str) -> pd.DataFrame:
     """Turnarounds of applications that ran alone under ``policy``."""
     napps = apps.groupby("run")["app"].transform("size")
     alone = apps[(napps == 1) & (apps["policy"] == policy)]
-    return alone.groupby(["engine", "platform", "key"], as_index=False).agg(
+    return alone.groupby([*SETUP, "key"], as_index=False).agg(
         alone_ns=("turnaround_ns", "mean"), alone_runs=("run", lambda r: sorted(set(r)))
     )
 
 
 def with_slowdowns(apps: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.DataFrame:
     """``apps`` plus alone_ns, alone_runs and slowdown; raises if a reference is missing."""
+    apps = with_setup(apps)
     refs = _alone_runs(apps, reference)
-    out = apps.merge(refs, on=["engine", "platform", "key"], how="left")
-    missing = out[out["alone_ns"].isna()][["engine", "platform", "key"]].drop_duplicates()
+    out = apps.merge(refs, on=[*SETUP, "key"], how="left")
+    missing = out[out["alone_ns"].isna()][[*SETUP, "key"]].drop_duplicates()
     if not missing.empty:
         lines = [
-            f"  {r.engine} {r.platform}: {r.key} alone under {reference}"
-            for r in missing.itertuples()
+            f"  {engine} {platform}{_scale_note(int(scale))}: {key} alone under {reference}"
+            for engine, platform, scale, key in missing.itertuples(index=False, name=None)
         ]
         raise MissingReference(
             f"{len(lines)} reference run(s) missing: each application needs a run of a "
-            f"mix holding only it, on the same engine and platform, under {reference}:\n"
-            + "\n".join(lines),
+            f"mix holding only it, on the same engine, platform and time scale, under "
+            f"{reference}:\n" + "\n".join(lines),
             "run them (ampkit run --policy "
             f"{reference} --mix <a mix of that one application>) and collect again",
         )
@@ -186,14 +202,15 @@ def with_slow_references(
     ``little_only`` maps a platform to the platform of its little CPUs alone
     (for example 2B2L -> 0B2L); rows without such runs get NaN and no ASP.
     """
+    apps = with_setup(apps)
     refs = _alone_runs(apps, reference).rename(
         columns={"platform": "slow_platform", "alone_ns": "slow_alone_ns"}
     )
     out = apps.copy()
     out["slow_platform"] = out["platform"].map(little_only)
     out = out.merge(
-        refs[["engine", "slow_platform", "key", "slow_alone_ns"]],
-        on=["engine", "slow_platform", "key"],
+        refs[["engine", "slow_platform", "timescale", "key", "slow_alone_ns"]],
+        on=["engine", "slow_platform", "timescale", "key"],
         how="left",
     )
     return out.drop(columns=["slow_platform"])
@@ -251,7 +268,7 @@ def per_run(
     times = (
         threads.groupby(["run", "app", "instance"])["wall_ns"].apply(list).rename("thread_times")
     )
-    apps = apps.join(times, on=["run", "app", "instance"])
+    apps = with_setup(apps).join(times, on=["run", "app", "instance"])
     has_clusters = clusters is not None and not clusters.empty
     has_memory = memory is not None and not memory.empty
 
@@ -323,8 +340,9 @@ def ci95(values: Sequence[float]) -> float:
 
 
 def summarise(runs: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.DataFrame:
-    """Long table: per (engine, platform, policy, mix, metric): mean, ci95, n,
+    """Long table: per (engine, platform, time scale, policy, mix, metric): mean, ci95, n,
     normalised (mean / the reference policy's mean), runs."""
+    runs = with_setup(runs)
     long = runs.melt(id_vars=RUN, value_vars=list(METRICS), var_name="metric")
     long = long.dropna(subset=["value"])
     keys = [*GROUP, "metric"]
@@ -334,10 +352,10 @@ def summarise(runs: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.DataF
         n=("value", "size"),
         runs=("run", sorted),
     )
-    ref = summary[summary["policy"] == reference][
-        ["engine", "platform", "mix", "metric", "mean"]
-    ].rename(columns={"mean": "reference_mean"})
-    summary = summary.merge(ref, on=["engine", "platform", "mix", "metric"], how="left")
+    ref = summary[summary["policy"] == reference][[*SETUP, "mix", "metric", "mean"]].rename(
+        columns={"mean": "reference_mean"}
+    )
+    summary = summary.merge(ref, on=[*SETUP, "mix", "metric"], how="left")
     ratio = summary["mean"] / summary["reference_mean"]
     summary["normalised"] = ratio.where(summary["reference_mean"] > 0)
     return summary
@@ -353,14 +371,14 @@ def geomean(values: Sequence[float]) -> float:
 
 
 def geomeans(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (engine, platform, policy, metric), over mixes, the normalised
+    """Per (engine, platform, time scale, policy, metric), over mixes, the normalised
     means' geometric mean (``aggregate`` "geometric") or, for a metric that
     can be zero or negative, their arithmetic mean ("arithmetic"), in
     ``across_mixes``; and how many mixes it covers."""
-    g = summary.dropna(subset=["normalised"])
+    g = with_setup(summary).dropna(subset=["normalised"])
     rows = []
-    for (engine, platform, policy, metric), part in g.groupby(
-        ["engine", "platform", "policy", "metric"]
+    for (engine, platform, timescale, policy, metric), part in g.groupby(
+        [*SETUP, "policy", "metric"]
     ):
         values = part["normalised"].astype(float).tolist()
         positive = METRICS[str(metric)].positive
@@ -368,6 +386,7 @@ def geomeans(summary: pd.DataFrame) -> pd.DataFrame:
             {
                 "engine": engine,
                 "platform": platform,
+                "timescale": timescale,
                 "policy": policy,
                 "metric": metric,
                 "aggregate": "geometric" if positive else "arithmetic",
@@ -375,7 +394,7 @@ def geomeans(summary: pd.DataFrame) -> pd.DataFrame:
                 "mixes": part["mix"].nunique(),
             }
         )
-    columns = ["engine", "platform", "policy", "metric", "aggregate", "across_mixes", "mixes"]
+    columns = [*SETUP, "policy", "metric", "aggregate", "across_mixes", "mixes"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -395,6 +414,7 @@ def compute(
     Only runs of mixes with at least ``min_apps`` applications are compared
     (the single-application runs are the references).
     """
+    apps = with_setup(apps)
     napps = apps.groupby("run")["app"].transform("size")
     mixed = apps[napps >= min_apps]
     if mixed.empty:
@@ -410,17 +430,16 @@ def compute(
         slow = slow[slow["run"].isin(mixed["run"])]
     runs = per_run(slow, threads, cpus, clusters, memory)
     have = set(
-        runs.loc[runs["policy"] == reference, ["engine", "platform", "mix"]].itertuples(
-            index=False, name=None
-        )
+        runs.loc[runs["policy"] == reference, [*SETUP, "mix"]].itertuples(index=False, name=None)
     )
-    lacking = sorted(
-        set(runs[["engine", "platform", "mix"]].itertuples(index=False, name=None)) - have
-    )
+    lacking = sorted(set(runs[[*SETUP, "mix"]].itertuples(index=False, name=None)) - have)
     if lacking:
         raise MissingReference(
             f"{len(lacking)} mix(es) have no run under {reference} to normalise to:\n"
-            + "\n".join(f"  {e} {p}: mix {m} under {reference}" for e, p, m in lacking),
+            + "\n".join(
+                f"  {e} {p}{_scale_note(int(s))}: mix {m} under {reference}"
+                for e, p, s, m in lacking
+            ),
             f"run them (ampkit run --policy {reference} --platform ... --mix ...) "
             "and collect again",
         )

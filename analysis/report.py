@@ -243,11 +243,12 @@ def write_report(
         f"(Student's t). Energy is the CPUs', their L2s' and the DRAM's (gem5's power "
         f"and DRAMPower models); EDP is energy x completion time, EDP/inst "
         f"(edp_per_inst) the same divided by the instructions committed, Saez et al.'s "
-        f"energy / IPS."
+        f"energy / IPS. {_timescale_text(col)}"
     )
     plots: dict[str, int] = {}
-    for (engine, platform), part in summary.groupby(["engine", "platform"]):
-        doc.h(2, f"{platform} on {engine}")
+    for (engine, platform, scale), part in summary.groupby(metrics.SETUP):
+        timescale = int(str(scale))
+        doc.h(2, f"{_setup_label(str(platform), timescale)} on {engine}")
         _platform_section(
             doc,
             part=part,
@@ -255,6 +256,7 @@ def write_report(
             slow=slow,
             engine=str(engine),
             platform=str(platform),
+            timescale=timescale,
             reference=reference,
             root=root,
             out=out,
@@ -352,6 +354,26 @@ def _below_one_section(
     )
 
 
+def _setup_label(platform: str, timescale: int) -> str:
+    return platform if timescale == 1 else f"{platform}, time scale {timescale}"
+
+
+def _timescale_text(col: Collection) -> str:
+    """The header's account of the kernel's time scale(s) (ampkit/timescale.py)."""
+    runs = col.runs
+    if "timescale" not in runs.columns or runs.empty:
+        return ""
+    scales = sorted({int(s) for s in runs.loc[runs["included"], "timescale"].dropna()})
+    if scales in ([], [1]):
+        return "Kernel time scale 1: the scheduler's clocks as on hardware."
+    named = " and ".join(str(s) for s in scales)
+    return (
+        f"Kernel time scales {named} (sched_timescale=k on the command line: PELT, "
+        "load balancing, CFS's slices, COLAB's periods and WASH's quantum k times as "
+        "fast, the tick not): runs are compared and referenced only within one scale."
+    )
+
+
 def _platform_section(
     doc: Doc,
     *,
@@ -360,13 +382,16 @@ def _platform_section(
     slow: pd.DataFrame,
     engine: str,
     platform: str,
+    timescale: int,
     reference: str,
     root: Path,
     out: Path,
     plots: dict[str, int],
 ) -> None:
     policies = [p for p in sorted(set(part["policy"])) if p != reference]
-    g = gm[(gm["engine"] == engine) & (gm["platform"] == platform)]
+    g = gm[(gm["engine"] == engine) & (gm["platform"] == platform) & (gm["timescale"] == timescale)]
+    tag = platform if timescale == 1 else f"{platform}-x{timescale}"
+    label = _setup_label(platform, timescale)
     if policies:
         doc.h(
             3,
@@ -410,10 +435,10 @@ def _platform_section(
             over = g[g["metric"] == name].set_index("policy")["across_mixes"]
             label = "geomean" if metrics.METRICS[name].positive else "mean"
             wide.loc[label] = [over.get(p, math.nan) for p in wide.columns]
-            path = out / "plots" / f"{engine}-{platform}-{name}.png"
+            path = out / "plots" / f"{engine}-{tag}-{name}.png"
             plots[path.name] = grouped_bars(
                 wide,
-                title=f"{name} normalised to {reference}, {platform} ({engine})",
+                title=f"{name} normalised to {reference}, {label} ({engine})",
                 ylabel=f"{name} / {reference}",
                 path=path,
                 reference_line=True,
@@ -437,16 +462,20 @@ def _platform_section(
                 if isinstance(index, tuple)
             ],
         )
-    s = slow[(slow["engine"] == engine) & (slow["platform"] == platform)]
+    s = slow[
+        (slow["engine"] == engine)
+        & (slow["platform"] == platform)
+        & (slow["timescale"] == timescale)
+    ]
     per_app = s.groupby(["mix", "app", "instance", "policy"], as_index=False)["slowdown"].mean()
     per_app["application"] = (
         per_app["mix"] + ": " + per_app["app"] + "#" + per_app["instance"].astype(str)
     )
     wide = per_app.pivot(index="application", columns="policy", values="slowdown")
-    path = out / "plots" / f"{engine}-{platform}-slowdowns.png"
+    path = out / "plots" / f"{engine}-{tag}-slowdowns.png"
     plots[path.name] = grouped_bars(
         wide,
-        title=f"slowdown per application (mean over repetitions), {platform} ({engine})",
+        title=f"slowdown per application (mean over repetitions), {label} ({engine})",
         ylabel="turnaround / turnaround alone",
         path=path,
         reference_line=True,

@@ -22,7 +22,14 @@ REPO = Path(__file__).resolve().parents[2]
 #: Modules that import nothing of the kit but one another: what reads a run
 #: directory, gem5's statistics (which the run directory module reads a
 #: run's with), and the file and error helpers they use.
-LEAVES = {"ampkit.rundir", "ampkit.gem5stats", "ampkit.hashing", "ampkit.errors"}
+LEAVES = {
+    "ampkit.rundir",
+    "ampkit.gem5stats",
+    "ampkit.hashing",
+    "ampkit.errors",
+    # the kernel's time scale, read from a run's command line
+    "ampkit.timescale",
+}
 
 #: What the analysis (ampkit.analysis.*) may import of the kit.
 ANALYSIS_MAY_IMPORT = LEAVES

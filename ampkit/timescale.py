@@ -1,0 +1,48 @@
+"""The kernel's time scale: ``sched_timescale=k`` on a run's command line.
+
+A cycle-level simulator runs tens of milliseconds where hardware runs
+seconds, so a simulated run is short against the scheduler's own clocks.
+The kit's kernel (patch "sched: Add sched_timescale= ...") runs them k
+times as fast under ``sched_timescale=k``: PELT's half-life, the load
+balancing intervals, the fair class's latency and granularities, COLAB's
+periods and bounds and WASH's quantum, alike for every policy; the tick
+stays CONFIG_HZ's. A campaign asks for it with ``append =
+"sched_timescale=4"``; without it (k = 1) the kernel runs as it would
+without the option.
+
+Runs of different scales measure different machines: the analysis keeps
+them apart (the ``timescale`` column, part of what makes two runs
+comparable, like the engine and the platform) and the report says which
+scale each section ran at.
+"""
+
+import re
+
+#: The largest scale the kernel takes; anything else it ignores (keeping 1).
+MAX = 16
+
+_PARAM = re.compile(r"(?:^|\s)sched_timescale=(\S*)")
+# kstrtouint() with base 0: decimal, 0x hexadecimal, 0 octal
+_DECIMAL = re.compile(r"\+?(?:0|[1-9][0-9]*)")
+_HEX = re.compile(r"\+?0[xX][0-9a-fA-F]+")
+_OCTAL = re.compile(r"\+?0[0-7]+")
+
+
+def timescale_of(cmdline: str) -> int:
+    """The scale a kernel booted with ``cmdline`` runs at, read as the
+    kernel reads it: each ``sched_timescale=`` in turn, a whole number
+    from 1 to MAX (as kstrtouint() reads it: decimal, 0x hex, 0 octal) setting the scale and
+    anything else ignored; 1 when none does."""
+    scale = 1
+    for value in _PARAM.findall(cmdline):
+        if _DECIMAL.fullmatch(value):
+            number = int(value, 10)
+        elif _HEX.fullmatch(value):
+            number = int(value, 16)
+        elif _OCTAL.fullmatch(value):
+            number = int(value, 8)
+        else:
+            continue
+        if 1 <= number <= MAX:
+            scale = number
+    return scale
