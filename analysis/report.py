@@ -358,6 +358,15 @@ def _setup_label(platform: str, timescale: int) -> str:
     return platform if timescale == 1 else f"{platform}, time scale {timescale}"
 
 
+def _of_setup(frame: pd.DataFrame, engine: str, platform: str, timescale: int) -> pd.DataFrame:
+    """The rows of ``frame`` of one setup (metrics.SETUP)."""
+    return frame[
+        (frame["engine"] == engine)
+        & (frame["platform"] == platform)
+        & (frame["timescale"] == timescale)
+    ]
+
+
 def _timescale_text(col: Collection) -> str:
     """The header's account of the kernel's time scale(s) (ampkit/timescale.py)."""
     runs = col.runs
@@ -389,9 +398,9 @@ def _platform_section(
     plots: dict[str, int],
 ) -> None:
     policies = [p for p in sorted(set(part["policy"])) if p != reference]
-    g = gm[(gm["engine"] == engine) & (gm["platform"] == platform) & (gm["timescale"] == timescale)]
+    g = _of_setup(gm, engine, platform, timescale)
     tag = platform if timescale == 1 else f"{platform}-x{timescale}"
-    label = _setup_label(platform, timescale)
+    setup = _setup_label(platform, timescale)
     if policies:
         doc.h(
             3,
@@ -438,7 +447,7 @@ def _platform_section(
             path = out / "plots" / f"{engine}-{tag}-{name}.png"
             plots[path.name] = grouped_bars(
                 wide,
-                title=f"{name} normalised to {reference}, {label} ({engine})",
+                title=f"{name} normalised to {reference}, {setup} ({engine})",
                 ylabel=f"{name} / {reference}",
                 path=path,
                 reference_line=True,
@@ -462,11 +471,7 @@ def _platform_section(
                 if isinstance(index, tuple)
             ],
         )
-    s = slow[
-        (slow["engine"] == engine)
-        & (slow["platform"] == platform)
-        & (slow["timescale"] == timescale)
-    ]
+    s = _of_setup(slow, engine, platform, timescale)
     per_app = s.groupby(["mix", "app", "instance", "policy"], as_index=False)["slowdown"].mean()
     per_app["application"] = (
         per_app["mix"] + ": " + per_app["app"] + "#" + per_app["instance"].astype(str)
@@ -475,7 +480,7 @@ def _platform_section(
     path = out / "plots" / f"{engine}-{tag}-slowdowns.png"
     plots[path.name] = grouped_bars(
         wide,
-        title=f"slowdown per application (mean over repetitions), {label} ({engine})",
+        title=f"slowdown per application (mean over repetitions), {setup} ({engine})",
         ylabel="turnaround / turnaround alone",
         path=path,
         reference_line=True,

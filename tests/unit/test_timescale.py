@@ -4,12 +4,12 @@ reads sched_timescale=, and a setup of its own in the analysis."""
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
-from ampkit.analysis import metrics
-from ampkit.analysis.report import write_report
+from ampkit.analysis import metrics, report
 from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.rundir import RunDir
 from ampkit.timescale import MAX, timescale_of
@@ -106,10 +106,21 @@ def test_scales_are_kept_apart_through_to_the_summary() -> None:
     assert sorted(gm["timescale"].unique()) == [1, 4]
 
 
-def test_the_report_names_each_scale_and_keeps_them_apart(tmp_path: Path) -> None:
+def test_the_report_names_each_scale_and_keeps_them_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One campaign of runs at scale 1 and the same at scale 4 (twice as
     slow in the mix under colab): two sections, each normalised within its
-    scale, and the header saying which scales ran."""
+    scale, the header saying which scales ran, and each plot's title its
+    section's setup."""
+    titles: list[str] = []
+    draw = report.grouped_bars
+
+    def spy(values: pd.DataFrame, **kw: Any) -> int:
+        titles.append(kw["title"])
+        return draw(values, **kw)
+
+    monkeypatch.setattr(report, "grouped_bars", spy)
     for scale, colab_ms in ((1, 20), (4, 40)):
         root = tmp_path / "runs" / f"x{scale}"
         cmdline = "rdinit=/init" + (f" sched_timescale={scale}" if scale > 1 else "")
@@ -131,7 +142,7 @@ def test_the_report_names_each_scale_and_keeps_them_apart(tmp_path: Path) -> Non
                 apps=[SynthApp(app, 1, 10 * 10**6)],
                 cmdline=cmdline,
             )
-    report = write_report(tmp_path / "runs", tmp_path / "report")
+    written = report.write_report(tmp_path / "runs", tmp_path / "report")
     md = (tmp_path / "report" / "report.md").read_text()
     assert "Kernel time scales 1 and 4" in md
     assert "## 2B2L on qemu" in md and "## 2B2L, time scale 4 on qemu" in md
@@ -143,4 +154,7 @@ def test_the_report_names_each_scale_and_keeps_them_apart(tmp_path: Path) -> Non
     assert dict(zip(antt["timescale"], antt["across_mixes"], strict=True)) == pytest.approx(
         {1: 1.0, 4: 1.5}
     )
-    assert {p for p in report.plots if "x4" in p}  # the scaled section's own plots
+    assert {p for p in written.plots if "x4" in p}  # the scaled section's own plots
+    # five plots a section (four metrics, the slowdowns), each titled by its setup
+    assert sum(t.endswith(", 2B2L (qemu)") for t in titles) == 5
+    assert sum(t.endswith(", 2B2L, time scale 4 (qemu)") for t in titles) == 5
