@@ -189,12 +189,26 @@ class Table:
     costs: tuple[CostLine, ...] = ()
     source: Path | None = None
 
+    def _all_of(self, program: str, policy: str) -> list[Measurement]:
+        return [m for m in self.measurements if m.program == program and m.policy == policy]
+
     def of(self, program: str, policy: str = BASELINE) -> Measurement | None:
         """The program's measurement under ``policy`` whose region is
         nearest the default span: the size runs use (the others are there
         for the cost lines)."""
-        found = [m for m in self.measurements if m.program == program and m.policy == policy]
+        found = self._all_of(program, policy)
         return min(found, key=lambda m: abs(m.region_ns - DEFAULT_SPAN_MS * 1e6)) if found else None
+
+    def at_size(self, program: str, size: int, policy: str = BASELINE) -> Measurement | None:
+        """The program's measurement under ``policy`` at the size nearest
+        ``size`` (by ratio): its self-check and parallelism change with the
+        size (start-up weighs more in a short run)."""
+        found = self._all_of(program, policy)
+        return (
+            min(found, key=lambda m: abs(math.log(max(m.size, 1) / max(size, 1))))
+            if found
+            else None
+        )
 
     def cost(self, program: str) -> CostLine | None:
         return next((c for c in self.costs if c.program == program), None)

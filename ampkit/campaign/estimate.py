@@ -43,11 +43,10 @@ executor's jobs): the rates above are those of two gem5 processes on two
 cores, so more jobs than cores would not go faster.
 """
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ampkit.behaviour import BASELINE, Measurement, Table
+from ampkit.behaviour import Table
 from ampkit.campaign.plan import MATRIX
 from ampkit.mix import App
 from ampkit.platform import Platform
@@ -99,23 +98,13 @@ def _speed_factor(app: App, platform: Platform) -> float:
     return (big.dmips_per_mhz * big.clock_mhz) / (little.dmips_per_mhz * little.clock_mhz)
 
 
-def nearest(table: Table, program: str, size: int) -> Measurement | None:
-    """The program's measurement alone under the baseline at the size
-    nearest ``size`` (by ratio): its self-check and parallelism change with
-    the size (start-up weighs more in a short run)."""
-    found = [m for m in table.measurements if m.program == program and m.policy == BASELINE]
-    if not found:
-        return None
-    return min(found, key=lambda m: abs(math.log(max(m.size, 1) / max(size, 1))))
-
-
 def app_load(app: App, platform: Platform, table: Table) -> AppLoad | str:
     """The app's load, or why it has none (no cost line for its program)."""
     line = table.cost(app.program)
     if line is None or app.from_suite:
         return f"{app.program}: no {table.engine} cost line"
     region = (line.fixed_ns + line.ns_per_unit * app.size) / 1e6
-    measured = nearest(table, app.program, app.size)
+    measured = table.at_size(app.program, app.size)
     # the self-check after the region, and the CPUs its threads kept busy,
     # as measured alone; without a measurement, one CPU and no self-check
     ratio = max(1.0, measured.process_ns / measured.region_ns) if measured else 1.0
