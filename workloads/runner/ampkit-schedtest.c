@@ -1278,33 +1278,19 @@ static cpu_set_t owned_cpus;		/* what the cpuset or the fallback chose */
 static _Atomic int owned_since;		/* set once they chose */
 static _Atomic uint32_t owned_bound;	/* workers WASH has bound so far */
 
-/* The CPUs whose capacity is below the highest: the little ones. */
+/* The big CPUs (big_cpus()) and the others, the little ones, as a set. */
 static void little_cpus(cpu_set_t *little, int *nr_big, int big[])
 {
-	unsigned long cap[MAX_CPUS], top = 0;
-	char path[96], *text;
-	int cpu, n = wash_nr_cpus;
+	int cpu, i;
 
-	CPU_ZERO(little);
-	*nr_big = 0;
-	if (n > MAX_CPUS)
+	if (wash_nr_cpus > MAX_CPUS)
 		die("more CPUs than the scenario knows", E2BIG);
-	for (cpu = 0; cpu < n; cpu++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
-		text = read_text(path);
-		if (!text)
-			die(path, errno ? errno : ENOENT);
-		cap[cpu] = strtoul(text, NULL, 10);
-		free(text);
-		if (cap[cpu] > top)
-			top = cap[cpu];
-	}
-	for (cpu = 0; cpu < n; cpu++) {
-		if (cap[cpu] < top)
-			CPU_SET(cpu, little);
-		else
-			big[(*nr_big)++] = cpu;
-	}
+	*nr_big = big_cpus(big, MAX_CPUS);
+	CPU_ZERO(little);
+	for (cpu = 0; cpu < wash_nr_cpus; cpu++)
+		CPU_SET(cpu, little);
+	for (i = 0; i < *nr_big; i++)
+		CPU_CLR(big[i], little);
 }
 
 /*
@@ -1345,18 +1331,23 @@ static void *owned_worker(void *arg)
 }
 
 /*
- * Two CPU-bound threads, running until told to stop; waits until both
- * are bound or @until, blocked on a futex rather than polling: a thread
- * that runs every few ms is an active thread to WASH, and with three of
- * them on two big CPUs it binds none of the two (a polling version saw
- * them bound only once it ended).
+ * The start of wash-cpuset and wash-hotplug: the big and little CPUs, and
+ * two CPU-bound threads, running until told to stop; waits until both
+ * are bound or @budget has passed, blocked on a futex rather than
+ * polling: a thread that runs every few ms is an active thread to WASH,
+ * and with three of them on two big CPUs it binds none of the two (a
+ * polling version saw them bound only once it ended).
  */
-static int start_owned_workers(uint64_t until)
+static int start_owned_workers(uint64_t budget, cpu_set_t *little, int *nr_big, int big[])
 {
 	struct timespec left;
+	uint64_t now, until;
 	uint32_t bound;
-	uint64_t now;
 
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	scenario_start = ampkit_now_ns();
+	until = scenario_start + budget;
+	little_cpus(little, nr_big, big);
 	start_worker(add_worker("owned", -1, UINT64_MAX), owned_worker);
 	start_worker(add_worker("owned", -1, UINT64_MAX), owned_worker);
 	while ((bound = atomic_load(&owned_bound)) < 2) {
@@ -1431,10 +1422,7 @@ static void wash_cpuset(double seconds, struct sbuf *sb)
 	int nr_big, big[MAX_CPUS], bound, ran = 0, err = 0;
 	cpu_set_t little;
 
-	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
-	scenario_start = ampkit_now_ns();
-	little_cpus(&little, &nr_big, big);
-	bound = start_owned_workers(scenario_start + budget);
+	bound = start_owned_workers(budget, &little, &nr_big, big);
 	if (bound) {
 		owned_cpus = little;
 		moved_at = ampkit_now_ns();
@@ -1477,10 +1465,7 @@ static void wash_hotplug(double seconds, struct sbuf *sb)
 	int nr_big, big[MAX_CPUS], bound, i, ran = 0, err = 0;
 	cpu_set_t little;
 
-	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
-	scenario_start = ampkit_now_ns();
-	little_cpus(&little, &nr_big, big);
-	bound = start_owned_workers(scenario_start + budget);
+	bound = start_owned_workers(budget, &little, &nr_big, big);
 	if (bound) {
 		/*
 		 * Without a cpuset the fallback allows every possible CPU,
@@ -1518,20 +1503,6 @@ static _Atomic int ramp_cpu = -1;	/* where the ramp thread runs */
 static _Atomic uint64_t ramp_widened_at, ramp_big_at;
 static _Atomic int ramp_stop;
 
-static unsigned long cpu_capacity_of(int cpu)
-{
-	char path[96], *text;
-	unsigned long cap;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
-	text = read_text(path);
-	if (!text)
-		die(path, errno ? errno : ENOENT);
-	cap = strtoul(text, NULL, 10);
-	free(text);
-	return cap;
-}
-
 /*
  * Spins on the little CPU it starts on until the main thread allows it
  * every CPU, then until it first runs on a big one: CFS moves it once
@@ -1540,13 +1511,14 @@ static unsigned long cpu_capacity_of(int cpu)
  */
 static void *ramp_thread(void *arg)
 {
-	int big_cpu = *(int *)arg, cpu;
+	const cpu_set_t *little = arg;
+	int cpu;
 
 	while (!atomic_load(&ramp_stop)) {
-		spin(50 * 1000);
+		spin(50 * US);
 		cpu = sched_getcpu();
 		atomic_store(&ramp_cpu, cpu);
-		if (atomic_load(&ramp_widened_at) && cpu_capacity_of(cpu) == cpu_capacity_of(big_cpu)) {
+		if (atomic_load(&ramp_widened_at) && !CPU_ISSET(cpu, little)) {
 			atomic_store(&ramp_big_at, ampkit_now_ns());
 			break;
 		}
@@ -1600,7 +1572,7 @@ static void timescale(double seconds, struct sbuf *sb)
 	CPU_SET(little, &set);
 	pthread_attr_init(&attr);
 	if (pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ||
-	    pthread_create(&t, &attr, ramp_thread, &big[0]))
+	    pthread_create(&t, &attr, ramp_thread, &little_set))
 		die("starting the ramp thread", errno);
 	pthread_attr_destroy(&attr);
 	/* on its little CPU, running */
