@@ -98,6 +98,11 @@ QEMU_NOTICE = (
 #: engine.wall_limit_s (1 called them timeout_s and engine.wall_clock_limit_s).
 MANIFEST_VERSION = 2
 
+#: The tick of a run whose manifest does not say its kernel's: every kit
+#: kernel before the tick was recorded (manifest kernel.tick_hz, the
+#: kernel's CONFIG_HZ) ticked at 250 Hz, and the default kernels still do.
+DEFAULT_TICK_HZ = 250
+
 #: The status of a run that succeeded.
 OK = "ok"
 #: What ``RunDir.status()`` says of a directory without a status file.
@@ -302,6 +307,9 @@ class RunInfo:
     #: The kernel's time scale (sched_timescale= on the command line the
     #: manifest records; 1 without one, and for manifests without inputs).
     timescale: int = 1
+    #: The kernel's tick, its CONFIG_HZ (manifest kernel.tick_hz;
+    #: DEFAULT_TICK_HZ, 250, for manifests written before it was recorded).
+    tick_hz: int = DEFAULT_TICK_HZ
 
     def columns(self) -> dict[str, Any]:
         return {
@@ -309,6 +317,7 @@ class RunInfo:
             "engine": self.engine,
             "platform": self.platform,
             "timescale": self.timescale,
+            "tick_hz": self.tick_hz,
             "policy": self.policy,
             "mix": self.mix,
             "repetition": self.repetition,
@@ -485,6 +494,16 @@ def _calibration_stale(platform: Any) -> tuple[str, ...]:
     return tuple(str(r) for r in stale) if isinstance(stale, list) else ()
 
 
+def _tick_hz(kernel: Any) -> int:
+    """The tick the manifest's kernel entry records; DEFAULT_TICK_HZ (250)
+    where it records none, as every manifest before the field did: all the
+    kit's kernels then ticked at 250 Hz."""
+    tick = kernel.get("tick_hz") if isinstance(kernel, dict) else None
+    if isinstance(tick, int) and not isinstance(tick, bool) and tick > 0:
+        return tick
+    return DEFAULT_TICK_HZ
+
+
 def _engine_field(manifest: dict[str, Any], key: str) -> Any:
     engine = manifest.get("engine")
     return engine.get(key) if isinstance(engine, dict) else None
@@ -619,6 +638,7 @@ class RunDir:
             timing_notice=notice,
             calibration_stale=_calibration_stale(platform),
             timescale=timescale_of(cmdline) if isinstance(cmdline, str) else 1,
+            tick_hz=_tick_hz(m.get("kernel")),
         )
 
     def raw_records(self) -> list[dict[str, Any]]:

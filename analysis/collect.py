@@ -6,7 +6,8 @@ with a ``manifest.json``) and returns a ``Collection`` of pandas tables:
 runs     one row per run directory, whether it counts (``included``) and,
          if not, why (``reason``);
 apps     one row per application per included run: campaign, run, run_id,
-         engine, platform, big, little (its CPU counts), policy, mix,
+         engine, platform, timescale (the kernel's time scale), tick_hz
+         (its tick, CONFIG_HZ), big, little (its CPU counts), policy, mix,
          repetition, app, instance, key, threads, turnaround_ns (the
          region of interest's where the program reported one, the
          process's otherwise), timed_by ("region" or "process"),
@@ -74,6 +75,7 @@ RUN_COLUMNS = [
     "engine",
     "platform",
     "timescale",
+    "tick_hz",
     "big",
     "little",
     "policy",

@@ -1,8 +1,9 @@
 """The comparison metrics (DESIGN section 7), as pure functions over tables.
 
 For a mix of n applications under a policy, with T_i its turnaround in the
-mix and T_i^alone its turnaround alone on the same engine and platform
-under the reference policy (``cfs`` unless told otherwise):
+mix and T_i^alone its turnaround alone on the same setup (engine, platform,
+kernel time scale and tick: ``SETUP``) under the reference policy (``cfs``
+unless told otherwise):
 
     Slowdown_i = T_i / T_i^alone
     H_ANTT     = (1/n) sum Slowdown_i                      lower is better
@@ -21,17 +22,17 @@ under the reference policy (``cfs`` unless told otherwise):
                  (Saez et al. eq. 3, energy over instructions per second;
                  instructions committed by every CPU over the run)
 
-Each is computed per run, that is per (engine, platform, policy, mix,
-repetition); then, per (engine, platform, policy, mix), the mean over
-repetitions with a 95% confidence interval (Student's t), and the mean
-normalised to the reference policy's mean for the same engine, platform
-and mix (NaN where that mean is not positive: a ratio to it means nothing);
-then, over mixes, the geometric mean of those ratios for the metrics whose
-values are positive by definition (H_ANTT, H_STP, unfairness, energy, EDP),
-and their arithmetic mean for fairness and ASP, which can be zero or
-negative (fairness when a program's threads vary more than their mean, ASP
-when the mix runs slower than the little-only reference) and so have no
-geometric mean. The ``aggregate`` column says which mean a row is.
+Each is computed per run, that is per (setup, policy, mix, repetition);
+then, per (setup, policy, mix), the mean over repetitions with a 95%
+confidence interval (Student's t), and the mean normalised to the
+reference policy's mean for the same setup and mix (NaN where that mean
+is not positive: a ratio to it means nothing); then, over mixes, the
+geometric mean of those ratios for the metrics whose values are positive
+by definition (H_ANTT, H_STP, unfairness, energy, EDP), and their
+arithmetic mean for fairness and ASP, which can be zero or negative
+(fairness when a program's threads vary more than their mean, ASP when the
+mix runs slower than the little-only reference) and so have no geometric
+mean. The ``aggregate`` column says which mean a row is.
 
 A new metric is a function of one run's rows plus its entry in
 ``PER_RUN`` (name, direction, description); the report picks it up.
@@ -45,12 +46,14 @@ import pandas as pd
 from scipy import stats
 
 from ampkit.errors import AmpkitError
+from ampkit.rundir import DEFAULT_TICK_HZ
 
 REFERENCE_POLICY = "cfs"
-#: What makes two runs comparable: the engine, the platform and the
-#: kernel's time scale (ampkit/timescale.py). A run is referenced and
-#: normalised only against runs of the same setup.
-SETUP = ["engine", "platform", "timescale"]
+#: What makes two runs comparable: the engine, the platform, the kernel's
+#: time scale (ampkit/timescale.py) and its tick (CONFIG_HZ, the manifest's
+#: kernel.tick_hz). A run is referenced and normalised only against runs of
+#: the same setup.
+SETUP = ["engine", "platform", "timescale", "tick_hz"]
 GROUP = [*SETUP, "policy", "mix"]
 RUN = [*GROUP, "repetition", "run"]
 
@@ -150,13 +153,24 @@ METRICS = {m.name: m for m in PER_RUN}
 
 def with_setup(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with every SETUP column: tables collected before the kit
-    knew time scales (and hand-made ones) ran at the hardware's, 1."""
-    return frame if "timescale" in frame.columns else frame.assign(timescale=1)
+    knew time scales (and hand-made ones) ran at the hardware's, 1; those
+    collected before it knew ticks ran at 250 Hz, the tick of every kit
+    kernel until the manifests recorded it (DEFAULT_TICK_HZ)."""
+    missing = {
+        column: value
+        for column, value in (("timescale", 1), ("tick_hz", DEFAULT_TICK_HZ))
+        if column not in frame.columns
+    }
+    return frame.assign(**missing) if missing else frame
 
 
-def _scale_note(timescale: int) -> str:
-    """How a message names a time scale: nothing for 1, the hardware's."""
-    return "" if timescale == 1 else f" at time scale {timescale}"
+def _setup_note(timescale: int, tick_hz: int) -> str:
+    """How a message names a time scale and a tick: nothing for scale 1,
+    the hardware's, nor for the default tick, 250 Hz."""
+    parts = [f"time scale {timescale}"] if timescale != 1 else []
+    if tick_hz != DEFAULT_TICK_HZ:
+        parts.append(f"{tick_hz} Hz tick")
+    return f" at {', '.join(parts)}" if parts else ""
 
 
 class MissingReference(AmpkitError):
@@ -180,12 +194,13 @@ def with_slowdowns(apps: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.
     missing = out[out["alone_ns"].isna()][[*SETUP, "key"]].drop_duplicates()
     if not missing.empty:
         lines = [
-            f"  {engine} {platform}{_scale_note(int(scale))}: {key} alone under {reference}"
-            for engine, platform, scale, key in missing.itertuples(index=False, name=None)
+            f"  {engine} {platform}{_setup_note(int(scale), int(tick))}: {key} alone "
+            f"under {reference}"
+            for engine, platform, scale, tick, key in missing.itertuples(index=False, name=None)
         ]
         raise MissingReference(
             f"{len(lines)} reference run(s) missing: each application needs a run of a "
-            f"mix holding only it, on the same engine, platform and time scale, under "
+            f"mix holding only it, on the same engine, platform, time scale and tick, under "
             f"{reference}:\n" + "\n".join(lines),
             "run them (ampkit run --policy "
             f"{reference} --mix <a mix of that one application>) and collect again",
@@ -209,8 +224,8 @@ def with_slow_references(
     out = apps.copy()
     out["slow_platform"] = out["platform"].map(little_only)
     out = out.merge(
-        refs[["engine", "slow_platform", "timescale", "key", "slow_alone_ns"]],
-        on=["engine", "slow_platform", "timescale", "key"],
+        refs[["engine", "slow_platform", "timescale", "tick_hz", "key", "slow_alone_ns"]],
+        on=["engine", "slow_platform", "timescale", "tick_hz", "key"],
         how="left",
     )
     return out.drop(columns=["slow_platform"])
@@ -340,8 +355,8 @@ def ci95(values: Sequence[float]) -> float:
 
 
 def summarise(runs: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.DataFrame:
-    """Long table: per (engine, platform, time scale, policy, mix, metric): mean, ci95, n,
-    normalised (mean / the reference policy's mean), runs."""
+    """Long table: per (engine, platform, time scale, tick, policy, mix, metric): mean,
+    ci95, n, normalised (mean / the reference policy's mean), runs."""
     runs = with_setup(runs)
     long = runs.melt(id_vars=RUN, value_vars=list(METRICS), var_name="metric")
     long = long.dropna(subset=["value"])
@@ -371,13 +386,13 @@ def geomean(values: Sequence[float]) -> float:
 
 
 def geomeans(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (engine, platform, time scale, policy, metric), over mixes, the normalised
+    """Per (engine, platform, time scale, tick, policy, metric), over mixes, the normalised
     means' geometric mean (``aggregate`` "geometric") or, for a metric that
     can be zero or negative, their arithmetic mean ("arithmetic"), in
     ``across_mixes``; and how many mixes it covers."""
     g = with_setup(summary).dropna(subset=["normalised"])
     rows = []
-    for (engine, platform, timescale, policy, metric), part in g.groupby(
+    for (engine, platform, timescale, tick_hz, policy, metric), part in g.groupby(
         [*SETUP, "policy", "metric"]
     ):
         values = part["normalised"].astype(float).tolist()
@@ -387,6 +402,7 @@ def geomeans(summary: pd.DataFrame) -> pd.DataFrame:
                 "engine": engine,
                 "platform": platform,
                 "timescale": timescale,
+                "tick_hz": tick_hz,
                 "policy": policy,
                 "metric": metric,
                 "aggregate": "geometric" if positive else "arithmetic",
@@ -437,8 +453,8 @@ def compute(
         raise MissingReference(
             f"{len(lacking)} mix(es) have no run under {reference} to normalise to:\n"
             + "\n".join(
-                f"  {e} {p}{_scale_note(int(s))}: mix {m} under {reference}"
-                for e, p, s, m in lacking
+                f"  {e} {p}{_setup_note(int(s), int(t))}: mix {m} under {reference}"
+                for e, p, s, t, m in lacking
             ),
             f"run them (ampkit run --policy {reference} --platform ... --mix ...) "
             "and collect again",

@@ -32,6 +32,7 @@ import pandas as pd
 
 from ampkit.analysis import metrics
 from ampkit.analysis.collect import PARQUET, Collection, collect
+from ampkit.rundir import DEFAULT_TICK_HZ
 
 #: figures of normalised means, in report order
 #: The parts of energy_j, for the report's energy table.
@@ -246,9 +247,9 @@ def write_report(
         f"energy / IPS. {_timescale_text(col)}"
     )
     plots: dict[str, int] = {}
-    for (engine, platform, scale), part in summary.groupby(metrics.SETUP):
-        timescale = int(str(scale))
-        doc.h(2, f"{_setup_label(str(platform), timescale)} on {engine}")
+    for (engine, platform, scale, tick), part in summary.groupby(metrics.SETUP):
+        timescale, tick_hz = int(str(scale)), int(str(tick))
+        doc.h(2, f"{_setup_label(str(platform), timescale, tick_hz)} on {engine}")
         _platform_section(
             doc,
             part=part,
@@ -257,6 +258,7 @@ def write_report(
             engine=str(engine),
             platform=str(platform),
             timescale=timescale,
+            tick_hz=tick_hz,
             reference=reference,
             root=root,
             out=out,
@@ -354,32 +356,77 @@ def _below_one_section(
     )
 
 
-def _setup_label(platform: str, timescale: int) -> str:
-    return platform if timescale == 1 else f"{platform}, time scale {timescale}"
+def _setup_label(platform: str, timescale: int, tick_hz: int) -> str:
+    """A setup as headings and plot titles name it: the platform, then the
+    time scale where it is not 1 and the tick where it is not 250 Hz."""
+    parts = [platform]
+    if timescale != 1:
+        parts.append(f"time scale {timescale}")
+    if tick_hz != DEFAULT_TICK_HZ:
+        parts.append(f"{tick_hz} Hz tick")
+    return ", ".join(parts)
 
 
-def _of_setup(frame: pd.DataFrame, engine: str, platform: str, timescale: int) -> pd.DataFrame:
+def _setup_tag(platform: str, timescale: int, tick_hz: int) -> str:
+    """A setup as plot file names name it: 2B2L, 2B2L-x4, 2B2L-x4-hz1000."""
+    return (
+        platform
+        + (f"-x{timescale}" if timescale != 1 else "")
+        + (f"-hz{tick_hz}" if tick_hz != DEFAULT_TICK_HZ else "")
+    )
+
+
+def _of_setup(
+    frame: pd.DataFrame, engine: str, platform: str, timescale: int, tick_hz: int
+) -> pd.DataFrame:
     """The rows of ``frame`` of one setup (metrics.SETUP)."""
     return frame[
         (frame["engine"] == engine)
         & (frame["platform"] == platform)
         & (frame["timescale"] == timescale)
+        & (frame["tick_hz"] == tick_hz)
     ]
 
 
 def _timescale_text(col: Collection) -> str:
-    """The header's account of the kernel's time scale(s) (ampkit/timescale.py)."""
+    """The header's account of the kernel's time scale(s) (ampkit/timescale.py)
+    and, where any run's is not the default 250 Hz, of its tick(s)."""
     runs = col.runs
     if "timescale" not in runs.columns or runs.empty:
         return ""
     scales = sorted({int(s) for s in runs.loc[runs["included"], "timescale"].dropna()})
     if scales in ([], [1]):
-        return "Kernel time scale 1: the scheduler's clocks as on hardware."
-    named = " and ".join(str(s) for s in scales)
+        text = "Kernel time scale 1: the scheduler's clocks as on hardware."
+    else:
+        named = " and ".join(str(s) for s in scales)
+        text = (
+            f"Kernel time scales {named} (sched_timescale=k on the command line: PELT, "
+            "load balancing, CFS's slices, COLAB's periods and WASH's quantum k times as "
+            "fast, the tick not): runs are compared and referenced only within one scale."
+        )
+    return text + _tick_text(runs)
+
+
+def _tick_text(runs: pd.DataFrame) -> str:
+    """The header's account of the kernel's tick(s), after its time scales':
+    nothing when every included run ticked at the default 250 Hz (as every
+    run did before the manifests recorded the tick), so that the reports of
+    such runs read as they always did."""
+    if "tick_hz" not in runs.columns:
+        return ""
+    ticks = sorted({int(t) for t in runs.loc[runs["included"], "tick_hz"].dropna()})
+    if ticks in ([], [DEFAULT_TICK_HZ]):
+        return ""
+    if len(ticks) == 1:
+        return (
+            f" Kernel tick {ticks[0]} Hz (CONFIG_HZ, which the run manifests record; the "
+            f"kit's default kernels tick at {DEFAULT_TICK_HZ} Hz, kernel-hz1000 at 1000 Hz)."
+        )
+    named = " and ".join(f"{t} Hz" for t in ticks)
     return (
-        f"Kernel time scales {named} (sched_timescale=k on the command line: PELT, "
-        "load balancing, CFS's slices, COLAB's periods and WASH's quantum k times as "
-        "fast, the tick not): runs are compared and referenced only within one scale."
+        f" Kernel ticks {named} (CONFIG_HZ, which the run manifests record; the kit's "
+        f"default kernels tick at {DEFAULT_TICK_HZ} Hz, kernel-hz1000 at 1000 Hz): runs are "
+        "compared and referenced only within one tick."
     )
 
 
@@ -392,15 +439,16 @@ def _platform_section(
     engine: str,
     platform: str,
     timescale: int,
+    tick_hz: int,
     reference: str,
     root: Path,
     out: Path,
     plots: dict[str, int],
 ) -> None:
     policies = [p for p in sorted(set(part["policy"])) if p != reference]
-    g = _of_setup(gm, engine, platform, timescale)
-    tag = platform if timescale == 1 else f"{platform}-x{timescale}"
-    setup = _setup_label(platform, timescale)
+    g = _of_setup(gm, engine, platform, timescale, tick_hz)
+    tag = _setup_tag(platform, timescale, tick_hz)
+    setup = _setup_label(platform, timescale, tick_hz)
     if policies:
         doc.h(
             3,
@@ -471,7 +519,7 @@ def _platform_section(
                 if isinstance(index, tuple)
             ],
         )
-    s = _of_setup(slow, engine, platform, timescale)
+    s = _of_setup(slow, engine, platform, timescale, tick_hz)
     per_app = s.groupby(["mix", "app", "instance", "policy"], as_index=False)["slowdown"].mean()
     per_app["application"] = (
         per_app["mix"] + ": " + per_app["app"] + "#" + per_app["instance"].astype(str)
