@@ -844,8 +844,8 @@ def parser() -> argparse.ArgumentParser:
         "targets",
         nargs="*",
         default=[],
-        help="kernel, kernel-debug, kernel-unpatched, guest, host, selftests, initramfs, "
-        "shell-image (default: kernel initramfs)",
+        help="kernel, kernel-debug, kernel-unpatched, kernel-hz1000, guest, host, selftests, "
+        "initramfs, shell-image (default: kernel initramfs)",
     )
     s.add_argument("--make-jobs", type=int, metavar="N", help="make -j for kernel builds")
     s.set_defaults(func=cmd_build)

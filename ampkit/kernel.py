@@ -51,6 +51,7 @@ VARIANTS: dict[str, tuple[Path, ...]] = {
     "default": (KERNEL_PATCHES / "ampkit.fragment",),
     "debug": (KERNEL_PATCHES / "ampkit.fragment", KERNEL_PATCHES / "debug.fragment"),
     "unpatched": (KERNEL_PATCHES / "ampkit.fragment", KERNEL_PATCHES / "unpatched.fragment"),
+    "hz1000": (KERNEL_PATCHES / "ampkit.fragment", KERNEL_PATCHES / "hz1000.fragment"),
 }
 
 #: Variants built from the pristine source, without the series: baselines.
@@ -244,6 +245,18 @@ class KernelBuild:
 
     def is_complete(self) -> bool:
         return all((self.directory / f).is_file() for f in ("Image", "vmlinux", "manifest.json"))
+
+    @property
+    def tick_hz(self) -> int:
+        """The kernel's CONFIG_HZ, read from the configuration it was built with."""
+        config = parse_config((self.directory / "config").read_text())
+        try:
+            return int(config["CONFIG_HZ"])
+        except (KeyError, ValueError):
+            raise AmpkitError(
+                f"{self.directory / 'config'} has no CONFIG_HZ",
+                "the build is damaged: remove its directory and build the kernel again",
+            ) from None
 
 
 def find_build(variant: str = "default") -> KernelBuild | None:

@@ -336,6 +336,7 @@ def execute(
             "series_sha256": kmanifest["series_sha256"],
             "image_sha256": kmanifest["artifacts"]["Image"]["sha256"],
             "vmlinux_sha256": kmanifest["artifacts"]["vmlinux"]["sha256"],
+            "tick_hz": build.tick_hz,
         },
         inputs={
             **prepared.inputs,

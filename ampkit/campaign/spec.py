@@ -57,7 +57,10 @@ from ampkit.sizes import sized_for
 from ampkit.tomlfile import Key, TomlFile
 
 EXECUTORS = ("local", "slurm")
-KERNEL_VARIANTS = ("default", "debug")
+#: The kernels a campaign may run: the kit's, its debug build (checks, not
+#: timings) and its 1000 Hz build (time-scaled runs). Not 'unpatched': it
+#: carries no policy but cfs.
+KERNEL_VARIANTS = ("default", "debug", "hz1000")
 #: The references every report needs: slowdowns (alone) and ASP (little-only).
 DEFAULT_REFERENCES = ("alone", "little-only")
 

@@ -12,3 +12,12 @@ def debug_build() -> kernel.KernelBuild:
     found = kernel.find_build("debug")
     assert found is not None
     return found
+
+
+@pytest.fixture(scope="session")
+def hz1000_build() -> kernel.KernelBuild:
+    """The default variant ticking at 1000 Hz (time-scaled runs), built if its inputs changed."""
+    build.scons(build.kernel_target("hz1000"))
+    found = kernel.find_build("hz1000")
+    assert found is not None
+    return found

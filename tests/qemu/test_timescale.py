@@ -1,6 +1,7 @@
 """sched_timescale=: the scheduler's clocks run faster, every policy's alike.
 
-Two boots of the kit's kernel on 2B2L, without the parameter and with
+Three boots on 2B2L: the kit's kernel without the parameter and with
+sched_timescale=4, and its 1000 Hz variant (kernel-hz1000) with
 sched_timescale=4, each running the ``timescale`` scenario of
 ampkit-schedtest under cfs, then colab, then wash: what the kernel reads
 back, CFS's latency (debugfs), how long PELT takes to call a new
@@ -16,12 +17,12 @@ from .helpers import run_schedtest
 
 
 def test_sched_timescale_runs_the_schedulers_clocks_faster(
-    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+    tmp_path: Path, kernel_build: KernelBuild, hz1000_build: KernelBuild, initramfs: Path
 ) -> None:
-    def scenario(name: str, cmdline: str) -> dict[str, float]:
+    def scenario(name: str, build: KernelBuild, cmdline: str) -> dict[str, float]:
         return run_schedtest(
             tmp_path / name,
-            kernel_build,
+            build,
             initramfs,
             "timescale",
             "1",
@@ -30,20 +31,27 @@ def test_sched_timescale_runs_the_schedulers_clocks_faster(
             extra_cmdline=cmdline,
         )
 
-    plain = scenario("plain", "")
-    scaled = scenario("scaled", "sched_timescale=4")
-    print(f"plain: {plain}\nscaled: {scaled}")
-    assert plain["scale"] == 1 and scaled["scale"] == 4, (plain, scaled)
-    # the fair class's latency, divided exactly (18 ms on four CPUs)
+    plain = scenario("plain", kernel_build, "")
+    scaled = scenario("scaled", kernel_build, "sched_timescale=4")
+    fast_tick = scenario("hz1000", hz1000_build, "sched_timescale=4")
+    print(f"plain: {plain}\nscaled: {scaled}\nhz1000, scaled: {fast_tick}")
+    assert plain["scale"] == 1 and scaled["scale"] == 4 == fast_tick["scale"], (plain, scaled)
+    # the fair class's latency, divided exactly (18 ms on four CPUs), whatever the tick
     assert plain["latency_ns"] == 18_000_000, plain
-    assert scaled["latency_ns"] * 4 == plain["latency_ns"], scaled
+    assert scaled["latency_ns"] * 4 == plain["latency_ns"] == fast_tick["latency_ns"] * 4
     # PELT four times as fast: the misfit ramp (21 ms unscaled, 5 at 4)
     assert plain["ramp_ms"] > 0 and scaled["ramp_ms"] > 0, (plain, scaled)
     assert scaled["ramp_ms"] < plain["ramp_ms"] / 2, (plain, scaled)
-    # The workers' periods are whole jiffies (4 ms at HZ 250), and a delayed
-    # work item fires a tick after its last jiffy: COLAB's 10 ms is 3 jiffies
-    # and came every 4 (63 a second), its 2.5 ms at scale 4 is 1 jiffy and
-    # came every 2 (126); WASH's 40 ms every 11 jiffies (23), its 10 ms
-    # every 4 (63). The tick is not scaled, so neither is this rounding.
-    assert scaled["colab_periods"] >= 1.5 * plain["colab_periods"] > 0, (plain, scaled)
-    assert scaled["wash_quanta"] >= 2 * plain["wash_quanta"] > 0, (plain, scaled)
+    # In a second: COLAB's 10 ms ranking and WASH's 40 ms quantum keep their
+    # periods, not a jiffy longer each (63 and 23 a second at HZ 250 before
+    # each period was started from the last one's start, not from its end).
+    assert 85 <= plain["colab_periods"] <= 105, plain
+    assert 21 <= plain["wash_quanta"] <= 27, plain
+    # At 4, WASH's 10 ms is still 2.5 ticks of HZ 250: a hundred a second.
+    assert 85 <= scaled["wash_quanta"] <= 105, scaled
+    # COLAB's 2.5 ms is shorter than the 4 ms tick: each ranking comes a
+    # tick or two after the last, faster than unscaled but not four times.
+    assert plain["colab_periods"] < scaled["colab_periods"] < 3 * plain["colab_periods"], scaled
+    # Ticking at 1000 Hz, the same scale keeps both periods: four times as many.
+    assert 340 <= fast_tick["colab_periods"] <= 410, fast_tick
+    assert 85 <= fast_tick["wash_quanta"] <= 105, fast_tick
