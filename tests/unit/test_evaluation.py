@@ -34,6 +34,8 @@ def test_the_evaluation_plans_to_the_run_count_its_lists_give() -> None:
     assert set(spec.policies) == {"cfs", "colab", "wash"}
     assert [p.name for p in spec.platforms] == ["2B2L"]
     assert set(spec.references) == {"alone", "little-only"}
+    # time-scaled, the tick with the rest (README.md there)
+    assert spec.kernel == "hz1000" and spec.append == "sched_timescale=4"
     assert spec.perturb_us > 0 and spec.speedups is not None and spec.speedups.is_file()
     assert len([m for m in spec.mixes if spec.repetitions_of(m.name) >= 5]) >= 2
     assert all(a.speedup is not None for r in runs for a in r.request.mix.apps)
