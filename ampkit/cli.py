@@ -745,7 +745,13 @@ def cmd_campaign_run(args: argparse.Namespace) -> int:
 
     spec, root = _spec_and_dir(args)
     ok = run_campaign(
-        spec, root, jobs=args.jobs, force=args.force, no_build=args.no_build, wait=not args.no_wait
+        spec,
+        root,
+        jobs=args.jobs,
+        force=args.force,
+        no_build=args.no_build,
+        wait=not args.no_wait,
+        new_inputs=args.new_inputs,
     )
     return _campaign_end(root, ok)
 
@@ -768,7 +774,13 @@ def cmd_campaign_rerun(args: argparse.Namespace) -> int:
     spec, root = _spec_and_dir(args)
     CampaignDir.existing(root)  # rerun needs a campaign that ran
     ok = run_campaign(
-        spec, root, jobs=args.jobs, failed=True, no_build=args.no_build, wait=not args.no_wait
+        spec,
+        root,
+        jobs=args.jobs,
+        failed=True,
+        no_build=args.no_build,
+        wait=not args.no_wait,
+        new_inputs=args.new_inputs,
     )
     return _campaign_end(root, ok)
 
@@ -785,11 +797,17 @@ def cmd_campaign_status(args: argparse.Namespace) -> int:
 def cmd_campaign_archive(args: argparse.Namespace) -> int:
     from ampkit.campaign.archive import archive
 
-    _, root = _spec_and_dir(args)
+    spec, root = _spec_and_dir(args)
+    out = Path(args.out) if args.out else spec.archive
+    if out is None:
+        raise UsageError(
+            f"where to? campaign {spec.name} names no archive",
+            'give --out DIR, or set archive = "DIR" in its spec',
+        )
     extra: dict[Path, str] = {}
     with contextlib.suppress(AmpkitError):  # locate() reads GEM5_ROOT and the config file
         extra[gem5.Gem5.locate().root] = "/path/to/gem5"
-    for line in archive(root, Path(args.out), extra):
+    for line in archive(root, out, extra):
         print(line)
     return 0
 
@@ -1161,6 +1179,12 @@ def _add_campaign(sub: "argparse._SubParsersAction[_Parser]") -> None:
         s.add_argument(
             "--no-wait", action="store_true", help="slurm: submit and return (status follows)"
         )
+        s.add_argument(
+            "--new-inputs",
+            action="store_true",
+            help="resume with today's kernel, initramfs and engine, not those the campaign "
+            "pinned: its finished runs are then run again (the old kept aside)",
+        )
 
     s = c.add_parser("plan", help="the runs, which are done, and what must be built")
     spec_args(s)
@@ -1183,7 +1207,10 @@ def _add_campaign(sub: "argparse._SubParsersAction[_Parser]") -> None:
         "to a directory that can be committed",
     )
     campaign_arg(s)
-    s.add_argument("--out", required=True, help="the archive (runs already in it are kept)")
+    s.add_argument(
+        "--out",
+        help="the archive (runs already in it are kept; default: the spec's 'archive')",
+    )
     s.set_defaults(func=cmd_campaign_archive)
 
     s = c.add_parser("rerun", help="run failed runs again (earlier attempts are kept)")

@@ -33,6 +33,7 @@ from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import REPO_ROOT, cache_dir
 from ampkit.run import engine_identity, execute, prepare
+from ampkit.rundir import MANIFEST, RunDir
 
 #: exec's exit statuses: the run is done (RunDir.done) / it failed or does not count.
 EXEC_OK, EXEC_RUN_FAILED = 0, 1
@@ -179,26 +180,48 @@ def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
 # --- run -----------------------------------------------------------------------
 
 
-def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, list[Entry]]:
+def prepare_dir(
+    spec: Spec, root: Path, no_build: bool, new_inputs: bool = False
+) -> tuple[CampaignDir, list[Entry]]:
     """Build what is needed once, pin it in the campaign directory, and read
-    every run's state. Called with the campaign lock held."""
+    every run's state. Called with the campaign lock held.
+
+    A campaign pins what its runs boot the first time it runs: the kernel
+    build (by its digest), the initramfs (a copy) and the engine (by its
+    binary's hash), and resumes with them, whatever the checkout holds by
+    then, so that its runs are of one set of inputs. When one of them is no
+    longer to be had as pinned, it stops and says which, unless
+    ``new_inputs``: then the campaign takes today's, and its finished runs
+    of the old ones are stale (run again, the old kept aside)."""
+    cdir = CampaignDir(root)
+    old = cdir.meta() if cdir.has_meta() else None
     target = build_mod.kernel_target(spec.kernel)
-    if not no_build:
-        build_mod.scons(target, build_mod.INITRAMFS)
-    found = kernel_mod.find_build(spec.kernel)
+    found = _pinned_kernel(old, spec.kernel) if old and not new_inputs else None
+    if found is None:
+        if not no_build:
+            build_mod.scons(target, build_mod.INITRAMFS)
+        found = kernel_mod.find_build(spec.kernel)
     image = build_mod.initramfs_image()
-    if found is None or not image.is_file():
+    if found is None or not (image.is_file() or (old and cdir.initramfs.is_file())):
         raise AmpkitError(
             "the kernel or the initramfs is not built",
             f"run 'ampkit build {target} {build_mod.INITRAMFS}', or drop --no-build",
         )
-    cdir = CampaignDir(root)
+    engine = engine_identity(spec.engine)
+    if old is not None and not new_inputs:
+        _refuse_new_inputs(cdir, old, spec, found.manifest["digest"], engine.binary_sha256)
     cdir.create()
-    initramfs_sha256 = sha256_file(image)
-    if not cdir.initramfs.is_file() or sha256_file(cdir.initramfs) != initramfs_sha256:
+    if new_inputs or not cdir.initramfs.is_file():
         tmp = cdir.initramfs.with_name(".initramfs.tmp")
         shutil.copyfile(image, tmp)
         tmp.replace(cdir.initramfs)
+    elif image.is_file() and sha256_file(image) != sha256_file(cdir.initramfs):
+        print(
+            f"campaign {spec.name}: keeps the initramfs it pinned ({cdir.initramfs}); the "
+            "checkout's differs (--new-inputs takes it, and runs every run again)",
+            file=sys.stderr,
+        )
+    initramfs_sha256 = sha256_file(cdir.initramfs)
     # pinned once: every later reading of the spec sizes and hints by these copies
     for source, pin in ((spec.sized_by, cdir.behaviour), (spec.speedups, cdir.speedups)):
         if source is not None and not pin.is_file():
@@ -207,7 +230,6 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
             tmp.replace(pin)
     spec = with_pins(spec, root)
     atomic_write_text(root / "spec.toml", spec.text)  # SLURM tasks may be reading it
-    engine = engine_identity(spec.engine)
     meta: dict[str, Any] = {
         "kind": "ampkit-campaign",
         "version": 1,
@@ -233,6 +255,52 @@ def prepare_dir(spec: Spec, root: Path, no_build: bool) -> tuple[CampaignDir, li
     }
     cdir.write_meta(meta)
     return cdir, entries(spec, cdir, meta["kernel"]["digest"], cdir.initramfs)
+
+
+def _pinned_kernel(old: dict[str, Any], variant: str) -> kernel_mod.KernelBuild | None:
+    """The kernel build a campaign pinned, if it is still where it was, whole,
+    of the variant asked for and of the digest recorded."""
+    pinned = old.get("kernel") or {}
+    if pinned.get("variant") != variant or not pinned.get("directory"):
+        return None
+    build = kernel_mod.KernelBuild(Path(pinned["directory"]))
+    try:
+        if build.is_complete() and build.manifest.get("digest") == pinned.get("digest"):
+            return build
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _refuse_new_inputs(
+    cdir: CampaignDir, old: dict[str, Any], spec: Spec, digest: str, engine_sha256: str | None
+) -> None:
+    """Stop a resumed campaign whose kernel or engine is no longer the one
+    its finished runs booted: resuming would run them all again, not mix
+    them, and that should be asked for."""
+    changed = []
+    pinned_kernel = old.get("kernel") or {}
+    if pinned_kernel.get("digest") not in (None, digest):
+        changed.append(
+            f"kernel {spec.kernel}: the campaign ran {str(pinned_kernel['digest'])[:16]} "
+            f"(gone from {pinned_kernel.get('directory')}), the checkout builds {digest[:16]}"
+        )
+    pinned_engine = old.get("engine") or {}
+    if pinned_engine.get("binary_sha256") not in (None, engine_sha256):
+        changed.append(
+            f"{spec.engine}: the campaign ran a binary with sha256 "
+            f"{str(pinned_engine['binary_sha256'])[:16]}, this one is "
+            f"{str(engine_sha256)[:16]}"
+        )
+    finished = [d for d in (cdir.root / "runs").glob("*/") if RunDir(d).is_finished()]
+    if changed and finished:
+        raise AmpkitError(
+            f"campaign {spec.name} ({cdir.root}) has {len(finished)} finished runs of other "
+            "inputs than today's:\n  " + "\n  ".join(changed),
+            "point the kit back at what they ran on (the checkout of the campaign's kernel, "
+            "GEM5_ROOT), or pass --new-inputs to run every run again with today's (the "
+            "finished ones are kept aside, never mixed in)",
+        )
 
 
 def _spec_source(spec: Spec, root: Path) -> Path:
@@ -389,13 +457,18 @@ def run_campaign(
     failed: bool = False,
     no_build: bool = False,
     wait: bool = True,
+    new_inputs: bool = False,
 ) -> bool:
     """Run every run of the spec that is not done; True if all are ok."""
     from ampkit.campaign import slurm
 
     cdir = CampaignDir(root)
     with cdir.locked(f"ampkit campaign run {spec.name}"):
-        cdir, rows = prepare_dir(spec, root, no_build)
+        cdir, rows = prepare_dir(spec, root, no_build, new_inputs)
+        if spec.archive is not None:
+            for line in take_archived(cdir, rows, spec.archive):
+                print(line, file=sys.stderr)
+            rows = [Entry(e.run, e.key, cdir.state(e.run.run_id, e.key)) for e in rows]
         live: dict[str, str] = {}
         if slurm.submissions(cdir):
             live = slurm.reconcile(cdir)
@@ -461,6 +534,37 @@ def run_campaign(
         return all(
             e.run.run_id in pending or cdir.state(e.run.run_id, e.key).state == OK for e in rows
         )
+
+
+def take_archived(cdir: CampaignDir, rows: list[Entry], archive: Path) -> list[str]:
+    """Copy into the campaign the runs its archive holds with the planned key
+    (a committed campaign resumed on another machine), so that they are not
+    run again; what was taken, and what was not and why."""
+    taken, other = 0, 0
+    for e in rows:
+        source = archive / e.run.run_id
+        if e.key is None or e.state.state != TODO or not (source / MANIFEST).is_file():
+            continue
+        run = RunDir(source)
+        if run.recorded_key() != e.key or run.exclusion() is not None:
+            other += 1
+            continue
+        target = cdir.run_dir(e.run.run_id)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.from-archive")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(source, tmp)
+        tmp.replace(target)
+        taken += 1
+    lines = []
+    if taken:
+        lines.append(f"  {taken} run(s) taken from the archive {archive}")
+    if other:
+        lines.append(
+            f"  {other} run(s) of the archive {archive} were made with other inputs than "
+            "planned (or do not count): run again"
+        )
+    return lines
 
 
 def status_lines(root: Path) -> tuple[list[str], bool]:

@@ -83,6 +83,8 @@ _TOP_KEYS = {
     "speedups": "a speedup profile (ampkit profile)",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
     "append": "extra kernel command line",
+    "archive": "a folder of this campaign's archived runs (ampkit campaign archive): "
+    "runs there made with the planned inputs are taken, not run again",
     "qemu_clock": "QEMU's guest clock: host, icount or instructions (ampkit/engines/qemu.py)",
     "limits": "table",
     "executor": "table",
@@ -166,6 +168,10 @@ class Spec:
     #: The behaviour table that sized the apps its mixes leave unsized (the
     #: campaign pins a copy: ampkit.campaign.runner); None when none was.
     sized_by: Path | None = None
+    #: The campaign's archived runs (a folder that may not exist yet): a
+    #: run found there with the planned key is taken, not run again, and
+    #: 'campaign archive' writes there unless told otherwise.
+    archive: Path | None = None
     #: What relative paths in the spec are relative to (its own directory,
     #: or, for a campaign directory's copy, the original spec's).
     base: Path = Path()
@@ -277,6 +283,19 @@ def _path(toml: TomlFile, key: str, base: Path) -> Path | None:
     path = Path(value) if Path(value).is_absolute() else base / value
     if not path.is_file():
         toml.fail((key,), f"names {path}, which does not exist")
+    return path
+
+
+def _folder(toml: TomlFile, key: str, base: Path) -> Path | None:
+    """A folder the campaign writes: it need not exist, but must not be a file."""
+    value = toml.get((key,))
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        toml.fail((key,), f"must be a path, not {value!r}")
+    path = Path(value) if Path(value).is_absolute() else base / value
+    if path.exists() and not path.is_dir():
+        toml.fail((key,), f"names {path}, which is not a folder")
     return path
 
 
@@ -412,6 +431,7 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         sized_by=sized_by,
         perturb_us=perturb_us,
         mix_repetitions=mix_repetitions,
+        archive=_folder(toml, "archive", base),
     )
 
 

@@ -93,6 +93,10 @@ class CampaignDir:
 
     # --- metadata ---------------------------------------------------------
 
+    def has_meta(self) -> bool:
+        """Whether a campaign has run here (and pinned its inputs)."""
+        return (self.root / META).is_file()
+
     def meta(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads((self.root / META).read_text())
         return data

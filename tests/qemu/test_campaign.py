@@ -128,6 +128,28 @@ jobs = 1
     text = (root / "report" / "report.md").read_text()
     assert "6 runs collected" in text and "| pair | colab |" in text and "h_antt" in text
 
+    # Resumed on another engine binary: refused, not rerun, until asked.
+    meta_path = root / "campaign.json"
+    pinned = meta_path.read_text()
+    meta = json.loads(pinned)
+    meta["engine"]["binary_sha256"] = "0" * 64  # as if it had run on another QEMU
+    meta_path.write_text(json.dumps(meta))
+    refused = ampkit("campaign", "run", str(spec_path), "--dir", str(root), check=False)
+    assert refused.returncode != 0, refused.stderr
+    assert "6 finished runs of other inputs" in refused.stderr, refused.stderr
+    assert "--new-inputs" in refused.stderr and finished(root) == runs
+    meta_path.write_text(pinned)
+
+    # Committed and resumed elsewhere: the archive's runs are taken, none is run.
+    archive = tmp_path / "archive"
+    ampkit("campaign", "archive", str(spec_path), "--dir", str(root), "--out", str(archive))
+    elsewhere = tmp_path / "elsewhere.toml"
+    # first: a top-level key after [executor] would belong to that table
+    elsewhere.write_text(f'archive = "{archive}"\n' + spec_path.read_text())
+    taken = ampkit("campaign", "run", str(elsewhere), "--dir", str(tmp_path / "camp2"))
+    assert "6 run(s) taken from the archive" in taken.stderr, taken.stderr
+    assert "6 done (cached)" in taken.stderr and "0 to run" in taken.stderr, taken.stderr
+
 
 def test_a_second_runner_is_refused(tmp_path: Path) -> None:
     spec_path = tmp_path / "c.toml"

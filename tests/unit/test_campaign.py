@@ -401,3 +401,107 @@ def test_a_spec_with_the_limits_old_names_still_reads(
     told = capsys.readouterr().err
     assert f"{path}:6: 'limits.mix_s' is the old name of limits.mix_limit_s" in told
     assert f"{path}:7: 'limits.run_s' is the old name of limits.wall_limit_s" in told
+
+
+def _planned(tmp_path: Path) -> list[PlannedRun]:
+    spec = write_spec(
+        tmp_path, 'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+    )
+    return expand(load_spec(spec))
+
+
+def test_a_resumed_campaign_refuses_a_new_kernel_or_engine_while_it_has_finished_runs(
+    tmp_path: Path,
+) -> None:
+    from ampkit.campaign.runner import _refuse_new_inputs
+
+    spec = load_spec(
+        write_spec(
+            tmp_path, 'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+        )
+    )
+    cdir = CampaignDir(tmp_path / "camp")
+    cdir.create()
+    old = {
+        "kernel": {"variant": "default", "digest": "a" * 64, "directory": "/gone"},
+        "engine": {"name": "qemu", "binary_sha256": "b" * 64},
+    }
+    # nothing finished yet: nothing to mix, so nothing to refuse
+    _refuse_new_inputs(cdir, old, spec, "c" * 64, "d" * 64)
+    _finished(cdir, "r", "k1", "ok")
+    _refuse_new_inputs(cdir, old, spec, "a" * 64, "b" * 64)  # the same inputs
+    with pytest.raises(AmpkitError) as kernel:
+        _refuse_new_inputs(cdir, old, spec, "c" * 64, "b" * 64)
+    assert "1 finished runs" in str(kernel.value) and "kernel default" in str(kernel.value)
+    assert "aaaaaaaaaaaaaaaa" in str(kernel.value) and "cccccccccccccccc" in str(kernel.value)
+    assert "--new-inputs" in str(kernel.value.hint)
+    with pytest.raises(AmpkitError) as engine:
+        _refuse_new_inputs(cdir, old, spec, "a" * 64, "d" * 64)
+    assert "qemu: the campaign ran a binary" in str(engine.value)
+    assert "kernel default" not in str(engine.value)
+
+
+def test_runs_of_the_archive_with_the_planned_key_are_taken_not_run_again(
+    tmp_path: Path,
+) -> None:
+    from ampkit.campaign.runner import Entry, take_archived
+
+    runs = _planned(tmp_path)
+    assert len(runs) >= 3
+    archive = CampaignDir(tmp_path / "archived")
+    for i, run in enumerate(runs[:3]):
+        # the first as planned, the second of other inputs, the third failed
+        _finished(
+            archive, run.run_id, "old" if i == 1 else f"k{i}", "failed: x" if i == 2 else "ok"
+        )
+    cdir = CampaignDir(tmp_path / "camp")
+    cdir.create()
+    rows = [Entry(r, f"k{i}", cdir.state(r.run_id, f"k{i}")) for i, r in enumerate(runs)]
+    lines = take_archived(cdir, rows, archive.runs)
+    assert lines == [
+        f"  1 run(s) taken from the archive {archive.runs}",
+        f"  2 run(s) of the archive {archive.runs} were made with other inputs than planned "
+        "(or do not count): run again",
+    ]
+    assert cdir.state(runs[0].run_id, "k0").state == OK
+    assert cdir.state(runs[1].run_id, "k1").state == TODO
+    assert cdir.state(runs[2].run_id, "k2").state == TODO
+    # a run the campaign has already is left as it is
+    assert (
+        take_archived(cdir, [Entry(runs[0], "k0", cdir.state(runs[0].run_id, "k0"))], archive.runs)
+        == []
+    )
+    assert not list(cdir.runs.glob(".*"))  # no half-copied run left behind
+
+
+def test_an_archive_must_be_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "runs").write_text("")
+    spec = write_spec(
+        tmp_path,
+        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n'
+        'archive = "runs"\n',
+    )
+    with pytest.raises(AmpkitError, match=r"archive.*not a folder"):
+        load_spec(spec)
+    (tmp_path / "runs").unlink()
+    assert load_spec(spec).archive == tmp_path / "runs"  # not there yet: made when archived
+
+
+def test_a_campaign_resumes_with_the_kernel_it_pinned_while_that_build_is_whole(
+    tmp_path: Path,
+) -> None:
+    from ampkit.campaign.runner import _pinned_kernel
+
+    build = tmp_path / "kernels" / "default-abc"
+    build.mkdir(parents=True)
+    for name in ("Image", "vmlinux"):
+        (build / name).write_bytes(b"\0")
+    (build / "manifest.json").write_text(json.dumps({"digest": "abc"}))
+    meta = {"kernel": {"variant": "default", "digest": "abc", "directory": str(build)}}
+    found = _pinned_kernel(meta, "default")
+    assert found is not None and found.directory == build
+    assert _pinned_kernel(meta, "hz1000") is None  # the spec now asks for another variant
+    assert _pinned_kernel({"kernel": {**meta["kernel"], "digest": "other"}}, "default") is None
+    (build / "vmlinux").unlink()  # a build cleaned away: the checkout's is built instead
+    assert _pinned_kernel(meta, "default") is None
+    assert _pinned_kernel({}, "default") is None
