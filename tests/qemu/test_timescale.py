@@ -5,7 +5,8 @@ sched_timescale=4, and its 1000 Hz variant (kernel-hz1000) with
 sched_timescale=4, each running the ``timescale`` scenario of
 ampkit-schedtest under cfs, then colab, then wash: what the kernel reads
 back, CFS's latency (debugfs), how long PELT takes to call a new
-CPU-bound thread on a little CPU a misfit, and how many COLAB ranking
+CPU-bound thread on a little CPU a misfit, PELT's half-life as a
+CPU-bound thread's utilisation shows it, and how many COLAB ranking
 periods and WASH quanta a second of guest time holds.
 """
 
@@ -39,9 +40,14 @@ def test_sched_timescale_runs_the_schedulers_clocks_faster(
     # the fair class's latency, divided exactly (18 ms on four CPUs), whatever the tick
     assert plain["latency_ns"] == 18_000_000, plain
     assert scaled["latency_ns"] * 4 == plain["latency_ns"] == fast_tick["latency_ns"] * 4
-    # PELT four times as fast: the misfit ramp (21 ms unscaled, 5 at 4)
-    assert plain["ramp_ms"] > 0 and scaled["ramp_ms"] > 0, (plain, scaled)
-    assert scaled["ramp_ms"] < plain["ramp_ms"] / 2, (plain, scaled)
+    # PELT four times as fast: the half-life a CPU-bound thread's utilisation
+    # shows on a big CPU, 32 ms, then 8. (The misfit ramp the scenario also
+    # reports, a new thread moved off a little CPU after 21 and 5-12 ms, is
+    # a single balancer decision a tick or an interval either way: too
+    # coarse to test a factor of four on.)
+    assert 24 < plain["halflife_ms"] < 42, plain
+    for run in (scaled, fast_tick):
+        assert 0 < run["halflife_ms"] < plain["halflife_ms"] / 2, (plain, run)
     # In a second: COLAB's 10 ms ranking and WASH's 40 ms quantum keep their
     # periods, not a jiffy longer each (63 and 23 a second at HZ 250 before
     # each period was started from the last one's start, not from its end).
@@ -52,6 +58,8 @@ def test_sched_timescale_runs_the_schedulers_clocks_faster(
     # COLAB's 2.5 ms is shorter than the 4 ms tick: each ranking comes a
     # tick or two after the last, faster than unscaled but not four times.
     assert plain["colab_periods"] < scaled["colab_periods"] < 3 * plain["colab_periods"], scaled
-    # Ticking at 1000 Hz, the same scale keeps both periods: four times as many.
-    assert 340 <= fast_tick["colab_periods"] <= 410, fast_tick
+    # Ticking at 1000 Hz, the same scale keeps both periods: four times as many
+    # (352 to 402 rankings measured, fewer on a busy host: the worker must be
+    # scheduled, and a late one does not run twice to catch up).
+    assert 3 * plain["colab_periods"] <= fast_tick["colab_periods"] <= 410, fast_tick
     assert 85 <= fast_tick["wash_quanta"] <= 105, fast_tick

@@ -99,6 +99,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1538,6 +1539,84 @@ static unsigned long read_ulong(const char *path, unsigned long fallback)
 	return v;
 }
 
+/* The calling thread's PELT utilisation; -1 without SCHED_DEBUG's file. */
+static long own_util_avg(void)
+{
+	char path[64], *text, *at;
+	long util = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)gettid_());
+	text = read_text(path);
+	if (!text)
+		return -1;
+	at = strstr(text, "se.avg.util_avg");
+	if (at && (at = strchr(at, ':')))
+		util = strtol(at + 1, NULL, 10);
+	free(text);
+	return util;
+}
+
+/*
+ * The running thread's average is brought up to date by the tick, every
+ * jiffy: read it as it changes, and when (@at, run time).  Reading is
+ * running too; sleeping would let it decay.  -1 if it did not change
+ * within 100 ms.
+ */
+static long fresh_util_avg(uint64_t *at)
+{
+	uint64_t end = ampkit_thread_cpu_ns() + 100 * MS;
+	long first = own_util_avg(), util;
+
+	do {
+		util = own_util_avg();
+		*at = ampkit_thread_cpu_ns();
+	} while (util == first && first >= 0 && *at < end);
+	return util == first ? -1 : util;
+}
+
+static double halflife_ms = -1;
+
+static void swap_doubles(double *a, double *b)
+{
+	double t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Busy until the calling thread has run @ns more of CPU time. */
+static void run_for(uint64_t ns)
+{
+	uint64_t end = ampkit_thread_cpu_ns() + ns;
+
+	while (ampkit_thread_cpu_ns() < end)
+		;
+}
+
+/*
+ * PELT's half-life as a CPU-bound thread alone on a big CPU sees it: its
+ * utilisation closes on the CPU's capacity @arg by half its distance per
+ * half-life, whatever it started at.  Read across 16 ms of its run time
+ * and up to a jiffy more.
+ */
+static void *halflife_thread(void *arg)
+{
+	double capacity = (double)*(const long *)arg, gap0, gap1;
+	uint64_t t0, t1;
+	long u0, u1;
+
+	halflife_ms = -1;
+	run_for(2 * MS);
+	u0 = fresh_util_avg(&t0);
+	run_for(16 * MS);
+	u1 = fresh_util_avg(&t1);
+	gap0 = capacity - (double)u0;
+	gap1 = capacity - (double)u1;
+	if (u0 >= 0 && u1 >= 0 && gap0 > 0 && gap1 > 0 && gap1 < gap0)
+		halflife_ms = (double)(t1 - t0) / 1e6 * log(2.0) / log(gap0 / gap1);
+	return NULL;
+}
+
 /*
  * Under cfs: the scale the kernel reads back, CFS's latency, and the
  * misfit ramp of a new CPU-bound thread on a little CPU; then COLAB's
@@ -1550,6 +1629,9 @@ static void timescale(double seconds, struct sbuf *sb)
 	int nr_big, big[MAX_CPUS], little;
 	uint64_t window = (uint64_t)(seconds * 1e9), t0, ramp_ns = 0;
 	unsigned long latency_ns;
+	double halflives[3];
+	char path[96];
+	long capacity;
 	pthread_attr_t attr;
 	cpu_set_t set;
 	pthread_t t;
@@ -1591,6 +1673,27 @@ static void timescale(double seconds, struct sbuf *sb)
 	if (atomic_load(&ramp_big_at))
 		ramp_ns = atomic_load(&ramp_big_at) - atomic_load(&ramp_widened_at);
 
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", big[0]);
+	capacity = (long)read_ulong(path, 1024);
+	/* the median of three threads', each a single reading a jiffy apart */
+	CPU_ZERO(&set);
+	CPU_SET(big[0], &set);
+	for (int i = 0; i < 3; i++) {
+		pthread_attr_init(&attr);
+		if (pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ||
+		    pthread_create(&t, &attr, halflife_thread, &capacity))
+			die("starting the half-life thread", errno);
+		pthread_attr_destroy(&attr);
+		pthread_join(t, NULL);
+		halflives[i] = halflife_ms;
+	}
+	if (halflives[0] > halflives[1])
+		swap_doubles(&halflives[0], &halflives[1]);
+	if (halflives[1] > halflives[2])
+		swap_doubles(&halflives[1], &halflives[2]);
+	if (halflives[0] > halflives[1])
+		swap_doubles(&halflives[0], &halflives[1]);
+
 	switch_policy("colab");
 	read_colab_work(&cw0);
 	sleep_until(ampkit_now_ns() + window);
@@ -1603,10 +1706,11 @@ static void timescale(double seconds, struct sbuf *sb)
 
 	sb_printf(sb,
 		  "{\"scenario\":\"timescale\",\"scale\":%lu,\"latency_ns\":%lu,\"ramp_ms\":%.1f,"
-		  "\"colab_periods\":%llu,\"wash_quanta\":%llu,\"window_ms\":%.1f}\n",
+		  "\"halflife_ms\":%.2f,\"colab_periods\":%llu,\"wash_quanta\":%llu,"
+		  "\"window_ms\":%.1f}\n",
 		  read_ulong("/proc/sys/kernel/sched_timescale", 1), latency_ns,
-		  (double)ramp_ns / 1e6, cw1.periods - cw0.periods, ws1.quanta - ws0.quanta,
-		  (double)window / 1e6);
+		  (double)ramp_ns / 1e6, halflives[1], cw1.periods - cw0.periods,
+		  ws1.quanta - ws0.quanta, (double)window / 1e6);
 }
 
 /* --- stress ---------------------------------------------------------------- */
