@@ -644,3 +644,52 @@ def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int])
         doc.h(3, "Bottleneck threads")
         cols = [c for c in ("platform", "policy", "mix", "app", "comm", "caused_ns") if c in t]
         doc.table(cols, [[str(r[c]) for c in cols] for r in necks.to_dict("records")])
+    if {"flagged_ns", "cluster_moves"} <= set(t.columns):
+        _flags_and_moves(doc, t.dropna(subset=["flagged_ns", "cluster_moves"]))
+
+
+def _flags_and_moves(doc: Doc, tasks: pd.DataFrame) -> None:
+    """What COLAB's ranking found and what each policy's placement moved,
+    from the kernel's per-task counters (patch 0029)."""
+    doc.h(3, "Bottlenecks flagged, and moves between big and little CPUs")
+    doc.p(
+        "Per platform, policy and mix, summed over the threads of every run: how many "
+        "threads COLAB's ranking flagged a bottleneck and for how much of their run "
+        "time, and how often a thread ran on the other side (big or little) than where "
+        "it had last run, per thread and per second of run time. Only COLAB flags; every "
+        "policy moves."
+    )
+    t = tasks.assign(
+        run_ns=tasks["big_ns"] + tasks["little_ns"],
+        flagged=tasks["flagged_ns"] > 0,
+    )
+    agg = t.groupby(["platform", "policy", "mix"], as_index=False).agg(
+        threads=("flagged", "size"),
+        flagged=("flagged", "sum"),
+        flagged_ns=("flagged_ns", "sum"),
+        run_ns=("run_ns", "sum"),
+        moves=("cluster_moves", "sum"),
+    )
+    rows = []
+    for r in agg.to_dict("records"):
+        run_s = r["run_ns"] / 1e9
+        rows.append(
+            [
+                r["platform"],
+                r["policy"],
+                r["mix"],
+                str(r["threads"]),
+                str(int(r["flagged"])),
+                _fmt(r["flagged_ns"] / 1e6),
+                _fmt(r["flagged_ns"] / r["run_ns"] if r["run_ns"] else math.nan),
+                _fmt(r["moves"] / r["threads"]),
+                _fmt(r["moves"] / run_s if run_s else math.nan),
+            ]
+        )
+    doc.table(
+        [
+            *("platform", "policy", "mix", "threads", "flagged threads", "flagged ms"),
+            *("flagged share of run time", "moves a thread", "moves per run second"),
+        ],
+        rows,
+    )

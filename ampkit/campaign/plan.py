@@ -115,3 +115,30 @@ def keys(runs: list[PlannedRun], pins: Pins) -> Iterator[tuple[PlannedRun, str]]
             suite=pins.suite,
         )
         yield run, prepared.key
+
+
+def unreferenced(spec: Spec) -> list[str]:
+    """What the report of this campaign cannot give, and why: the runs its
+    metrics are referenced by that the spec leaves out, or that a platform
+    cannot have. Said before a campaign starts, not found in its report."""
+    out = []
+    mixes = ", ".join(m.name for m in spec.mixes)
+    if "alone" not in spec.references:
+        out.append(
+            "no slowdowns (h_antt, h_stp, fairness, unfairness) for any mix: "
+            "'references' lacks 'alone' (each application alone under "
+            f"{policies.BASELINE}) for {mixes}"
+        )
+    if "little-only" not in spec.references:
+        out.append(f"no ASP for any mix: 'references' lacks 'little-only' for {mixes}")
+    else:
+        out += [
+            f"no ASP on {p.name}: it has no little CPUs to run a little-only reference on"
+            for p in spec.platforms
+            if not p.little
+        ]
+    if policies.BASELINE not in spec.policies:
+        out.append(
+            f"nothing normalised to {policies.BASELINE} (the report's figures): 'policies' lacks it"
+        )
+    return out

@@ -274,27 +274,28 @@ def _limits(
     return limits
 
 
-def _path(toml: TomlFile, key: str, base: Path) -> Path | None:
+def _path_value(toml: TomlFile, key: str, base: Path) -> Path | None:
+    """The path a spec's key names, relative to ``base``; None when it is absent."""
     value = toml.get((key,))
     if value is None:
         return None
     if not isinstance(value, str) or not value:
         toml.fail((key,), f"must be a path, not {value!r}")
-    path = Path(value) if Path(value).is_absolute() else base / value
-    if not path.is_file():
+    return Path(value) if Path(value).is_absolute() else base / value
+
+
+def _path(toml: TomlFile, key: str, base: Path) -> Path | None:
+    """A file the campaign reads: it must exist."""
+    path = _path_value(toml, key, base)
+    if path is not None and not path.is_file():
         toml.fail((key,), f"names {path}, which does not exist")
     return path
 
 
 def _folder(toml: TomlFile, key: str, base: Path) -> Path | None:
     """A folder the campaign writes: it need not exist, but must not be a file."""
-    value = toml.get((key,))
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        toml.fail((key,), f"must be a path, not {value!r}")
-    path = Path(value) if Path(value).is_absolute() else base / value
-    if path.exists() and not path.is_dir():
+    path = _path_value(toml, key, base)
+    if path is not None and path.exists() and not path.is_dir():
         toml.fail((key,), f"names {path}, which is not a folder")
     return path
 

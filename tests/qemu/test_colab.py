@@ -73,6 +73,8 @@ def test_bottleneck_is_flagged_and_charged(
     assert share >= 0.75, (share, result)
     assert neck["bottleneck"] == 1, result
     assert all(k["bottleneck"] == 0 for k in others), result
+    # it ran flagged (colab.flagged_ns, patch 0029), longer than any other
+    assert neck["flagged_ns"] > max(int(k["flagged_ns"]) for k in others), result
     # every wait here ends in a release, so every stretch of it is charged
     # to someone, once; wakeup latency counts as neither, however busy the
     # host is. Not to the percent: the counters are read at the deadline,
@@ -176,6 +178,7 @@ def test_either_class_threads_leave_big_cpus_to_queued_big_class_threads(
     allows for the moves' own latency, which the guest's clock must not let
     a busy host stretch (EXECUTED: a CI run on a loaded host saw 0.15)."""
     shares: dict[str, dict[str, list[float]]] = {}
+    either_under: dict[str, list[dict[str, Any]]] = {}
     for policy in ("colab", "cfs"):
         result = run_schedtest(
             tmp_path / policy,
@@ -188,6 +191,7 @@ def test_either_class_threads_leave_big_cpus_to_queued_big_class_threads(
         )
         roles = threads_by_role(result)
         either, big = roles["speedup-1.75"], roles["speedup-3.0"]
+        either_under[policy] = either
         assert len(either) == 2 and len(big) == 2, result
         for t in either:
             assert t["kernel"]["class"] == "either", t
@@ -206,6 +210,10 @@ def test_either_class_threads_leave_big_cpus_to_queued_big_class_threads(
     colab = shares["colab"]
     assert all(s >= 0.85 for s in colab["big class"]), shares
     assert all(s <= 0.1 for s in colab["either class, beside the big class"]), shares
+    # so each either-class thread went from the big side to the little one
+    # at least once, and its count of moves between sides (patch 0029) says so
+    moves = [int(t["kernel"]["cluster_moves"]) for t in either_under["colab"]]
+    assert all(m >= 1 for m in moves), either_under
 
 
 def test_shares_of_a_big_cpu_do_not_depend_on_the_speedup(

@@ -505,3 +505,34 @@ def test_a_campaign_resumes_with_the_kernel_it_pinned_while_that_build_is_whole(
     (build / "vmlinux").unlink()  # a build cleaned away: the checkout's is built instead
     assert _pinned_kernel(meta, "default") is None
     assert _pinned_kernel({}, "default") is None
+
+
+def test_a_campaign_says_before_it_starts_which_metrics_it_cannot_reference(
+    tmp_path: Path,
+) -> None:
+    from ampkit.campaign.plan import unreferenced
+
+    full = write_spec(tmp_path, BASIC)
+    assert unreferenced(load_spec(full)) == []  # alone and little-only by default, cfs in
+    lacking = write_spec(
+        tmp_path,
+        """
+        name = "t"
+        platforms = ["2B2L", "2B0L"]
+        policies = ["colab", "wash"]
+        mixes = ["demo"]
+        references = ["little-only"]
+        """,
+        "lacking.toml",
+    )
+    lines = unreferenced(load_spec(lacking))
+    assert len(lines) == 3, lines
+    assert lines[0].startswith("no slowdowns (h_antt, h_stp, fairness, unfairness) for any mix")
+    assert "lacks 'alone'" in lines[0] and "demo" in lines[0]
+    assert lines[1] == "no ASP on 2B0L: it has no little CPUs to run a little-only reference on"
+    assert lines[2] == "nothing normalised to cfs (the report's figures): 'policies' lacks it"
+    no_little = write_spec(tmp_path, BASIC + 'references = ["alone"]\n', "nolittle.toml")
+    assert unreferenced(load_spec(no_little)) == [
+        "no ASP for any mix: 'references' lacks 'little-only' for "
+        "sync2-contend-compute, compute2-compute-chase"
+    ]

@@ -369,6 +369,59 @@ def test_kernel_counters_give_big_shares_by_class_and_bottlenecks(tmp_path: Path
     assert report.plots["kernel-big-share.png"] == 2
 
 
+def test_flagged_time_and_moves_between_sides_are_reported_per_policy_and_mix(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs"
+    _campaign(runs)
+    ms = 10**6
+    counted = {"comm": "x", "class": "big", "futex_blocked_ns": 0, "futex_caused_ns": 0}
+    for policy, tasks in (
+        # colab flagged one thread for 10 of its 40 ms; it crossed sides 3 times
+        (
+            "colab",
+            [
+                {
+                    **counted,
+                    "big_ns": 30 * ms,
+                    "little_ns": 10 * ms,
+                    "flagged_ns": 10 * ms,
+                    "cluster_moves": 3,
+                },
+                {**counted, "big_ns": 40 * ms, "little_ns": 0, "flagged_ns": 0, "cluster_moves": 1},
+            ],
+        ),
+        # cfs flags no one, and moved one thread once
+        (
+            "cfs",
+            [
+                {**counted, "big_ns": 0, "little_ns": 40 * ms, "flagged_ns": 0, "cluster_moves": 0},
+                {
+                    **counted,
+                    "big_ns": 20 * ms,
+                    "little_ns": 20 * ms,
+                    "flagged_ns": 0,
+                    "cluster_moves": 1,
+                },
+            ],
+        ),
+    ):
+        write_run(
+            runs / f"k-{policy}",
+            platform="2B2L",
+            policy=policy,
+            mix="pair",
+            apps=[SynthApp("x", 2, 15 * ms, tasks=tasks), SynthApp("y", 1, 40 * ms)],
+            repetition=1,
+        )
+    write_report(runs, tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "Bottlenecks flagged, and moves between big and little CPUs" in md
+    # threads, flagged threads, flagged ms, flagged share, moves a thread, moves per second
+    assert "| 2B2L | colab | pair | 2 | 1 | 10 | 0.125 | 2 | 50 |" in md, md
+    assert "| 2B2L | cfs | pair | 2 | 0 | 0 | 0 | 0.5 | 12.5 |" in md, md
+
+
 def test_single_type_platforms_count_their_cpus_by_the_platform_description(
     tmp_path: Path,
 ) -> None:

@@ -14,6 +14,7 @@ from ampkit.analysis import metrics, report
 from ampkit.analysis.collect import RUN_COLUMNS, collect
 from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.rundir import DEFAULT_TICK_HZ, RunDir
+from tests.unit.setup_tables import app_row, app_tables
 
 pytestmark = pytest.mark.unit
 
@@ -75,30 +76,6 @@ def test_the_tables_carry_the_tick_after_the_time_scale(tmp_path: Path) -> None:
     assert dict(zip(col.apps["mix"], col.apps["tick_hz"], strict=True)) == {"a": 1000, "b": 250}
 
 
-def _row(run: str, mix: str, app: str, t: int, *, tick: int, scale: int = 1) -> dict[str, object]:
-    return {
-        "engine": "gem5",
-        "platform": "2B2L",
-        "timescale": scale,
-        "tick_hz": tick,
-        "policy": "cfs",
-        "mix": mix,
-        "repetition": 0,
-        "run": run,
-        "app": app,
-        "instance": 0,
-        "key": f"{app}/1",
-        "threads": 1,
-        "turnaround_ns": t,
-    }
-
-
-def _tables(rows: list[dict[str, object]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    apps = pd.DataFrame(rows)
-    threads = apps[["run", "app", "instance"]].assign(thread=0, wall_ns=apps["turnaround_ns"])
-    return apps, threads
-
-
 @pytest.mark.parametrize(
     ("scale", "named"),
     [(1, "2B2L at 1000 Hz tick: p0/1 alone"), (4, "2B2L at time scale 4, 1000 Hz tick: p0/1")],
@@ -106,12 +83,12 @@ def _tables(rows: list[dict[str, object]]) -> tuple[pd.DataFrame, pd.DataFrame]:
 def test_a_run_at_another_tick_is_not_referenced_by_runs_at_250(scale: int, named: str) -> None:
     """A mix at 1000 Hz whose only alone runs ticked at 250 Hz (and are
     otherwise the same): no reference, and the message names the tick."""
-    apps, threads = _tables(
+    apps, threads = app_tables(
         [
-            _row("mix", "mix", "p0", 20, tick=1000, scale=scale),
-            _row("mix", "mix", "p1", 20, tick=1000, scale=scale),
-            _row("alone-p0", "alone-p0", "p0", 10, tick=250, scale=scale),
-            _row("alone-p1", "alone-p1", "p1", 10, tick=250, scale=scale),
+            app_row("mix", "mix", "p0", 20, tick=1000, scale=scale),
+            app_row("mix", "mix", "p1", 20, tick=1000, scale=scale),
+            app_row("alone-p0", "alone-p0", "p0", 10, tick=250, scale=scale),
+            app_row("alone-p1", "alone-p1", "p1", 10, tick=250, scale=scale),
         ]
     )
     with pytest.raises(metrics.MissingReference, match=named) as raised:
@@ -126,11 +103,11 @@ def test_ticks_are_kept_apart_through_to_the_summary() -> None:
     column (one collected before the tick was recorded) ticked at 250 Hz."""
     rows = []
     for tick, alone in ((250, 10), (1000, 5)):
-        rows += [_row(f"mix{tick}", "mix", app, 20, tick=tick) for app in ("p0", "p1")] + [
-            _row(f"alone-{app}-{tick}", f"alone-{app}", app, alone, tick=tick)
+        rows += [app_row(f"mix{tick}", "mix", app, 20, tick=tick) for app in ("p0", "p1")] + [
+            app_row(f"alone-{app}-{tick}", f"alone-{app}", app, alone, tick=tick)
             for app in ("p0", "p1")
         ]
-    apps, threads = _tables(rows)
+    apps, threads = app_tables(rows)
     slow, _, summary, gm = metrics.compute(apps, threads)
     assert dict(zip(slow["tick_hz"], slow["slowdown"], strict=False)) == {250: 2.0, 1000: 4.0}
     antt = summary[summary["metric"] == "h_antt"].set_index("tick_hz")["mean"]

@@ -13,6 +13,7 @@ from ampkit.analysis import metrics, report
 from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.rundir import RunDir
 from ampkit.timescale import MAX, timescale_of
+from tests.unit.setup_tables import app_row, app_tables
 
 pytestmark = pytest.mark.unit
 
@@ -48,38 +49,15 @@ def test_a_run_says_its_scale_from_the_command_line_its_manifest_records(tmp_pat
     assert info.timescale == 4 and info.columns()["timescale"] == 4
 
 
-def _row(run: str, policy: str, mix: str, app: str, t: int, *, scale: int) -> dict[str, object]:
-    return {
-        "engine": "gem5",
-        "platform": "2B2L",
-        "timescale": scale,
-        "policy": policy,
-        "mix": mix,
-        "repetition": 0,
-        "run": run,
-        "app": app,
-        "instance": 0,
-        "key": f"{app}/1",
-        "threads": 1,
-        "turnaround_ns": t,
-    }
-
-
-def _tables(rows: list[dict[str, object]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    apps = pd.DataFrame(rows)
-    threads = apps[["run", "app", "instance"]].assign(thread=0, wall_ns=apps["turnaround_ns"])
-    return apps, threads
-
-
 def test_a_scaled_run_is_referenced_only_by_runs_of_its_scale() -> None:
     """A mix at scale 4 beside alone runs at scale 1 only: no reference,
     and the message says which scale is missing."""
-    apps, threads = _tables(
+    apps, threads = app_tables(
         [
-            _row("mix4", "cfs", "mix", "p0", 20, scale=4),
-            _row("mix4", "cfs", "mix", "p1", 20, scale=4),
-            _row("alone-p0", "cfs", "alone-p0", "p0", 10, scale=1),
-            _row("alone-p1", "cfs", "alone-p1", "p1", 10, scale=1),
+            app_row("mix4", "mix", "p0", 20, policy="cfs", scale=4),
+            app_row("mix4", "mix", "p1", 20, policy="cfs", scale=4),
+            app_row("alone-p0", "alone-p0", "p0", 10, policy="cfs", scale=1),
+            app_row("alone-p1", "alone-p1", "p1", 10, policy="cfs", scale=1),
         ]
     )
     with pytest.raises(metrics.MissingReference, match="2B2L at time scale 4: p0/1 alone"):
@@ -93,12 +71,13 @@ def test_scales_are_kept_apart_through_to_the_summary() -> None:
     rows = []
     for scale, alone in ((1, 10), (4, 5)):
         rows += [
-            _row(f"mix{scale}", "cfs", "mix", app, 20, scale=scale) for app in ("p0", "p1")
+            app_row(f"mix{scale}", "mix", app, 20, policy="cfs", scale=scale)
+            for app in ("p0", "p1")
         ] + [
-            _row(f"alone-{app}-{scale}", "cfs", f"alone-{app}", app, alone, scale=scale)
+            app_row(f"alone-{app}-{scale}", f"alone-{app}", app, alone, policy="cfs", scale=scale)
             for app in ("p0", "p1")
         ]
-    apps, threads = _tables(rows)
+    apps, threads = app_tables(rows)
     slow, _, summary, gm = metrics.compute(apps, threads)
     assert dict(zip(slow["timescale"], slow["slowdown"], strict=False)) == {1: 2.0, 4: 4.0}
     antt = summary[summary["metric"] == "h_antt"].set_index("timescale")["mean"]

@@ -196,6 +196,9 @@ static void read_kernel_counters(struct ampkit_thread_clock *c)
 			!sched_counter(text, "colab.futex_caused_ns", &c->futex_caused_ns) &&
 			ampkit_sched_field(text, "colab.class", c->sched_class,
 					   sizeof(c->sched_class));
+	c->has_moves = c->has_kernel &&
+		       !sched_counter(text, "colab.flagged_ns", &c->flagged_ns) &&
+		       !sched_counter(text, "colab.cluster_moves", &c->cluster_moves);
 }
 
 void ampkit_thread_end(struct ampkit_thread_clock *c)
@@ -250,6 +253,9 @@ int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
 				(unsigned long long)c->little_ns,
 				(unsigned long long)c->futex_blocked_ns,
 				(unsigned long long)c->futex_caused_ns, c->sched_class);
+		if (c->has_kernel && c->has_moves)
+			fprintf(out, " %llu %llu", (unsigned long long)c->flagged_ns,
+				(unsigned long long)c->cluster_moves);
 		fprintf(out, "\n");
 	}
 	if (fflush(out) != 0)

@@ -69,6 +69,12 @@ struct ampkit_thread_clock {
 	int has_kernel;
 	uint64_t big_ns, little_ns, futex_blocked_ns, futex_caused_ns;
 	char sched_class[12];
+	/*
+	 * Run time flagged a bottleneck and moves between big and little
+	 * CPUs; has_moves is 0 on a kit kernel older than these counters.
+	 */
+	int has_moves;
+	uint64_t flagged_ns, cluster_moves;
 };
 
 void ampkit_thread_begin(struct ampkit_thread_clock *c);

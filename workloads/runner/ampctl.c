@@ -48,6 +48,8 @@ int read_thread_stats(pid_t tid, struct thread_stats *st)
 	st->futex_caused_ns = field_int(text, "colab.futex_caused_ns");
 	st->caused_recent_ns = field_int(text, "colab.caused_recent_ns");
 	st->bottleneck = field_int(text, "colab.bottleneck");
+	st->flagged_ns = field_int(text, "colab.flagged_ns");
+	st->cluster_moves = field_int(text, "colab.cluster_moves");
 	st->wash_bound = field_int(text, "wash.bound");
 	st->wash_own_affinity = field_int(text, "wash.own_affinity");
 	st->failed_affine = field_int(text, "nr_failed_migrations_affine");
@@ -72,10 +74,12 @@ void thread_stats_json(struct sbuf *sb, const struct thread_stats *st)
 	sb_printf(sb,
 		  ",\"big_ns\":%" PRId64 ",\"little_ns\":%" PRId64 ",\"futex_blocked_ns\":%" PRId64
 		  ",\"futex_caused_ns\":%" PRId64 ",\"caused_recent_ns\":%" PRId64
-		  ",\"bottleneck\":%" PRId64 ",\"run_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
+		  ",\"bottleneck\":%" PRId64 ",\"flagged_ns\":%" PRId64
+		  ",\"cluster_moves\":%" PRId64 ",\"run_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
 		  ",\"slices\":%" PRId64 ",\"wash_bound\":%" PRId64
 		  ",\"wash_own_affinity\":%" PRId64 ",\"failed_affine\":%" PRId64 "}",
 		  st->big_ns, st->little_ns, st->futex_blocked_ns, st->futex_caused_ns,
-		  st->caused_recent_ns, st->bottleneck, st->run_ns, st->wait_ns, st->slices,
+		  st->caused_recent_ns, st->bottleneck, st->flagged_ns, st->cluster_moves,
+		  st->run_ns, st->wait_ns, st->slices,
 		  st->wash_bound, st->wash_own_affinity, st->failed_affine);
 }

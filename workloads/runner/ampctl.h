@@ -31,6 +31,7 @@ struct thread_stats {
 	int64_t big_ns, little_ns;
 	int64_t futex_blocked_ns, futex_caused_ns, caused_recent_ns;
 	int64_t bottleneck;
+	int64_t flagged_ns, cluster_moves;	/* -1 on a kernel without them */
 	int64_t wash_bound, wash_own_affinity;	/* wash.* lines; -1 without WASH */
 	int64_t run_ns, wait_ns, slices;	/* /proc/<pid>/task/<tid>/schedstat */
 	int64_t failed_affine;		/* moves the balancer gave up for affinity; -1 without SCHEDSTATS */

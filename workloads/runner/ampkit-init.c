@@ -863,8 +863,8 @@ static void run_mix(struct run *run, const char *tmpdir)
 /* What a workload reported for one thread (workloads/common/ampkit_workload.h). */
 struct thread_report {
 	unsigned long long wall, cpu;
-	int has_kernel;
-	unsigned long long big, little, blocked, caused;
+	int has_kernel, has_moves;
+	unsigned long long big, little, blocked, caused, flagged, moves;
 	char sched_class[16];
 };
 
@@ -891,11 +891,12 @@ static void report_json(struct sbuf *sb, const char *report_path)
 			continue;
 
 		memset(&t, 0, sizeof(t));
-		fields = sscanf(line, "thread %d %llu %llu %llu %llu %llu %llu %15s", &idx,
-				&t.wall, &t.cpu, &t.big, &t.little, &t.blocked, &t.caused,
-				t.sched_class);
+		fields = sscanf(line, "thread %d %llu %llu %llu %llu %llu %llu %15s %llu %llu",
+				&idx, &t.wall, &t.cpu, &t.big, &t.little, &t.blocked, &t.caused,
+				t.sched_class, &t.flagged, &t.moves);
 		if (fields >= 3 && idx == n && n < MAX_THREADS) {
-			t.has_kernel = fields == 8;
+			t.has_kernel = fields >= 8;
+			t.has_moves = fields == 10;
 			kernel = kernel && t.has_kernel;
 			thread_reports[n++] = t;
 		}
@@ -931,7 +932,11 @@ static void report_json(struct sbuf *sb, const char *report_path)
 		sb_printf(sb, "%s{\"thread\":%d,\"class\":", i ? "," : "", i);
 		sb_json_str(sb, t->sched_class);
 		sb_printf(sb, ",\"big_ns\":%llu,\"little_ns\":%llu,\"futex_blocked_ns\":%llu,"
-			  "\"futex_caused_ns\":%llu}", t->big, t->little, t->blocked, t->caused);
+			  "\"futex_caused_ns\":%llu", t->big, t->little, t->blocked, t->caused);
+		if (t->has_moves)
+			sb_printf(sb, ",\"flagged_ns\":%llu,\"cluster_moves\":%llu", t->flagged,
+				  t->moves);
+		sb_printf(sb, "}");
 	}
 	sb_printf(sb, "]");
 }
