@@ -82,6 +82,12 @@ jobs = 2
     assert len(archived) == 7, archived
     ampkit("report", str(tmp_path / "archive"), "--out", str(tmp_path / "report-archive"))
     for table in ("slowdowns", "per_run", "summary", "geomeans"):
+        # every figure the same; only the folder the runs were read from differs
         here = pd.read_csv(tmp_path / "report" / "tables" / f"{table}.csv")
         there = pd.read_csv(tmp_path / "report-archive" / "tables" / f"{table}.csv")
-        pd.testing.assert_frame_equal(here, there, check_like=True)
+        assert not here.empty, table
+        pd.testing.assert_frame_equal(
+            here.drop(columns=["campaign"], errors="ignore"),
+            there.drop(columns=["campaign"], errors="ignore"),
+            check_like=True,
+        )
