@@ -37,3 +37,21 @@ def app_tables(rows: list[dict[str, object]]) -> tuple[pd.DataFrame, pd.DataFram
     apps = pd.DataFrame(rows)
     threads = apps[["run", "app", "instance"]].assign(thread=0, wall_ns=apps["turnaround_ns"])
     return apps, threads
+
+
+def mix_and_alone(column: str, alone_ns: dict[int, int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A mix of p0 and p1 (20 ns each) and each alone, once per value of
+    the setup column ``column`` (timescale or tick_hz), alone taking
+    ``alone_ns[value]``: the tables of that many setups side by side."""
+    rows = []
+    for value, alone in alone_ns.items():
+        scale = value if column == "timescale" else 1
+        tick = value if column == "tick_hz" else 250
+        rows += [
+            app_row(f"mix{value}", "mix", app, 20, scale=scale, tick=tick) for app in ("p0", "p1")
+        ]
+        rows += [
+            app_row(f"alone-{app}-{value}", f"alone-{app}", app, alone, scale=scale, tick=tick)
+            for app in ("p0", "p1")
+        ]
+    return app_tables(rows)

@@ -14,7 +14,7 @@ from ampkit.analysis import metrics, report
 from ampkit.analysis.collect import RUN_COLUMNS, collect
 from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.rundir import DEFAULT_TICK_HZ, RunDir
-from tests.unit.setup_tables import app_row, app_tables
+from tests.unit.setup_tables import app_row, app_tables, mix_and_alone
 
 pytestmark = pytest.mark.unit
 
@@ -101,13 +101,7 @@ def test_ticks_are_kept_apart_through_to_the_summary() -> None:
     10 at 250 Hz, 5 at 1000 Hz; 20 in the mix at both): slowdowns 2 and 4,
     summarised per tick, never averaged together; a table without the
     column (one collected before the tick was recorded) ticked at 250 Hz."""
-    rows = []
-    for tick, alone in ((250, 10), (1000, 5)):
-        rows += [app_row(f"mix{tick}", "mix", app, 20, tick=tick) for app in ("p0", "p1")] + [
-            app_row(f"alone-{app}-{tick}", f"alone-{app}", app, alone, tick=tick)
-            for app in ("p0", "p1")
-        ]
-    apps, threads = app_tables(rows)
+    apps, threads = mix_and_alone("tick_hz", {250: 10, 1000: 5})
     slow, _, summary, gm = metrics.compute(apps, threads)
     assert dict(zip(slow["tick_hz"], slow["slowdown"], strict=False)) == {250: 2.0, 1000: 4.0}
     antt = summary[summary["metric"] == "h_antt"].set_index("tick_hz")["mean"]

@@ -13,7 +13,7 @@ from ampkit.analysis import metrics, report
 from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.rundir import RunDir
 from ampkit.timescale import MAX, timescale_of
-from tests.unit.setup_tables import app_row, app_tables
+from tests.unit.setup_tables import app_row, app_tables, mix_and_alone
 
 pytestmark = pytest.mark.unit
 
@@ -68,16 +68,7 @@ def test_scales_are_kept_apart_through_to_the_summary() -> None:
     """The same mix at scales 1 and 4, each with its own alone runs (alone
     10 at scale 1, 5 at scale 4; 20 in the mix at both): slowdowns 2 and 4,
     summarised per scale, never averaged together."""
-    rows = []
-    for scale, alone in ((1, 10), (4, 5)):
-        rows += [
-            app_row(f"mix{scale}", "mix", app, 20, policy="cfs", scale=scale)
-            for app in ("p0", "p1")
-        ] + [
-            app_row(f"alone-{app}-{scale}", f"alone-{app}", app, alone, policy="cfs", scale=scale)
-            for app in ("p0", "p1")
-        ]
-    apps, threads = app_tables(rows)
+    apps, threads = mix_and_alone("timescale", {1: 10, 4: 5})
     slow, _, summary, gm = metrics.compute(apps, threads)
     assert dict(zip(slow["timescale"], slow["slowdown"], strict=False)) == {1: 2.0, 4: 4.0}
     antt = summary[summary["metric"] == "h_antt"].set_index("timescale")["mean"]
