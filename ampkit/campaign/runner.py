@@ -33,7 +33,7 @@ from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import REPO_ROOT, cache_dir
 from ampkit.run import engine_identity, execute, prepare
-from ampkit.rundir import MANIFEST, RunDir
+from ampkit.rundir import MANIFEST, RunDir, find_run_dirs
 
 #: exec's exit statuses: the run is done (RunDir.done) / it failed or does not count.
 EXEC_OK, EXEC_RUN_FAILED = 0, 1
@@ -131,11 +131,20 @@ def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
     final = build_mod.up_to_date(build_mod.INITRAMFS)
     out = [f"campaign {spec.name} ({spec.path}) -> {root}", "builds:"]
     out += [f"  {line}" for line in build_needs(spec, inputs, final)]
+    digest = inputs.digest
+    # the states 'campaign run' will find: by the inputs it resumes with
+    pinned = _pinned_kernel(cdir.meta(), spec.kernel) if cdir.has_meta() else None
+    if pinned is not None and cdir.initramfs.is_file():
+        digest, image, final = pinned.manifest["digest"], cdir.initramfs, True
+        out.append(
+            f"  pinned by the campaign, which resumes with them: kernel {digest[:16]} and "
+            "its copy of the initramfs (--new-inputs takes the checkout's)"
+        )
     try:
-        rows = entries(spec, cdir, inputs.digest, image if final else None)
+        rows = entries(spec, cdir, digest, image if final else None)
     except MissingDependency as missing_engine:
         # the plan is still worth reading where the engine is not installed
-        rows = entries(spec, cdir, inputs.digest, None)
+        rows = entries(spec, cdir, digest, None)
         out.append(f"  engine: {missing_engine.what}")
         final = False
     if not final:
@@ -213,16 +222,18 @@ def prepare_dir(
         _refuse_new_inputs(cdir, old, spec, found.manifest["digest"], engine.binary_sha256)
     cdir.create()
     if new_inputs or not cdir.initramfs.is_file():
+        initramfs_sha256 = sha256_file(image)
         tmp = cdir.initramfs.with_name(".initramfs.tmp")
         shutil.copyfile(image, tmp)
         tmp.replace(cdir.initramfs)
-    elif image.is_file() and sha256_file(image) != sha256_file(cdir.initramfs):
-        print(
-            f"campaign {spec.name}: keeps the initramfs it pinned ({cdir.initramfs}); the "
-            "checkout's differs (--new-inputs takes it, and runs every run again)",
-            file=sys.stderr,
-        )
-    initramfs_sha256 = sha256_file(cdir.initramfs)
+    else:
+        initramfs_sha256 = sha256_file(cdir.initramfs)
+        if image.is_file() and sha256_file(image) != initramfs_sha256:
+            print(
+                f"campaign {spec.name}: keeps the initramfs it pinned ({cdir.initramfs}); the "
+                "checkout's differs (--new-inputs takes it, and runs every run again)",
+                file=sys.stderr,
+            )
     # pinned once: every later reading of the spec sizes and hints by these copies
     for source, pin in ((spec.sized_by, cdir.behaviour), (spec.speedups, cdir.speedups)):
         if source is not None and not pin.is_file():
@@ -293,7 +304,7 @@ def _refuse_new_inputs(
             f"{str(pinned_engine['binary_sha256'])[:16]}, this one is "
             f"{str(engine_sha256)[:16]}"
         )
-    finished = [d for d in (cdir.root / "runs").glob("*/") if RunDir(d).is_finished()]
+    finished, _ = find_run_dirs(cdir.runs)
     if changed and finished:
         raise AmpkitError(
             f"campaign {spec.name} ({cdir.root}) has {len(finished)} finished runs of other "

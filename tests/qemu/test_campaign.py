@@ -122,6 +122,9 @@ jobs = 1
 
     status = ampkit("campaign", "status", str(root))
     assert "6 runs: 6 ok" in status.stdout, status.stdout
+    # the plan reads the states by the inputs the campaign resumes with
+    replan = ampkit("campaign", "plan", str(spec_path), "--dir", str(root)).stdout
+    assert "pinned by the campaign" in replan and "6 done (cached)" in replan, replan
 
     report = ampkit("report", str(root))
     assert (root / "report" / "report.md").is_file(), report.stdout
