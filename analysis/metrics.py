@@ -164,12 +164,17 @@ def with_setup(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**missing) if missing else frame
 
 
-def _setup_note(timescale: int, tick_hz: int) -> str:
-    """How a message names a time scale and a tick: nothing for scale 1,
-    the hardware's, nor for the default tick, 250 Hz."""
+def setup_parts(timescale: int, tick_hz: int) -> list[str]:
+    """How messages, headings and titles name a time scale and a tick:
+    nothing for scale 1, the hardware's, nor for the default tick, 250 Hz."""
     parts = [f"time scale {timescale}"] if timescale != 1 else []
     if tick_hz != DEFAULT_TICK_HZ:
         parts.append(f"{tick_hz} Hz tick")
+    return parts
+
+
+def _setup_note(timescale: int, tick_hz: int) -> str:
+    parts = setup_parts(timescale, tick_hz)
     return f" at {', '.join(parts)}" if parts else ""
 
 

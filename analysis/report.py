@@ -359,12 +359,7 @@ def _below_one_section(
 def _setup_label(platform: str, timescale: int, tick_hz: int) -> str:
     """A setup as headings and plot titles name it: the platform, then the
     time scale where it is not 1 and the tick where it is not 250 Hz."""
-    parts = [platform]
-    if timescale != 1:
-        parts.append(f"time scale {timescale}")
-    if tick_hz != DEFAULT_TICK_HZ:
-        parts.append(f"{tick_hz} Hz tick")
-    return ", ".join(parts)
+    return ", ".join([platform, *metrics.setup_parts(timescale, tick_hz)])
 
 
 def _setup_tag(platform: str, timescale: int, tick_hz: int) -> str:
