@@ -1542,16 +1542,15 @@ static unsigned long read_ulong(const char *path, unsigned long fallback)
 /* The calling thread's PELT utilisation; -1 without SCHED_DEBUG's file. */
 static long own_util_avg(void)
 {
-	char path[64], *text, *at;
+	char path[64], value[32], *text;
 	long util = -1;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)gettid_());
 	text = read_text(path);
 	if (!text)
 		return -1;
-	at = strstr(text, "se.avg.util_avg");
-	if (at && (at = strchr(at, ':')))
-		util = strtol(at + 1, NULL, 10);
+	if (ampkit_sched_field(text, "se.avg.util_avg", value, sizeof(value)))
+		util = strtol(value, NULL, 10);
 	free(text);
 	return util;
 }
