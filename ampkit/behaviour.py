@@ -33,11 +33,20 @@ programs that wait; a compute mix when every application is independent.
 it, with the numbers.
 
 **Cost.** From runs of one program at two or more sizes under the
-baseline, a line per program: simulated region time against size (ns per
-unit and a fixed part) and wall-clock seconds against simulated
-milliseconds. ``Table.size_for`` inverts it: the size at which a program
-alone spans a given time, so a campaign can choose sizes for the time it
-wants each run to take.
+baseline, a line per program and thread count: simulated region time
+against size (ns per unit and a fixed part) and wall-clock seconds
+against simulated milliseconds. ``CostLine.size_for`` inverts it: the
+size at which a program alone spans a given time, so a campaign can
+choose sizes for the time it wants each run to take.
+
+**Setup.** A table holds the runs of one setup: the kernel's time scale
+and tick (``ampkit.timescale``), which it records. A program's time alone
+is not its work alone: it is how soon the baseline moves its threads to
+the big CPUs, and that is the scheduler's clocks against the run's
+length. Measured at time scale 1, chase with three threads spanned 40
+simulated ms at a size where, at scale 4 on the 1000 Hz kernel, it
+spanned 10.5 (``evaluations/gem5-2B2L``). A campaign sizes its apps by a
+table of its own setup, or is refused (``ampkit.campaign.spec``).
 """
 
 import json
@@ -50,6 +59,8 @@ from ampkit.engines import ENGINES, get_engine
 from ampkit.errors import AmpkitError
 from ampkit.paths import CONFIGS
 from ampkit.rundir import Excluded, RunDir, find_run_dirs
+from ampkit.timescale import DEFAULT_TICK_HZ, describe_setup
+from ampkit.timescale import MAX as MAX_TIMESCALE
 from ampkit.tomlfile import TomlFile
 
 KIND = "ampkit-workload-behaviour"
@@ -188,6 +199,13 @@ class Table:
     measurements: tuple[Measurement, ...]
     costs: tuple[CostLine, ...] = ()
     source: Path | None = None
+    #: the setup every run of the table ran at: the kernel's time scale and tick
+    timescale: int = 1
+    tick_hz: int = DEFAULT_TICK_HZ
+
+    @property
+    def setup(self) -> str:
+        return describe_setup(self.timescale, self.tick_hz)
 
     def _all_of(self, program: str, policy: str) -> list[Measurement]:
         return [m for m in self.measurements if m.program == program and m.policy == policy]
@@ -210,8 +228,14 @@ class Table:
             else None
         )
 
-    def cost(self, program: str) -> CostLine | None:
-        return next((c for c in self.costs if c.program == program), None)
+    def cost(self, program: str, threads: int | None = None) -> CostLine | None:
+        """The program's cost line at ``threads`` threads where the table
+        has one; else its line at the nearest thread count (the span then
+        differs, by the program's own scaling)."""
+        lines = [c for c in self.costs if c.program == program]
+        if not lines or threads is None:
+            return lines[0] if lines else None
+        return min(lines, key=lambda c: (abs(c.threads - threads), -c.threads))
 
     def render(self) -> str:
         lines = [
@@ -219,6 +243,9 @@ class Table:
             f'kind = "{KIND}"',
             f"version = {VERSION}",
             f"engine = {json.dumps(self.engine)}",
+            f"# the kernel's setup every run ran at: {self.setup}",
+            f"timescale = {self.timescale}",
+            f"tick_hz = {self.tick_hz}",
         ]
         for m in self.measurements:
             lines += [
@@ -301,6 +328,7 @@ def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
     program at two sizes or more."""
     found: list[Measurement] = []
     left_out: list[str] = []
+    setups: dict[tuple[int, int], str] = {}  # (scale, tick) -> a run at it
     for given in roots:
         # a campaign directory's runs/ only: attempts/ holds runs set aside
         root = given / "runs" if (given / "runs").is_dir() else given
@@ -309,12 +337,21 @@ def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
         for run_dir in finished:
             run = RunDir(run_dir)
             try:
-                ran_on = run.info().engine
-                if ran_on != engine:
-                    raise Excluded(f"ran on {ran_on}, not {engine}")
+                info = run.info()
+                if info.engine != engine:
+                    raise Excluded(f"ran on {info.engine}, not {engine}")
                 found.append(measurement_of(run))
+                setups.setdefault((info.timescale, info.tick_hz), str(run_dir))
             except Excluded as e:
                 left_out.append(f"{run_dir}: {e}")
+    if len(setups) > 1:
+        raise AmpkitError(
+            "the runs are of more than one setup: "
+            + "; ".join(f"{describe_setup(*s)} ({run} and others)" for s, run in setups.items()),
+            "a program's time alone depends on the scheduler's clocks: measure each "
+            "setup's runs into a table of its own",
+        )
+    timescale, tick_hz = next(iter(setups), (1, DEFAULT_TICK_HZ))
     found.sort(key=lambda m: (m.program, m.threads, m.size, m.policy))
     costs = []
     for program, threads, platform in sorted({(m.program, m.threads, m.platform) for m in found}):
@@ -337,12 +374,19 @@ def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
                 wall_s=tuple(m.wall_s for m in base),
             )
         )
-    return Table(engine=engine, measurements=tuple(found), costs=tuple(costs)), left_out
+    table = Table(
+        engine=engine,
+        measurements=tuple(found),
+        costs=tuple(costs),
+        timescale=timescale,
+        tick_hz=tick_hz,
+    )
+    return table, left_out
 
 
 # --- the table file ---------------------------------------------------------
 
-_TOP_KEYS = ("kind", "version", "engine", "measurement", "cost")
+_TOP_KEYS = ("kind", "version", "engine", "timescale", "tick_hz", "measurement", "cost")
 _MEASUREMENT_KEYS = (
     "program",
     "threads",
@@ -424,6 +468,9 @@ def load_table(path: Path) -> Table:
         measurements=tuple(measurements),
         costs=tuple(costs),
         source=path,
+        # a table written before the setup was recorded: the default kernel's, unscaled
+        timescale=toml.integer(("timescale",), low=1, high=MAX_TIMESCALE, default=1),
+        tick_hz=toml.integer(("tick_hz",), low=1, high=10000, default=DEFAULT_TICK_HZ),
     )
 
 

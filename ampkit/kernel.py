@@ -259,6 +259,26 @@ class KernelBuild:
             ) from None
 
 
+#: The tick a variant whose fragments choose none runs at: allnoconfig's,
+#: which the kit's fragment keeps (CONFIG_HZ_250).
+ALLNOCONFIG_TICK_HZ = 250
+_HZ_CHOICE = re.compile(r"CONFIG_HZ_([0-9]+)")
+
+
+def variant_tick_hz(variant: str) -> int:
+    """The tick a variant's fragments ask for (its CONFIG_HZ_<n>=y), before
+    it is built: what a campaign compares with a behaviour table's setup.
+    The build's own configuration says what it got (KernelBuild.tick_hz)."""
+    if variant not in VARIANTS:
+        raise AmpkitError(f"unknown kernel variant '{variant}'", f"valid: {', '.join(VARIANTS)}")
+    tick = ALLNOCONFIG_TICK_HZ
+    for fragment in VARIANTS[variant]:
+        for symbol, value in parse_config(fragment.read_text()).items():
+            if (m := _HZ_CHOICE.fullmatch(symbol)) and value == "y":
+                tick = int(m.group(1))
+    return tick
+
+
 def find_build(variant: str = "default") -> KernelBuild | None:
     build = KernelBuild(KernelInputs.discover(variant).output_dir)
     return build if build.is_complete() else None

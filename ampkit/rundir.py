@@ -54,7 +54,7 @@ from typing import Any
 
 from ampkit import gem5stats
 from ampkit.hashing import atomic_write_text, write_json
-from ampkit.timescale import timescale_of
+from ampkit.timescale import DEFAULT_TICK_HZ, timescale_of
 
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
@@ -97,11 +97,6 @@ QEMU_NOTICE = (
 #: The manifest's format. 2: the two time limits are mix_limit_s and
 #: engine.wall_limit_s (1 called them timeout_s and engine.wall_clock_limit_s).
 MANIFEST_VERSION = 2
-
-#: The tick of a run whose manifest does not say its kernel's: every kit
-#: kernel before the tick was recorded (manifest kernel.tick_hz, the
-#: kernel's CONFIG_HZ) ticked at 250 Hz, and the default kernels still do.
-DEFAULT_TICK_HZ = 250
 
 #: The status of a run that succeeded.
 OK = "ok"

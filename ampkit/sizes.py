@@ -10,9 +10,11 @@ an application gets the engine's:
 - an engine that does (gem5): the size at which the program alone on 2B2L
   spans ``span_ms`` simulated milliseconds (``DEFAULT_SPAN_MS`` unless a
   campaign or ``ampkit run --span-ms`` says otherwise), by the cost lines
-  of the engine's behaviour table (``configs/behaviour-<engine>.toml``,
-  ampkit.behaviour; measured with four threads: at other thread counts
-  the span differs, by the program's own scaling).
+  of a behaviour table (ampkit.behaviour): the engine's shipped one
+  (``configs/behaviour-<engine>.toml``, measured with four threads on the
+  default kernel, unscaled) or a campaign's own (its ``behaviour``). The
+  line of the app's thread count where the table has one; else the
+  nearest, and the span then differs by the program's own scaling.
 
 A size written in the mix is always used as written.
 """
@@ -26,7 +28,11 @@ from ampkit.mix import CATALOGUE_SIZES, Mix
 
 
 def engine_size(
-    program: str, engine: str, span_ms: float | None = None, table: Table | None = None
+    program: str,
+    engine: str,
+    span_ms: float | None = None,
+    table: Table | None = None,
+    threads: int | None = None,
 ) -> int:
     if not get_engine(engine).models_core_speed:
         if program not in CATALOGUE_SIZES:
@@ -36,7 +42,7 @@ def engine_size(
             )
         return CATALOGUE_SIZES[program]
     table = table if table is not None else table_of(engine)
-    line = table.cost(program) if table is not None else None
+    line = table.cost(program, threads) if table is not None else None
     if line is None:
         raise AmpkitError(
             f"{program}: no {engine} cost line to size it by; write its size in the mix",
@@ -55,7 +61,9 @@ def sized_for(
     if table is None and get_engine(engine).models_core_speed:
         table = table_of(engine)
     apps = tuple(
-        replace(a, size=engine_size(a.program, engine, span_ms, table)) if a.engine_sized else a
+        replace(a, size=engine_size(a.program, engine, span_ms, table, a.threads))
+        if a.engine_sized
+        else a
         for a in mix.apps
     )
     return replace(mix, apps=apps)

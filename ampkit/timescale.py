@@ -21,6 +21,11 @@ import re
 #: The largest scale the kernel takes; anything else it ignores (keeping 1).
 MAX = 16
 
+#: The tick of a run whose manifest does not say its kernel's: every kit
+#: kernel before the tick was recorded (manifest kernel.tick_hz, the
+#: kernel's CONFIG_HZ) ticked at 250 Hz, and the default kernels still do.
+DEFAULT_TICK_HZ = 250
+
 _PARAM = re.compile(r"(?:^|\s)sched_timescale=(\S*)")
 # kstrtouint() with base 0: decimal, 0x hexadecimal, 0 octal
 _DECIMAL = re.compile(r"\+?(?:0|[1-9][0-9]*)")
@@ -46,3 +51,18 @@ def timescale_of(cmdline: str) -> int:
         if 1 <= number <= MAX:
             scale = number
     return scale
+
+
+def setup_parts(timescale: int, tick_hz: int) -> list[str]:
+    """How messages, headings and titles name a time scale and a tick:
+    nothing for scale 1, the hardware's, nor for the default tick, 250 Hz."""
+    parts = [f"time scale {timescale}"] if timescale != 1 else []
+    if tick_hz != DEFAULT_TICK_HZ:
+        parts.append(f"{tick_hz} Hz tick")
+    return parts
+
+
+def describe_setup(timescale: int, tick_hz: int) -> str:
+    """A setup in words, the default one's included: 'time scale 4, 1000
+    Hz tick', 'time scale 1, 250 Hz tick'."""
+    return f"time scale {timescale}, {tick_hz} Hz tick"

@@ -46,7 +46,7 @@ import pandas as pd
 from scipy import stats
 
 from ampkit.errors import AmpkitError
-from ampkit.rundir import DEFAULT_TICK_HZ
+from ampkit.timescale import DEFAULT_TICK_HZ, setup_parts
 
 REFERENCE_POLICY = "cfs"
 #: What makes two runs comparable: the engine, the platform, the kernel's
@@ -162,15 +162,6 @@ def with_setup(frame: pd.DataFrame) -> pd.DataFrame:
         if column not in frame.columns
     }
     return frame.assign(**missing) if missing else frame
-
-
-def setup_parts(timescale: int, tick_hz: int) -> list[str]:
-    """How messages, headings and titles name a time scale and a tick:
-    nothing for scale 1, the hardware's, nor for the default tick, 250 Hz."""
-    parts = [f"time scale {timescale}"] if timescale != 1 else []
-    if tick_hz != DEFAULT_TICK_HZ:
-        parts.append(f"{tick_hz} Hz tick")
-    return parts
 
 
 def _setup_note(timescale: int, tick_hz: int) -> str:

@@ -32,7 +32,7 @@ import pandas as pd
 
 from ampkit.analysis import metrics
 from ampkit.analysis.collect import PARQUET, Collection, collect
-from ampkit.rundir import DEFAULT_TICK_HZ
+from ampkit.timescale import DEFAULT_TICK_HZ, setup_parts
 
 #: figures of normalised means, in report order
 #: The parts of energy_j, for the report's energy table.
@@ -359,7 +359,7 @@ def _below_one_section(
 def _setup_label(platform: str, timescale: int, tick_hz: int) -> str:
     """A setup as headings and plot titles name it: the platform, then the
     time scale where it is not 1 and the tick where it is not 250 Hz."""
-    return ", ".join([platform, *metrics.setup_parts(timescale, tick_hz)])
+    return ", ".join([platform, *setup_parts(timescale, tick_hz)])
 
 
 def _setup_tag(platform: str, timescale: int, tick_hz: int) -> str:

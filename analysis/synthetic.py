@@ -42,11 +42,12 @@ def write_run(
     key: str | None = None,
     wall_s: float = 0.0,
     cmdline: str | None = None,
+    tick_hz: int | None = None,
 ) -> Path:
     """A finished run directory; ``statistics`` and ``timing_notice`` are
     what its engine records (the defaults: QEMU's), ``key`` the inputs'
     hash its manifest records, ``cmdline`` the kernel command line its
-    inputs record (none by default)."""
+    inputs record and ``tick_hz`` its kernel's tick (none by default)."""
     run_id = f"{platform}-{policy}-{mix}-r{repetition}"
     writer = RunWriter(parent / run_id)
     counts = re.fullmatch(r"(\d+)B(\d+)L", platform)
@@ -73,6 +74,7 @@ def write_run(
         },
         repetition=repetition,
         inputs={"cmdline": cmdline} if cmdline is not None else None,
+        kernel={"tick_hz": tick_hz} if tick_hz is not None else None,
         ending=Ending(
             finished="1970-01-01T00:00:00+00:00",
             wall_s=wall_s,

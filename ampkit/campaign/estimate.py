@@ -100,7 +100,7 @@ def _speed_factor(app: App, platform: Platform) -> float:
 
 def app_load(app: App, platform: Platform, table: Table) -> AppLoad | str:
     """The app's load, or why it has none (no cost line for its program)."""
-    line = table.cost(app.program)
+    line = table.cost(app.program, app.threads)
     if line is None or app.from_suite:
         return f"{app.program}: no {table.engine} cost line"
     region = (line.fixed_ns + line.ns_per_unit * app.size) / 1e6

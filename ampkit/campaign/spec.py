@@ -40,7 +40,7 @@ from pathlib import Path
 
 from ampkit import perturb, policies, references
 from ampkit import platform as platform_mod
-from ampkit.behaviour import load_table, table_path
+from ampkit.behaviour import Table, load_table, table_path
 from ampkit.engines import (
     DEFAULT_ENGINE,
     DEFAULT_GUEST_CLOCK,
@@ -50,10 +50,12 @@ from ampkit.engines import (
     offers_guest_clock,
 )
 from ampkit.errors import AmpkitError
+from ampkit.kernel import variant_tick_hz
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_MIX_LIMIT_S
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS
 from ampkit.sizes import sized_for
+from ampkit.timescale import describe_setup, timescale_of
 from ampkit.tomlfile import Key, TomlFile
 
 EXECUTORS = ("local", "slurm")
@@ -79,6 +81,8 @@ _TOP_KEYS = {
     "method": f"one of {', '.join(METHODS)}",
     "warmup_ms": "guest milliseconds of warm-up before each run is measured",
     "span_ms": "gem5: simulated ms an app its mix leaves unsized spans alone (ampkit/sizes.py)",
+    "behaviour": "gem5: the behaviour table whose cost lines size the apps, measured at the "
+    "campaign's kernel and time scale (default: the engine's shipped one; ampkit/behaviour.py)",
     "kernel": f"kernel variant: {', '.join(KERNEL_VARIANTS)}",
     "speedups": "a speedup profile (ampkit profile)",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
@@ -300,6 +304,43 @@ def _folder(toml: TomlFile, key: str, base: Path) -> Path | None:
     return path
 
 
+def _own_behaviour(toml: TomlFile, base: Path, engine: str) -> Path | None:
+    """The spec's own behaviour table (``behaviour``), checked to exist."""
+    if "behaviour" not in toml.data:
+        return None
+    if not get_engine(engine).models_core_speed:
+        toml.fail(
+            ("behaviour",),
+            f"sizes apps only on an engine that models the cores' speed, not {engine}",
+        )
+    given = Path(toml.string(("behaviour",)))
+    path = given if given.is_absolute() else base / given
+    if not path.is_file():
+        toml.fail(
+            ("behaviour",),
+            f"names no file: {path}",
+            hint="measure the programs alone at the campaign's setup and write the table "
+            "with 'ampkit mix behaviour RUNS --out FILE' (evaluations/gem5-2B2L/calibration)",
+        )
+    return path
+
+
+def _same_setup(toml: TomlFile, table: Table, kernel: str, append: str) -> None:
+    """Refuse to size apps by a table measured at another kernel setup: a
+    program's time alone is how soon the baseline moves it to the big CPUs,
+    which the scheduler's clocks decide as much as its work."""
+    want = (timescale_of(append), variant_tick_hz(kernel))
+    if (table.timescale, table.tick_hz) != want:
+        raise AmpkitError(
+            f"sizes apps by {table.source}, measured at {table.setup}, but the campaign runs "
+            f"at {describe_setup(*want)}: the programs would not span what span_ms asks",
+            "measure them alone at the campaign's kernel and append (a campaign of "
+            "one-program mixes, as evaluations/gem5-2B2L/calibration), write the table with "
+            "'ampkit mix behaviour RUNS --out FILE' and name it with behaviour = \"FILE\"; "
+            "or write every app's size in its mix",
+        )
+
+
 def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = None) -> Spec:
     """Read and check a spec; relative paths in it are relative to ``base``
     (default: the spec's directory). Apps its mixes leave unsized are sized
@@ -343,15 +384,20 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
             ("span_ms",),
             f"sizes apps only on an engine that models the cores' speed, not {engine}",
         )
+    kernel = toml.string(("kernel",), choices=KERNEL_VARIANTS, default="default")
+    append = toml.string(("append",), default="")
+    own_table = _own_behaviour(toml, base, engine)
     sized_by = None
     if get_engine(engine).models_core_speed and any(a.engine_sized for m in mixes for a in m.apps):
-        sized_by = behaviour or table_path(engine)
+        sized_by = behaviour or own_table or table_path(engine)
     try:
         # the engine's size for every app a mix leaves unsized, before references are named
         sizes = load_table(sized_by) if sized_by is not None else None
+        if sizes is not None:
+            _same_setup(toml, sizes, kernel, append)
         mixes = tuple(sized_for(m, engine, span_ms, sizes) for m in mixes)
     except AmpkitError as e:
-        toml.fail(("mixes",), e.what, hint=e.hint)
+        toml.fail(("behaviour",) if own_table else ("mixes",), e.what, hint=e.hint)
 
     repetitions = toml.integer(("repetitions",), low=1, high=1000, default=1)
     mix_repetitions = _mix_repetitions(toml, mixes)
@@ -371,8 +417,6 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
     warmup_ms = (
         toml.integer(("warmup_ms",), low=0, high=MAX_WARMUP_MS) if "warmup_ms" in data else None
     )
-    kernel = toml.string(("kernel",), choices=KERNEL_VARIANTS, default="default")
-    append = toml.string(("append",), default="")
     qemu_clock = data.get("qemu_clock", DEFAULT_GUEST_CLOCK)
     clocks = guest_clocks()
     if qemu_clock not in clocks:

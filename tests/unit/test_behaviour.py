@@ -30,6 +30,8 @@ def alone(
     lived: tuple[int, ...] = (1_000_000, 1_000_000),
     cpu: tuple[int, ...] = (1_000_000, 1_000_000),
     wall_s: float = 60.0,
+    cmdline: str | None = None,
+    tick_hz: int | None = None,
 ) -> Path:
     tasks = [
         {"thread": i, "class": "big", "futex_blocked_ns": b, "futex_caused_ns": c}
@@ -54,6 +56,8 @@ def alone(
         engine="gem5",
         timing_notice=None,
         wall_s=wall_s,
+        cmdline=cmdline,
+        tick_hz=tick_hz,
     )
 
 
@@ -305,3 +309,111 @@ def test_a_campaign_sizes_its_apps_by_the_table_it_pinned(tmp_path: Path) -> Non
     spec_path.write_text(spec_path.read_text().replace('"gem5"', '"qemu"'))
     with pytest.raises(AmpkitError, match=r"span_ms.*only on an engine that models"):
         load_spec(spec_path)
+
+
+# --- the setup a table was measured at -----------------------------------------
+
+
+def test_a_table_records_the_setup_its_runs_ran_at_and_reads_it_back(tmp_path: Path) -> None:
+    for size, region in ((100, 2_000_000), (200, 3_000_000)):
+        alone(
+            tmp_path,
+            "chase",
+            size=size,
+            region_ns=region,
+            cmdline="console=ttyAMA0 sched_timescale=4",
+            tick_hz=1000,
+        )
+    table, left_out = measure([tmp_path], "gem5")
+    assert left_out == [] and (table.timescale, table.tick_hz) == (4, 1000)
+    path = tmp_path / "t.toml"
+    path.write_text(table.render())
+    again = load_table(path)
+    assert (again.timescale, again.tick_hz) == (4, 1000)
+    assert again.setup == "time scale 4, 1000 Hz tick"
+    # a table written before the setup was recorded is the default kernel's, unscaled
+    old = "\n".join(
+        line
+        for line in table.render().splitlines()
+        if not line.startswith(("timescale", "tick_hz"))
+    )
+    path.write_text(old)
+    assert (load_table(path).timescale, load_table(path).tick_hz) == (1, 250)
+
+
+def test_runs_of_two_setups_are_not_measured_into_one_table(tmp_path: Path) -> None:
+    alone(tmp_path / "plain", "chase", size=100)
+    alone(tmp_path / "scaled", "chase", size=200, cmdline="sched_timescale=4", tick_hz=1000)
+    with pytest.raises(AmpkitError) as e:
+        measure([tmp_path / "plain", tmp_path / "scaled"], "gem5")
+    assert "time scale 1, 250 Hz tick" in e.value.what
+    assert "time scale 4, 1000 Hz tick" in e.value.what
+    assert "a table of its own" in (e.value.hint or "")
+
+
+def test_an_app_is_sized_by_the_cost_line_of_its_own_thread_count() -> None:
+    def line(threads: int, ns_per_unit: int) -> CostLine:
+        return CostLine(
+            "chase", threads, "2B2L", (100, 200), (100 * ns_per_unit, 200 * ns_per_unit), (1, 2)
+        )
+
+    table = Table("gem5", (), (line(4, 40_000), line(3, 10_000), line(2, 5_000)))
+    assert table.cost("chase", 3) == line(3, 10_000)
+    assert table.cost("chase", 2) == line(2, 5_000)
+    # no line at 8 threads: the nearest thread count's
+    assert table.cost("chase", 8) == line(4, 40_000)
+    assert table.cost("compute", 3) is None
+    from ampkit.sizes import engine_size
+
+    # 20 ms: 500 units at 40 us a unit with four threads, 2000 at 10 us with three
+    assert engine_size("chase", "gem5", 20.0, table, threads=4) == 500
+    assert engine_size("chase", "gem5", 20.0, table, threads=3) == 2000
+
+
+def _setup_spec(tmp_path: Path, extra: str) -> Path:
+    (tmp_path / "m.toml").write_text(
+        'description = "d"\ncategory = "compute"\n\n[[app]]\nprogram = "contend"\nthreads = 4\n'
+    )
+    spec = tmp_path / "c.toml"
+    spec.write_text(
+        'name = "c"\nengine = "gem5"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\n'
+        'mixes = ["m.toml"]\nspan_ms = 10\nreferences = ["alone"]\n' + extra
+    )
+    return spec
+
+
+def test_a_scaled_campaign_is_not_sized_by_a_table_of_unscaled_runs(tmp_path: Path) -> None:
+    from ampkit.campaign.spec import load_spec
+
+    plain = _line_table(10_000)
+    scaled = Table("gem5", (), plain.costs, timescale=4, tick_hz=1000)
+    (tmp_path / "plain.toml").write_text(plain.render())
+    (tmp_path / "scaled.toml").write_text(scaled.render())
+    setup = 'kernel = "hz1000"\nappend = "sched_timescale=4"\n'
+    with pytest.raises(AmpkitError) as e:
+        load_spec(_setup_spec(tmp_path, setup + 'behaviour = "plain.toml"\n'))
+    assert "measured at time scale 1, 250 Hz tick" in e.value.what
+    assert "runs at time scale 4, 1000 Hz tick" in e.value.what
+    assert "behaviour" in e.value.what  # the key at fault
+    spec = load_spec(_setup_spec(tmp_path, setup + 'behaviour = "scaled.toml"\n'))
+    assert spec.sized_by == tmp_path / "scaled.toml"
+    assert [a.size for a in spec.mixes[0].apps] == [1000]  # 10 ms at 10 us a unit
+    # the same table for the default kernel at scale 4: the tick differs
+    with pytest.raises(AmpkitError, match="250 Hz tick"):
+        load_spec(
+            _setup_spec(tmp_path, 'append = "sched_timescale=4"\nbehaviour = "scaled.toml"\n')
+        )
+    # a scaled campaign with no table of its own: the shipped one is unscaled
+    with pytest.raises(AmpkitError, match="time scale 1, 250 Hz tick"):
+        load_spec(_setup_spec(tmp_path, setup))
+    with pytest.raises(AmpkitError, match="names no file"):
+        load_spec(_setup_spec(tmp_path, setup + 'behaviour = "none.toml"\n'))
+
+
+def test_a_variant_s_tick_is_the_one_its_fragments_choose() -> None:
+    from ampkit.kernel import variant_tick_hz
+
+    assert variant_tick_hz("default") == 250
+    assert variant_tick_hz("hz1000") == 1000
+    with pytest.raises(AmpkitError, match="unknown kernel variant"):
+        variant_tick_hz("hz42")

@@ -13,7 +13,8 @@ import pytest
 from ampkit.analysis import metrics, report
 from ampkit.analysis.collect import RUN_COLUMNS, collect
 from ampkit.analysis.synthetic import SynthApp, write_run
-from ampkit.rundir import DEFAULT_TICK_HZ, RunDir
+from ampkit.rundir import RunDir
+from ampkit.timescale import DEFAULT_TICK_HZ
 from tests.unit.setup_tables import app_row, app_tables, mix_and_alone
 
 pytestmark = pytest.mark.unit
