@@ -105,6 +105,16 @@ def edp_per_instruction(energy_j: float, completion_s: float, instructions: floa
     return energy_j * completion_s / instructions
 
 
+def energy_per_instruction_nj(energy_j: float, instructions: float) -> float:
+    """Energy per committed instruction, in nJ: the run's energy over the
+    work it did. A run of the restart method does more or less extra work
+    (apps run again until the last first completion) under each policy;
+    per instruction, the policies compare at equal work."""
+    if not instructions > 0:
+        return math.nan
+    return energy_j / instructions * 1e9
+
+
 @dataclass(frozen=True)
 class Metric:
     name: str
@@ -138,6 +148,11 @@ PER_RUN: tuple[Metric, ...] = (
     Metric("cpu_energy_j", "lower", "the CPUs' part of energy_j"),
     Metric("l2_energy_j", "lower", "the L2 caches' part of energy_j"),
     Metric("dram_energy_j", "lower", "the DRAM's part of energy_j (gem5's DRAMPower model)"),
+    Metric(
+        "energy_per_inst",
+        "lower",
+        "energy_j per committed instruction, nJ: energy at equal work",
+    ),
     Metric("edp", "lower", "energy x completion time"),
     Metric(
         "edp_per_inst",
@@ -329,6 +344,9 @@ def per_run(
                 "cpu_energy_j": float(cpu_energy.get(run, math.nan)),
                 "l2_energy_j": float(l2_energy.get(run, math.nan)),
                 "dram_energy_j": dram_j,
+                "energy_per_inst": energy_per_instruction_nj(
+                    energy_j, float(insts.get(run, math.nan))
+                ),
                 "edp": edp(energy_j, completion_s),
                 "edp_per_inst": edp_per_instruction(
                     energy_j, completion_s, float(insts.get(run, math.nan))

@@ -38,7 +38,16 @@ from ampkit.timescale import DEFAULT_TICK_HZ, setup_parts
 #: The parts of energy_j, for the report's energy table.
 ENERGY_PARTS = ("cpu_energy_j", "l2_energy_j", "dram_energy_j", "energy_j")
 
-NORMALISED = ("h_antt", "h_stp", "fairness", "unfairness", "energy_j", "edp", "edp_per_inst")
+NORMALISED = (
+    "h_antt",
+    "h_stp",
+    "fairness",
+    "unfairness",
+    "energy_j",
+    "energy_per_inst",
+    "edp",
+    "edp_per_inst",
+)
 
 
 # --- a document rendered twice ------------------------------------------------
@@ -242,9 +251,12 @@ def write_report(
         f"reference policy {reference} (slowdowns against each application alone "
         f"under it, means normalised to it); 95% confidence intervals over repetitions "
         f"(Student's t). Energy is the CPUs', their L2s' and the DRAM's (gem5's power "
-        f"and DRAMPower models); EDP is energy x completion time, EDP/inst "
-        f"(edp_per_inst) the same divided by the instructions committed, Saez et al.'s "
-        f"energy / IPS. {_timescale_text(col)}"
+        f"and DRAMPower models) over the measured interval, to the last application's "
+        f"first completion; under the restart method that interval holds the work of "
+        f"applications run again, more or less of it under each policy, so energy is "
+        f"compared at equal work per committed instruction (energy_per_inst, nJ); EDP is "
+        f"energy x completion time, EDP/inst (edp_per_inst) the same divided by the "
+        f"instructions committed, Saez et al.'s energy / IPS. {_timescale_text(col)}"
     )
     plots: dict[str, int] = {}
     for (engine, platform, scale, tick), part in summary.groupby(metrics.SETUP):

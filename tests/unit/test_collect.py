@@ -222,7 +222,7 @@ def test_the_report_splits_energy_by_component(tmp_path: Path) -> None:
     assert "| pair | colab | 0.0013 | 0.0003 | 0.0004 | 0.002 |" in md
     per_run = pd.read_csv(tmp_path / "report" / "tables" / "per_run.csv")
     assert per_run["energy_j"].round(6).eq(0.002).all()
-    assert {"edp", "edp_per_inst"} <= set(per_run.columns)
+    assert {"edp", "edp_per_inst", "energy_per_inst"} <= set(per_run.columns)
     assert "edp_per_inst" in md
 
 
@@ -332,6 +332,7 @@ def test_energy_per_run_adds_the_dram_and_gives_both_edps() -> None:
     assert (r["cpu_energy_j"], r["l2_energy_j"], r["dram_energy_j"]) == (3.0, 1.0, 2.0)
     assert r["energy_j"] == 6.0 and r["edp"] == 12.0
     assert r["edp_per_inst"] == pytest.approx(12.0 / 4e9)
+    assert r["energy_per_inst"] == pytest.approx(6.0 / 4e9 * 1e9)  # nJ
     other = runs[runs.index == "s"]
     assert len(other) == 1 and other["energy_j"].isna().all() and other["edp"].isna().all()
 
