@@ -568,6 +568,19 @@ class RunDir:
             raise Excluded(f"corrupt: {MANIFEST} is not an object")
         return data
 
+    def policy_knobs(self) -> dict[str, Any]:
+        """The policies' knobs the guest read from its kernel at the start
+        of the run (guest.json's amp.knobs: sysctl name to value); empty
+        where it recorded none (a guest before it read them, a kernel
+        without the policies, a run that never reached the guest)."""
+        try:
+            guest = _read_json(self.path / GUEST)
+        except Excluded:
+            return {}
+        amp = guest.get("amp") if isinstance(guest, dict) else None
+        knobs = amp.get("knobs") if isinstance(amp, dict) else None
+        return dict(knobs) if isinstance(knobs, dict) else {}
+
     def recorded_key(self) -> str | None:
         """The key in the manifest, or None if it cannot be read."""
         try:

@@ -26,6 +26,15 @@ MAX = 16
 #: kernel's CONFIG_HZ) ticked at 250 Hz, and the default kernels still do.
 DEFAULT_TICK_HZ = 250
 
+#: PELT's half-life at scale 1, in ms (LOAD_AVG_PERIOD periods of 1024 us:
+#: about 32 ms); at scale k the kernel's is a k-th of it.
+PELT_HALFLIFE_MS = 32.0
+#: The policies' periods when a run's guest did not record its kernel's
+#: (kernel.sched_colab_rank_period_ms and kernel.sched_wash_quantum_ms at
+#: their defaults), unscaled.
+DEFAULT_COLAB_RANK_PERIOD_MS = 10.0
+DEFAULT_WASH_QUANTUM_MS = 40.0
+
 _PARAM = re.compile(r"(?:^|\s)sched_timescale=(\S*)")
 # kstrtouint() with base 0: decimal, 0x hexadecimal, 0 octal
 _DECIMAL = re.compile(r"\+?(?:0|[1-9][0-9]*)")

@@ -4,7 +4,10 @@
 with a ``manifest.json``) and returns a ``Collection`` of pandas tables:
 
 runs     one row per run directory, whether it counts (``included``) and,
-         if not, why (``reason``);
+         if not, why (``reason``); for a run that counts, the policies'
+         periods as its kernel held them (guest.json's amp.knobs, unscaled:
+         the kernel divides them by the time scale): colab_rank_period_ms,
+         wash_quantum_ms (NaN where the guest did not record them);
 apps     one row per application per included run: campaign, run, run_id,
          engine, platform, timescale (the kernel's time scale), tick_hz
          (its tick, CONFIG_HZ), big, little (its CPU counts), policy, mix,
@@ -131,6 +134,28 @@ def _run_columns(run_dir: Path, root: Path, info: RunInfo) -> dict[str, Any]:
     }
 
 
+#: Run columns from the guest's record of the policies' knobs (sysctl name).
+KNOB_COLUMNS = {
+    "colab_rank_period_ms": "sched_colab_rank_period_ms",
+    "wash_quantum_ms": "sched_wash_quantum_ms",
+}
+
+
+def _knob_columns(run: RunDir) -> dict[str, float]:
+    """The policies' periods the guest read from its kernel at the start of
+    the run; NaN for any it did not record (a guest before it read them, a
+    kernel without the policy)."""
+    knobs = run.policy_knobs()
+    out = {}
+    for column, name in KNOB_COLUMNS.items():
+        value = knobs.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            out[column] = float(value)
+        else:
+            out[column] = math.nan
+    return out
+
+
 def _app_rows(
     info: dict[str, Any], records: list[AppRecord]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -185,7 +210,7 @@ def collect(root: Path) -> Collection:
         run_info, stats = verdict.info, verdict.statistics
         info = _run_columns(run_dir, root, run_info)
         a, t, k = _app_rows(info, verdict.records)
-        runs.append({**info, "included": True, "reason": ""})
+        runs.append({**info, "included": True, "reason": "", **_knob_columns(run)})
         if run_info.timing_notice:
             notices.add(str(run_info.timing_notice))
         for reason in run_info.calibration_stale:
@@ -209,7 +234,7 @@ def collect(root: Path) -> Collection:
         )
     return Collection(
         notices=tuple(sorted(notices)),
-        runs=_frame(runs, [*RUN_COLUMNS, "included", "reason"]),
+        runs=_frame(runs, [*RUN_COLUMNS, "included", "reason", *KNOB_COLUMNS]),
         apps=_frame(
             apps,
             [

@@ -34,7 +34,14 @@ def test_guest_sees_big_little(
     assert plat.domain_differences(guest["sched_domains"]) == []
     assert "Unable to detect cache hierarchy" not in (outcome.directory / "console.log").read_text()
     # the per-task counters are kept under cfs too, as under every policy
-    assert guest["amp"] == {"policy": "cfs", "available": ["cfs", "colab", "wash"], "stats": "1"}
+    amp = dict(guest["amp"])
+    knobs = amp.pop("knobs")
+    assert amp == {"policy": "cfs", "available": ["cfs", "colab", "wash"], "stats": "1"}
+    # the policies' knobs as the kernel holds them, which a report counts a
+    # run's periods by: the defaults, unscaled, and only knobs of theirs
+    assert knobs["sched_colab_rank_period_ms"] == 10, knobs
+    assert knobs["sched_wash_quantum_ms"] == 40 and knobs["sched_timescale"] == 1, knobs
+    assert all(k.startswith(("sched_colab_", "sched_wash_", "sched_timescale")) for k in knobs)
     assert guest["clocksource"] == "arch_sys_counter"
     assert outcome.report.kernel_problems == []
 
@@ -67,6 +74,19 @@ def test_policy_knob_reads_back_and_rejects_junk(
     assert outcome.ok, outcome.status
     steps = app_json(outcome, 0)["steps"]
     assert [(s["errno"], s["in_force"]) for s in steps] == [(0, "cfs"), (22, "cfs"), (0, "cfs")]
+
+
+def test_the_guest_records_the_scale_beside_the_unscaled_periods(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    outcome = run_probe(
+        tmp_path / "run", kernel_build, initramfs, "sysinfo", extra_cmdline="sched_timescale=4"
+    )
+    assert outcome.ok, outcome.status
+    knobs = json.loads((outcome.directory / "guest.json").read_text())["amp"]["knobs"]
+    # the kernel divides its periods by the scale; the knobs keep what was set
+    assert knobs["sched_timescale"] == 4, knobs
+    assert (knobs["sched_colab_rank_period_ms"], knobs["sched_wash_quantum_ms"]) == (10, 40)
 
 
 def test_unknown_boot_policy_is_reported_and_ignored(

@@ -514,3 +514,55 @@ def test_no_slowdown_below_one_is_said_so(tmp_path: Path) -> None:
     write_report(tmp_path / "runs", tmp_path / "report")
     md = (tmp_path / "report" / "report.md").read_text()
     assert "None: no application ran faster in a mix than alone." in md
+
+
+def test_each_run_is_counted_against_the_clocks_of_its_own_setup(tmp_path: Path) -> None:
+    """A run's measured interval over the tick, COLAB's period and WASH's
+    quantum as its guest read them (unscaled, divided by the time scale)
+    and PELT's half-life; the kernel's defaults where the guest read none."""
+    runs = tmp_path / "runs"
+    scaled = write_run(
+        runs,
+        platform="2B2L",
+        policy="colab",
+        mix="m",
+        apps=[
+            SynthApp("a", 2, turnaround_ns=20_000_000),
+            SynthApp("b", 2, turnaround_ns=12_000_000),
+        ],
+        cmdline="console=ttyAMA0 sched_timescale=4",
+        tick_hz=1000,
+    )
+    knobs = {"sched_colab_rank_period_ms": 5, "sched_wash_quantum_ms": 40, "sched_timescale": 4}
+    (scaled / "guest.json").write_text(json.dumps({"amp": {"policy": "colab", "knobs": knobs}}))
+    write_run(
+        runs,
+        platform="2B2L",
+        policy="cfs",
+        mix="m",
+        apps=[
+            SynthApp("a", 2, turnaround_ns=100_000_000),
+            SynthApp("b", 2, turnaround_ns=1_000_000),
+        ],
+    )
+    col = collect(runs)
+    spans = report_mod.clocks_spanned(col).set_index("policy")
+    s = spans.loc["colab"]
+    assert (s["colab_rank_period_ms"], s["wash_quantum_ms"]) == (5.0, 40.0)
+    assert s["run_ms"] == 20.0 and s["ticks"] == pytest.approx(20.0)
+    assert s["colab_periods"] == pytest.approx(20 / (5 / 4))  # 16
+    assert s["wash_quanta"] == pytest.approx(20 / (40 / 4))  # 2
+    assert s["pelt_halflives"] == pytest.approx(20 / (32 / 4))  # 2.5
+    assert bool(s["knobs_read"])
+    # no knobs recorded: the defaults, unscaled, at 250 Hz
+    p = spans.loc["cfs"]
+    assert pd.isna(p["colab_rank_period_ms"]) and not bool(p["knobs_read"])
+    assert (p["run_ms"], p["ticks"], p["colab_periods"]) == (100.0, 25.0, 10.0)
+    assert p["wash_quanta"] == pytest.approx(2.5) and p["pelt_halflives"] == pytest.approx(3.125)
+
+    doc = report_mod.Doc()
+    report_mod._clocks_section(doc, col)
+    section = doc.markdown(tmp_path)
+    assert "1 runs did not record their kernel's periods" in section
+    assert "| m | colab | 1 | 20 | 20 | 16 | 2 | 2.5 | WASH quanta, PELT half-lives |" in section
+    assert "| m | cfs | 1 | 100 | 25 | 10 | 2.5 | 3.13 | WASH quanta, PELT half-lives |" in section

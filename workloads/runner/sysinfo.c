@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sysinfo.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #define CPU_DIR "/sys/devices/system/cpu"
 #define DOMAINS_DIR "/sys/kernel/debug/sched/domains"
+#define SYSCTL_DIR "/proc/sys/kernel"
 
 /* A sysfs integer, or the literal null when the file is absent. */
 static void sb_file_int(struct sbuf *sb, const char *path)
@@ -189,6 +191,48 @@ static void domains_json(struct sbuf *sb)
 	free(schedstat);
 }
 
+/*
+ * The policies' own knobs: their periods, bounds and the time scale, as
+ * the kernel holds them when the applications start. A report counts the
+ * ranking periods and quanta a run spans from these, not from defaults.
+ */
+static int policy_knob(const struct dirent *d)
+{
+	return !strncmp(d->d_name, "sched_colab_", strlen("sched_colab_")) ||
+	       !strncmp(d->d_name, "sched_wash_", strlen("sched_wash_")) ||
+	       !strcmp(d->d_name, "sched_timescale");
+}
+
+static void knobs_json(struct sbuf *sb)
+{
+	struct dirent **names;
+	/* room for any d_name: glibc's holds 256 bytes */
+	char path[sizeof(SYSCTL_DIR "/") + sizeof(((struct dirent *)0)->d_name)];
+	int n, i, first = 1;
+
+	sb_printf(sb, "{");
+	n = scandir(SYSCTL_DIR, &names, policy_knob, alphasort);
+	for (i = 0; i < n; i++) {
+		char *text;
+
+		snprintf(path, sizeof(path), SYSCTL_DIR "/%s", names[i]->d_name);
+		/* write-only knobs (triggers) have nothing to read */
+		text = read_text(path);
+		if (text) {
+			sb_printf(sb, "%s", first ? "" : ",");
+			sb_json_str(sb, names[i]->d_name);
+			sb_printf(sb, ":");
+			sb_file_int(sb, path);
+			first = 0;
+		}
+		free(text);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	sb_printf(sb, "}");
+}
+
 static void amp_json(struct sbuf *sb)
 {
 	char *available;
@@ -209,6 +253,8 @@ static void amp_json(struct sbuf *sb)
 	free(available);
 	sb_printf(sb, ",\"stats\":");
 	sb_file_str(sb, AMP_STATS_FILE);
+	sb_printf(sb, ",\"knobs\":");
+	knobs_json(sb);
 	sb_printf(sb, "}");
 }
 
