@@ -3,7 +3,11 @@ to the run count its lists give (counted here from the TOML files alone,
 not by the planner), and each mix is of its category by measurement."""
 
 import tomllib
+from pathlib import Path
 
+import pytest
+
+from ampkit.analysis.report import write_report
 from ampkit.behaviour import check_category, load_table
 from ampkit.campaign import estimate
 from ampkit.campaign.plan import MATRIX, expand
@@ -65,3 +69,29 @@ def test_every_run_of_the_evaluation_has_an_estimate_within_the_budget() -> None
     hours = sum(r.wall_s for r in runs) / 3600 / (spec.executor.jobs or 1)
     assert 10 <= hours <= 14
     assert min(r.sim_ms for r in runs if r.role == MATRIX) >= 50
+
+
+def _committed_reports() -> list[Path]:
+    return sorted(p.parent for p in (REPO_ROOT / "evaluations").glob("**/report/report.md"))
+
+
+def test_there_is_a_committed_report_to_reproduce() -> None:
+    assert _committed_reports(), "no evaluations/**/report/report.md"
+
+
+@pytest.mark.parametrize(
+    "report", _committed_reports(), ids=lambda p: str(p.relative_to(REPO_ROOT))
+)
+def test_a_committed_report_is_what_its_committed_runs_give(report: Path, tmp_path: Path) -> None:
+    """Every table of a committed report, made again from the run
+    directories committed beside it, byte for byte: a reader who opens the
+    runs gets the figures the README quotes."""
+    runs = report.parent / "runs"
+    assert runs.is_dir(), f"{report}: no runs/ beside it"
+    write_report(runs, tmp_path / "again")
+    committed = sorted(p.name for p in (report / "tables").glob("*.csv"))
+    assert {"per_run.csv", "slowdowns.csv", "summary.csv", "geomeans.csv"} <= set(committed)
+    for name in committed:
+        here = (report / "tables" / name).read_text()
+        again = (tmp_path / "again" / "tables" / name).read_text()
+        assert here == again, f"{report.relative_to(REPO_ROOT)}/tables/{name} differs"
