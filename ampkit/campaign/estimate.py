@@ -103,7 +103,7 @@ def app_load(app: App, platform: Platform, table: Table) -> AppLoad | str:
     line = table.cost(app.program, app.threads)
     if line is None or app.from_suite:
         return f"{app.program}: no {table.engine} cost line"
-    region = (line.fixed_ns + line.ns_per_unit * app.size) / 1e6
+    region = line.region_at(app.size) / 1e6
     measured = table.at_size(app.program, app.size)
     # the self-check after the region, and the CPUs its threads kept busy,
     # as measured alone; without a measurement, one CPU and no self-check

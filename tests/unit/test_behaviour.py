@@ -119,7 +119,12 @@ def test_cost_lines_come_from_the_baseline_at_two_sizes(tmp_path: Path) -> None:
     assert line.fixed_ns == pytest.approx(100_000)
     assert line.wall_s_per_sim_ms == pytest.approx(20)
     assert line.size_for(1.0) == 100
-    assert line.size_for(10.0) == 1100
+    assert line.size_for(1.9) == 200  # the line, up to the longest run measured
+    assert line.size_for(1.45) == 150
+    # beyond it, in proportion to that run: 10 ms at 1.9 ms per 200 units
+    assert line.size_for(10.0) == round(10 * 200 / 1.9) == 1053
+    for size in (100, 150, 200, 1053):
+        assert line.size_for(line.region_at(size) / 1e6) == size
     assert line.wall_for(10.0) == pytest.approx(240)
     # runs of another engine are not this table's
     other, left_out = measure([tmp_path], "qemu")
