@@ -536,3 +536,17 @@ def test_a_campaign_says_before_it_starts_which_metrics_it_cannot_reference(
         "no ASP for any mix: 'references' lacks 'little-only' for "
         "sync2-contend-compute, compute2-compute-chase"
     ]
+    # programs measured alone, one to a mix: nothing to reference them by
+    (tmp_path / "one.toml").write_text(
+        'description = "d"\ncategory = "compute"\n\n'
+        '[[app]]\nprogram = "compute"\nthreads = 2\nsize = 10\n'
+    )
+    alone = write_spec(
+        tmp_path,
+        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["colab"]\nmixes = ["one.toml"]\n'
+        "references = []\n",
+        "alone.toml",
+    )
+    assert unreferenced(load_spec(alone)) == [
+        "nothing normalised to cfs (the report's figures): 'policies' lacks it"
+    ]
