@@ -41,12 +41,15 @@ choose sizes for the time it wants each run to take.
 
 **Setup.** A table holds the runs of one setup: the kernel's time scale
 and tick (``ampkit.timescale``), which it records. A program's time alone
-is not its work alone: it is how soon the baseline moves its threads to
-the big CPUs, and that is the scheduler's clocks against the run's
-length. Measured at time scale 1, chase with three threads spanned 40
-simulated ms at a size where, at scale 4 on the 1000 Hz kernel, it
-spanned 10.5 (``evaluations/gem5-2B2L``). A campaign sizes its apps by a
-table of its own setup, or is refused (``ampkit.campaign.spec``).
+is not its work alone: it is also how soon the baseline moves its threads
+to the big CPUs, which the scheduler's clocks against the run's length
+decide. Sized by the unscaled table's four-thread line to span 40
+simulated ms, chase with three threads spanned 10.5 at scale 4 on the
+1000 Hz kernel (``evaluations/gem5-2B2L/first-sizing``; the thread count
+differed too, so the table's line was a prediction for it, not a
+measurement). A campaign sizes its apps by a table of its own setup,
+with a line for each app's thread count, or is refused
+(``ampkit.campaign.spec``).
 """
 
 import json
@@ -64,7 +67,12 @@ from ampkit.timescale import MAX as MAX_TIMESCALE
 from ampkit.tomlfile import TomlFile
 
 KIND = "ampkit-workload-behaviour"
-VERSION = 1
+#: 2: the table records its setup (timescale, tick_hz); 1 is read as the
+#: default kernel's, unscaled
+VERSION = 2
+_VERSIONS = (1, 2)
+#: The platform sizes are for: a program spans its time alone on it.
+SIZING_PLATFORM = "2B2L"
 #: The policy whose runs decide categories and cost: the unmodified scheduler.
 BASELINE = "cfs"
 
@@ -163,34 +171,32 @@ class CostLine:
     def wall_fixed_s(self) -> float:
         return self._wall_fit()[0]
 
-    @property
-    def _longest(self) -> tuple[int, int]:
-        """(size, region ns) of the longest run measured."""
-        i = max(range(len(self.sizes)), key=lambda i: self.region_ns[i])
-        return self.sizes[i], self.region_ns[i]
-
     def region_at(self, size: int) -> float:
         """The region, in ns, the program alone spans at ``size``: the line
-        up to the longest run measured; beyond it, in proportion to that
-        run. What a shorter run adds beside its work is start-up and
-        placement, which a longer one amortises. Measured at time scale 4,
-        chase with three threads took 8.0 ms at size 43604, its third
-        thread on a little CPU throughout, and 10.5 ms at 87209, that
+        up to the largest size measured; beyond it, in proportion to the
+        line's value there. What a shorter run adds beside its work is
+        start-up and placement, which a longer one amortises. At time
+        scale 4, chase with three threads took 8.0 ms at size 43604, its
+        third thread on a little CPU throughout, and 10.5 ms at 87209, that
         thread moved to a big CPU once one was free: the line through both
-        has a fixed part of 5.5 ms that no longer run has, and would size
-        chase for 40 ms at twice the size the longer run's rate gives."""
-        longest_size, longest_ns = self._longest
-        if size > longest_size:
-            return size * longest_ns / longest_size
+        has a fixed part of 5.5 ms that a longer run does not show, and
+        would size chase for 40 ms at nearly twice the size the longer
+        run's rate gives. (Beyond the largest size is an extrapolation all
+        the same: the runs made at the sizes chosen say how far it held.)"""
+        largest = max(self.sizes)
+        at_largest = self.fixed_ns + self.ns_per_unit * largest
+        if size > largest:
+            return size * at_largest / largest
         return self.fixed_ns + self.ns_per_unit * size
 
     def size_for(self, span_ms: float) -> int:
         """The size at which the program's region spans ``span_ms`` (at
         least 1): ``region_at`` inverted."""
         span_ns = span_ms * 1e6
-        longest_size, longest_ns = self._longest
-        if span_ns > longest_ns:
-            return max(1, round(span_ns * longest_size / longest_ns))
+        largest = max(self.sizes)
+        at_largest = self.fixed_ns + self.ns_per_unit * largest
+        if span_ns > at_largest:
+            return max(1, round(span_ns * largest / at_largest))
         return max(1, round((span_ns - self.fixed_ns) / self.ns_per_unit))
 
     def wall_for(self, span_ms: float) -> float:
@@ -233,35 +239,54 @@ class Table:
     def setup(self) -> str:
         return describe_setup(self.timescale, self.tick_hz)
 
-    def _all_of(self, program: str, policy: str) -> list[Measurement]:
-        return [m for m in self.measurements if m.program == program and m.policy == policy]
+    def _all_of(self, program: str, policy: str, threads: int | None = None) -> list[Measurement]:
+        """The program's measurements under ``policy`` on the sizing
+        platform (any other where it has none there), at ``threads`` where
+        the table has that thread count."""
+        found = [m for m in self.measurements if m.program == program and m.policy == policy]
+        on = [m for m in found if m.platform == SIZING_PLATFORM]
+        found = on or found
+        same = [m for m in found if m.threads == threads]
+        return same or found
 
-    def of(self, program: str, policy: str = BASELINE) -> Measurement | None:
-        """The program's measurement under ``policy`` whose region is
-        nearest the default span: the size runs use (the others are there
-        for the cost lines)."""
-        found = self._all_of(program, policy)
+    def of(
+        self, program: str, policy: str = BASELINE, threads: int | None = None
+    ) -> Measurement | None:
+        """The program's measurement under ``policy`` (at ``threads`` where
+        measured) whose region is nearest the default span: the size runs
+        use (the others are there for the cost lines)."""
+        found = self._all_of(program, policy, threads)
         return min(found, key=lambda m: abs(m.region_ns - DEFAULT_SPAN_MS * 1e6)) if found else None
 
-    def at_size(self, program: str, size: int, policy: str = BASELINE) -> Measurement | None:
-        """The program's measurement under ``policy`` at the size nearest
-        ``size`` (by ratio): its self-check and parallelism change with the
-        size (start-up weighs more in a short run)."""
-        found = self._all_of(program, policy)
+    def at_size(
+        self, program: str, size: int, policy: str = BASELINE, threads: int | None = None
+    ) -> Measurement | None:
+        """The program's measurement under ``policy`` (at ``threads`` where
+        measured) at the size nearest ``size`` (by ratio): its self-check
+        and parallelism change with the size (start-up weighs more in a
+        short run)."""
+        found = self._all_of(program, policy, threads)
         return (
             min(found, key=lambda m: abs(math.log(max(m.size, 1) / max(size, 1))))
             if found
             else None
         )
 
-    def cost(self, program: str, threads: int | None = None) -> CostLine | None:
-        """The program's cost line at ``threads`` threads where the table
-        has one; else its line at the nearest thread count (the span then
-        differs, by the program's own scaling)."""
-        lines = [c for c in self.costs if c.program == program]
-        if not lines or threads is None:
+    def cost(
+        self, program: str, threads: int | None = None, *, exact: bool = False
+    ) -> CostLine | None:
+        """The program's cost line on the sizing platform at ``threads``
+        threads; where the table has none at that count and not ``exact``,
+        its line at the nearest count, the fewer threads on a tie (the span
+        then differs, by the program's own scaling: fewer threads take
+        longer at one size, so the nearest errs long)."""
+        lines = [c for c in self.costs if c.program == program and c.platform == SIZING_PLATFORM]
+        if threads is None:
             return lines[0] if lines else None
-        return min(lines, key=lambda c: (abs(c.threads - threads), -c.threads))
+        same = [c for c in lines if c.threads == threads]
+        if same or exact:
+            return same[0] if same else None
+        return min(lines, key=lambda c: (abs(c.threads - threads), c.threads), default=None)
 
     def render(self) -> str:
         lines = [
@@ -447,7 +472,7 @@ def load_table(path: Path) -> Table:
     if not path.is_file():
         raise AmpkitError(f"cannot read the behaviour table {path}: no such file", _HINT)
     toml = TomlFile(path)
-    if toml.get(("kind",)) != KIND or toml.get(("version",)) != VERSION:
+    if toml.get(("kind",)) != KIND or toml.get(("version",)) not in _VERSIONS:
         toml.fail(
             ("kind",), f'is not a behaviour table\'s (kind = "{KIND}", version = {VERSION})', _HINT
         )
@@ -533,13 +558,21 @@ def independent(m: Measurement) -> bool:
     return m.blocked_share < INDEPENDENT_SHARE
 
 
-def check_category(name: str, category: str, programs: Sequence[str], table: Table) -> Verdict:
-    """Whether a mix of ``programs`` is of ``category``, by the table's
-    measurements under the baseline (module text: the rule)."""
+def check_category(
+    name: str,
+    category: str,
+    programs: Sequence[str],
+    table: Table,
+    threads: Sequence[int] | None = None,
+) -> Verdict:
+    """Whether a mix of ``programs`` (with ``threads`` each, where given) is
+    of ``category``, by the table's measurements under the baseline at
+    those thread counts where it has them (module text: the rule)."""
     lines = []
     measured = []
-    for program in programs:
-        m = table.of(program)
+    counts: Sequence[int | None] = threads if threads is not None else [None] * len(programs)
+    for program, count in zip(programs, counts, strict=True):
+        m = table.of(program, threads=count)
         if m is None:
             lines.append(f"{program}: not measured on {table.engine}")
             continue

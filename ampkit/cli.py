@@ -525,7 +525,13 @@ def cmd_mix_list(args: argparse.Namespace) -> int:
         mix = load_mix(name)
         apps = " ".join(f"{a.program}x{a.threads}" for a in mix.apps)
         verdict = (
-            check_category(name, mix.category, [a.program for a in mix.apps], table).holds
+            check_category(
+                name,
+                mix.category,
+                [a.program for a in mix.apps],
+                table,
+                [a.threads for a in mix.apps],
+            ).holds
             if table is not None
             else None
         )
@@ -553,7 +559,13 @@ def cmd_mix_check(args: argparse.Namespace) -> int:
         print(f"{path}: ok ({mix.category}, {len(mix.apps)} applications)")
         if table is None:
             continue
-        verdict = check_category(mix.name, mix.category, [a.program for a in mix.apps], table)
+        verdict = check_category(
+            mix.name,
+            mix.category,
+            [a.program for a in mix.apps],
+            table,
+            [a.threads for a in mix.apps],
+        )
         for line in verdict.lines:
             print(f"  {line}")
         if verdict.holds is False:

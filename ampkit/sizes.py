@@ -33,7 +33,12 @@ def engine_size(
     span_ms: float | None = None,
     table: Table | None = None,
     threads: int | None = None,
+    *,
+    exact: bool = False,
 ) -> int:
+    """The engine's size for ``program`` with ``threads`` threads; with
+    ``exact``, only by a cost line of that thread count (a campaign's own
+    table, measured for its apps), else by the nearest."""
     if not get_engine(engine).models_core_speed:
         if program not in CATALOGUE_SIZES:
             raise AmpkitError(
@@ -42,17 +47,26 @@ def engine_size(
             )
         return CATALOGUE_SIZES[program]
     table = table if table is not None else table_of(engine)
-    line = table.cost(program, threads) if table is not None else None
+    line = table.cost(program, threads, exact=exact) if table is not None else None
     if line is None:
+        where = f" in {table.source}" if table is not None and table.source else ""
+        count = f" with {threads} threads" if exact else ""
         raise AmpkitError(
-            f"{program}: no {engine} cost line to size it by; write its size in the mix",
-            "measure it (measurements/gem5-workloads/README.md, then ampkit mix behaviour)",
+            f"{program}: no {engine} cost line{count}{where} to size it by; "
+            "write its size in the mix",
+            "measure it alone at two sizes (measurements/gem5-workloads/README.md, "
+            "evaluations/gem5-2B2L/calibration), then 'ampkit mix behaviour'",
         )
     return line.size_for(span_ms if span_ms is not None else DEFAULT_SPAN_MS)
 
 
 def sized_for(
-    mix: Mix, engine: str, span_ms: float | None = None, table: Table | None = None
+    mix: Mix,
+    engine: str,
+    span_ms: float | None = None,
+    table: Table | None = None,
+    *,
+    exact: bool = False,
 ) -> Mix:
     """The mix with every application it leaves unsized given the engine's
     size, by ``table`` (default: the engine's shipped behaviour table)."""
@@ -61,7 +75,7 @@ def sized_for(
     if table is None and get_engine(engine).models_core_speed:
         table = table_of(engine)
     apps = tuple(
-        replace(a, size=engine_size(a.program, engine, span_ms, table, a.threads))
+        replace(a, size=engine_size(a.program, engine, span_ms, table, a.threads, exact=exact))
         if a.engine_sized
         else a
         for a in mix.apps

@@ -26,9 +26,14 @@ MAX = 16
 #: kernel's CONFIG_HZ) ticked at 250 Hz, and the default kernels still do.
 DEFAULT_TICK_HZ = 250
 
-#: PELT's half-life at scale 1, in ms (LOAD_AVG_PERIOD periods of 1024 us:
-#: about 32 ms); at scale k the kernel's is a k-th of it.
-PELT_HALFLIFE_MS = 32.0
+#: PELT's half-life at scale 1, in ms: LOAD_AVG_PERIOD (32) periods of
+#: 1024 us; at scale k the kernel's is a k-th of it.
+PELT_HALFLIFE_MS = 32 * 1.024
+#: The shortest a COLAB ranking period or WASH quantum can be, in ticks:
+#: each worker is queued at least a jiffy ahead and the timer wheel adds
+#: one (kernel patch 0028), so a period shorter than two ticks is two.
+MIN_PERIOD_TICKS = 2
+
 #: The policies' periods when a run's guest did not record its kernel's
 #: (kernel.sched_colab_rank_period_ms and kernel.sched_wash_quantum_ms at
 #: their defaults), unscaled.

@@ -7,7 +7,8 @@ runs     one row per run directory, whether it counts (``included``) and,
          if not, why (``reason``); for a run that counts, the policies'
          periods as its kernel held them (guest.json's amp.knobs, unscaled:
          the kernel divides them by the time scale): colab_rank_period_ms,
-         wash_quantum_ms (NaN where the guest did not record them);
+         wash_quantum_ms, and the scale the kernel says it runs at,
+         timescale_knob (NaN where the guest did not record them);
 apps     one row per application per included run: campaign, run, run_id,
          engine, platform, timescale (the kernel's time scale), tick_hz
          (its tick, CONFIG_HZ), big, little (its CPU counts), policy, mix,
@@ -138,6 +139,7 @@ def _run_columns(run_dir: Path, root: Path, info: RunInfo) -> dict[str, Any]:
 KNOB_COLUMNS = {
     "colab_rank_period_ms": "sched_colab_rank_period_ms",
     "wash_quantum_ms": "sched_wash_quantum_ms",
+    "timescale_knob": "sched_timescale",
 }
 
 

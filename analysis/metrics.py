@@ -106,10 +106,13 @@ def edp_per_instruction(energy_j: float, completion_s: float, instructions: floa
 
 
 def energy_per_instruction_nj(energy_j: float, instructions: float) -> float:
-    """Energy per committed instruction, in nJ: the run's energy over the
-    work it did. A run of the restart method does more or less extra work
-    (apps run again until the last first completion) under each policy;
-    per instruction, the policies compare at equal work."""
+    """Energy per committed instruction, in nJ. A run of the restart method
+    does more or less extra work (apps run again until the last first
+    completion) under each policy, so its energy is not the energy of equal
+    work; per instruction it nearly is. Nearly: the count holds every
+    instruction committed, the kernel's, the idle loop's and any spinning
+    included, and a policy that runs one program again more than another
+    weighs that program's energy per instruction more."""
     if not instructions > 0:
         return math.nan
     return energy_j / instructions * 1e9
@@ -151,7 +154,7 @@ PER_RUN: tuple[Metric, ...] = (
     Metric(
         "energy_per_inst",
         "lower",
-        "energy_j per committed instruction, nJ: energy at equal work",
+        "energy_j per committed instruction, nJ: energy at (nearly) equal work",
     ),
     Metric("edp", "lower", "energy x completion time"),
     Metric(

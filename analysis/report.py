@@ -237,6 +237,7 @@ def write_report(
         ("per_run", per_run),
         ("summary", summary),
         ("geomeans", gm),
+        ("clocks", clocks_spanned(col)),
     ):
         frame.to_csv(tables / f"{name}.csv", index=False)
         if PARQUET:
@@ -255,7 +256,9 @@ def write_report(
         f"and DRAMPower models) over the measured interval, to the last application's "
         f"first completion; under the restart method that interval holds the work of "
         f"applications run again, more or less of it under each policy, so energy is "
-        f"compared at equal work per committed instruction (energy_per_inst, nJ); EDP is "
+        f"also given per committed instruction (energy_per_inst, nJ), nearly equal work: "
+        f"the count includes the kernel's, the idle loop's and any spinning "
+        f"instructions; EDP is "
         f"energy x completion time, EDP/inst (edp_per_inst) the same divided by the "
         f"instructions committed, Saez et al.'s energy / IPS. {_timescale_text(col)}"
     )
@@ -629,14 +632,19 @@ def clocks_spanned(col: Collection) -> pd.DataFrame:
     interval = col.apps.groupby("run")["turnaround_ns"].max().rename("run_ms") / 1e6
     frame = metrics.with_setup(runs).join(interval, on="run").dropna(subset=["run_ms"])
     scale = frame["timescale"].astype(float)
+    tick = frame["tick_hz"].astype(float)
     rank = frame["colab_rank_period_ms"].fillna(ts.DEFAULT_COLAB_RANK_PERIOD_MS)
     quantum = frame["wash_quantum_ms"].fillna(ts.DEFAULT_WASH_QUANTUM_MS)
+    floor = ts.MIN_PERIOD_TICKS * 1000 / tick
     return frame.assign(
-        ticks=frame["run_ms"] * frame["tick_hz"].astype(float) / 1000,
-        colab_periods=frame["run_ms"] / (rank / scale),
-        wash_quanta=frame["run_ms"] / (quantum / scale),
+        ticks=frame["run_ms"] * tick / 1000,
+        # the knob over the scale, two ticks at the least
+        colab_periods=frame["run_ms"] / (rank / scale).clip(lower=floor),
+        wash_quanta=frame["run_ms"] / (quantum / scale).clip(lower=floor),
         pelt_halflives=frame["run_ms"] / (ts.PELT_HALFLIFE_MS / scale),
         knobs_read=frame["colab_rank_period_ms"].notna() & frame["wash_quantum_ms"].notna(),
+        # the scale the kernel says it ran at, against the command line's
+        scale_disagrees=frame["timescale_knob"].notna() & (frame["timescale_knob"] != scale),
     )
 
 
@@ -659,7 +667,8 @@ def _clocks_section(doc: Doc, col: Collection) -> None:
         "Each run's measured interval (to its last application's first completion) "
         "against the clocks a policy acts on, at the run's own setup: the tick, COLAB's "
         "ranking period and WASH's quantum (as the guest read them from its kernel, "
-        "divided by the time scale) and PELT's half-life (32 ms over the scale). The "
+        "divided by the time scale, two ticks at the least: kernel patch 0028) and "
+        "PELT's half-life (32.8 ms over the scale). The "
         f"shortest run of each mix and policy is shown; a policy has little time to act "
         f"where a run spans fewer than {CLOCKS_AIM} of a clock (the last column), and a "
         "reference alone that spans few PELT half-lives is the baseline's start-up more "
@@ -671,6 +680,13 @@ def _clocks_section(doc: Doc, col: Collection) -> None:
             else ""
         )
     )
+    disagree = spans[spans["scale_disagrees"].astype(bool)]
+    if not disagree.empty:
+        doc.p(
+            f"Warning: in {len(disagree)} runs the kernel's sched_timescale differs from the "
+            f"scale its command line asks for ({', '.join(sorted(map(str, disagree['run'])))}): "
+            "they are counted at the command line's; check the kernel."
+        )
     for (engine, platform, scale, tick), part in spans.groupby(metrics.SETUP):
         # the runs table's columns are floats where an excluded run left them empty
         label = _setup_label(str(platform), int(float(str(scale))), int(float(str(tick))))

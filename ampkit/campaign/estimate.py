@@ -1,8 +1,9 @@
 """What a campaign will cost on an engine that models the cores, estimated before it runs.
 
 An estimate, from measurements of programs *alone* (the behaviour table's
-cost lines and measurements: ``configs/behaviour-gem5.toml``, each
-program alone on 2B2L with four threads under the baseline), not a
+cost lines and measurements: the campaign's own table, or the shipped
+``configs/behaviour-gem5.toml``, each program alone on 2B2L under the
+baseline, at the app's thread count where the table has it), not a
 measurement of the campaign's own runs. Per run:
 
 **Simulated time.** For each application: its region alone at its size
@@ -104,7 +105,7 @@ def app_load(app: App, platform: Platform, table: Table) -> AppLoad | str:
     if line is None or app.from_suite:
         return f"{app.program}: no {table.engine} cost line"
     region = line.region_at(app.size) / 1e6
-    measured = table.at_size(app.program, app.size)
+    measured = table.at_size(app.program, app.size, threads=app.threads)
     # the self-check after the region, and the CPUs its threads kept busy,
     # as measured alone; without a measurement, one CPU and no self-check
     ratio = max(1.0, measured.process_ns / measured.region_ns) if measured else 1.0

@@ -34,6 +34,7 @@ from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import REPO_ROOT, cache_dir
 from ampkit.run import engine_identity, execute, prepare
 from ampkit.rundir import MANIFEST, RunDir, find_run_dirs
+from ampkit.timescale import describe_setup, timescale_of
 
 #: exec's exit statuses: the run is done (RunDir.done) / it failed or does not count.
 EXEC_OK, EXEC_RUN_FAILED = 0, 1
@@ -104,10 +105,14 @@ def _estimates(
     lines were read; nothing on an engine without a cost model."""
     if not get_engine(spec.engine).models_core_speed:
         return {}, [], []
-    path = spec.sized_by or table_path(spec.engine)
+    path = spec.sized_by or spec.behaviour or table_path(spec.engine)
     if not path.is_file():
         return {}, [], [f"estimate: none (no behaviour table at {path})"]
     table = load_table(path)
+    setup = describe_setup(timescale_of(spec.append), kernel_mod.variant_tick_hz(spec.kernel))
+    note = (
+        f" (measured at {table.setup}, not the campaign's {setup})" if table.setup != setup else ""
+    )
     found: dict[str, estimate.RunEstimate] = {}
     missing: list[str] = []
     for e in rows:
@@ -119,7 +124,7 @@ def _estimates(
     # named from the checkout where it is there, so that the plan's text has no machine's paths
     shown = path.resolve()
     shown = shown.relative_to(REPO_ROOT) if shown.is_relative_to(REPO_ROOT) else shown
-    return found, missing, [str(shown)]
+    return found, missing, [f"{shown}{note}"]
 
 
 def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:

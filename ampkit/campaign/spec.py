@@ -172,6 +172,9 @@ class Spec:
     #: The behaviour table that sized the apps its mixes leave unsized (the
     #: campaign pins a copy: ampkit.campaign.runner); None when none was.
     sized_by: Path | None = None
+    #: The spec's own behaviour table (``behaviour``), whether or not it
+    #: sized anything: the plan's estimate reads it.
+    behaviour: Path | None = None
     #: The campaign's archived runs (a folder that may not exist yet): a
     #: run found there with the planned key is taken, not run again, and
     #: 'campaign archive' writes there unless told otherwise.
@@ -325,11 +328,18 @@ def _own_behaviour(toml: TomlFile, base: Path, engine: str) -> Path | None:
     return path
 
 
-def _same_setup(toml: TomlFile, table: Table, kernel: str, append: str) -> None:
+def _same_setup(table: Table, kernel: str, append: str, *, pinned: bool) -> None:
     """Refuse to size apps by a table measured at another kernel setup: a
-    program's time alone is how soon the baseline moves it to the big CPUs,
-    which the scheduler's clocks decide as much as its work."""
+    program's time alone is also how soon the baseline moves it to the big
+    CPUs, which the scheduler's clocks decide."""
     want = (timescale_of(append), variant_tick_hz(kernel))
+    if (table.timescale, table.tick_hz) != want and pinned:
+        raise AmpkitError(
+            f"the campaign sized its apps on its first run by the table it pinned, "
+            f"{table.source}, measured at {table.setup}, but its spec now runs at "
+            f"{describe_setup(*want)}",
+            "a campaign keeps its sizes: start a new campaign directory for the new setup",
+        )
     if (table.timescale, table.tick_hz) != want:
         raise AmpkitError(
             f"sizes apps by {table.source}, measured at {table.setup}, but the campaign runs "
@@ -394,10 +404,14 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         # the engine's size for every app a mix leaves unsized, before references are named
         sizes = load_table(sized_by) if sized_by is not None else None
         if sizes is not None:
-            _same_setup(toml, sizes, kernel, append)
-        mixes = tuple(sized_for(m, engine, span_ms, sizes) for m in mixes)
+            _same_setup(sizes, kernel, append, pinned=behaviour is not None)
+        # a table of the campaign's own is measured for its apps: a line of
+        # each app's thread count, not the nearest
+        exact = own_table is not None
+        mixes = tuple(sized_for(m, engine, span_ms, sizes, exact=exact) for m in mixes)
     except AmpkitError as e:
-        toml.fail(("behaviour",) if own_table else ("mixes",), e.what, hint=e.hint)
+        at: Key = ("behaviour",) if own_table and behaviour is None else ("mixes",)
+        toml.fail(at, e.what, hint=e.hint)
 
     repetitions = toml.integer(("repetitions",), low=1, high=1000, default=1)
     mix_repetitions = _mix_repetitions(toml, mixes)
@@ -474,6 +488,7 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         limits=limits,
         executor=executor,
         sized_by=sized_by,
+        behaviour=own_table,
         perturb_us=perturb_us,
         mix_repetitions=mix_repetitions,
         archive=_folder(toml, "archive", base),

@@ -536,17 +536,16 @@ def test_a_campaign_says_before_it_starts_which_metrics_it_cannot_reference(
         "no ASP for any mix: 'references' lacks 'little-only' for "
         "sync2-contend-compute, compute2-compute-chase"
     ]
-    # programs measured alone, one to a mix: nothing to reference them by
+    # programs measured alone under cfs, one to a mix: nothing to reference them by
     (tmp_path / "one.toml").write_text(
         'description = "d"\ncategory = "compute"\n\n'
         '[[app]]\nprogram = "compute"\nthreads = 2\nsize = 10\n'
     )
-    alone = write_spec(
-        tmp_path,
-        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["colab"]\nmixes = ["one.toml"]\n'
-        "references = []\n",
-        "alone.toml",
-    )
-    assert unreferenced(load_spec(alone)) == [
-        "nothing normalised to cfs (the report's figures): 'policies' lacks it"
-    ]
+    one = 'name = "t"\nplatforms = ["2B2L"]\nmixes = ["one.toml"]\nreferences = []\n'
+    alone = write_spec(tmp_path, one + 'policies = ["cfs"]\n', "alone.toml")
+    assert unreferenced(load_spec(alone)) == []
+    # under another policy, one program is compared with its run alone under cfs
+    other = write_spec(tmp_path, one + 'policies = ["cfs", "colab"]\n', "other.toml")
+    lines = unreferenced(load_spec(other))
+    assert len(lines) == 2 and "lacks 'alone'" in lines[0] and "one" in lines[0], lines
+    assert lines[1].startswith("no ASP for any mix"), lines

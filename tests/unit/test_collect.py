@@ -533,7 +533,7 @@ def test_each_run_is_counted_against_the_clocks_of_its_own_setup(tmp_path: Path)
         cmdline="console=ttyAMA0 sched_timescale=4",
         tick_hz=1000,
     )
-    knobs = {"sched_colab_rank_period_ms": 5, "sched_wash_quantum_ms": 40, "sched_timescale": 4}
+    knobs = {"sched_colab_rank_period_ms": 10, "sched_wash_quantum_ms": 40, "sched_timescale": 4}
     (scaled / "guest.json").write_text(json.dumps({"amp": {"policy": "colab", "knobs": knobs}}))
     write_run(
         runs,
@@ -545,24 +545,42 @@ def test_each_run_is_counted_against_the_clocks_of_its_own_setup(tmp_path: Path)
             SynthApp("b", 2, turnaround_ns=1_000_000),
         ],
     )
+    # at scale 4 on the 250 Hz tick, COLAB's 2.5 ms is two ticks, 8 ms (patch 0028)
+    slow_tick = write_run(
+        runs,
+        platform="2B2L",
+        policy="wash",
+        mix="m",
+        apps=[SynthApp("a", 2, turnaround_ns=40_000_000)],
+        cmdline="sched_timescale=4",
+    )
+    knobs = {"sched_colab_rank_period_ms": 10, "sched_wash_quantum_ms": 40, "sched_timescale": 2}
+    (slow_tick / "guest.json").write_text(json.dumps({"amp": {"knobs": knobs}}))
     col = collect(runs)
     spans = report_mod.clocks_spanned(col).set_index("policy")
+    w = spans.loc["wash"]
+    assert w["colab_periods"] == pytest.approx(40 / 8) and w["wash_quanta"] == pytest.approx(4)
+    assert bool(w["scale_disagrees"]) and not bool(spans.loc["colab", "scale_disagrees"])
     s = spans.loc["colab"]
-    assert (s["colab_rank_period_ms"], s["wash_quantum_ms"]) == (5.0, 40.0)
+    assert (s["colab_rank_period_ms"], s["wash_quantum_ms"]) == (10.0, 40.0)
     assert s["run_ms"] == 20.0 and s["ticks"] == pytest.approx(20.0)
-    assert s["colab_periods"] == pytest.approx(20 / (5 / 4))  # 16
+    assert s["colab_periods"] == pytest.approx(20 / (10 / 4))  # 8
     assert s["wash_quanta"] == pytest.approx(20 / (40 / 4))  # 2
-    assert s["pelt_halflives"] == pytest.approx(20 / (32 / 4))  # 2.5
+    assert s["pelt_halflives"] == pytest.approx(20 / (32.768 / 4))
     assert bool(s["knobs_read"])
     # no knobs recorded: the defaults, unscaled, at 250 Hz
     p = spans.loc["cfs"]
     assert pd.isna(p["colab_rank_period_ms"]) and not bool(p["knobs_read"])
     assert (p["run_ms"], p["ticks"], p["colab_periods"]) == (100.0, 25.0, 10.0)
-    assert p["wash_quanta"] == pytest.approx(2.5) and p["pelt_halflives"] == pytest.approx(3.125)
+    assert p["wash_quanta"] == pytest.approx(2.5) and p["pelt_halflives"] == pytest.approx(
+        100 / 32.768
+    )
 
     doc = report_mod.Doc()
     report_mod._clocks_section(doc, col)
     section = doc.markdown(tmp_path)
     assert "1 runs did not record their kernel's periods" in section
-    assert "| m | colab | 1 | 20 | 20 | 16 | 2 | 2.5 | WASH quanta, PELT half-lives |" in section
-    assert "| m | cfs | 1 | 100 | 25 | 10 | 2.5 | 3.13 | WASH quanta, PELT half-lives |" in section
+    row = "| m | colab | 1 | 20 | 20 | 8 | 2 | 2.44 | COLAB periods, WASH quanta, PELT half-lives |"
+    assert row in section
+    assert "| m | cfs | 1 | 100 | 25 | 10 | 2.5 | 3.05 | WASH quanta, PELT half-lives |" in section
+    assert "differs from the scale its command line asks for" in section

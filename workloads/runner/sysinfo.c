@@ -15,22 +15,28 @@
 #define DOMAINS_DIR "/sys/kernel/debug/sched/domains"
 #define SYSCTL_DIR "/proc/sys/kernel"
 
+/* A file's text as a JSON integer where it reads as one, else as a string. */
+static void sb_text_int(struct sbuf *sb, const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (end == text)
+		sb_json_str(sb, text);
+	else
+		sb_printf(sb, "%ld", v);
+}
+
 /* A sysfs integer, or the literal null when the file is absent. */
 static void sb_file_int(struct sbuf *sb, const char *path)
 {
 	char *text = read_text(path);
-	char *end;
-	long v;
 
 	if (!text) {
 		sb_printf(sb, "null");
 		return;
 	}
-	v = strtol(text, &end, 10);
-	if (end == text)
-		sb_json_str(sb, text);
-	else
-		sb_printf(sb, "%ld", v);
+	sb_text_int(sb, text);
 	free(text);
 }
 
@@ -210,8 +216,12 @@ static void knobs_json(struct sbuf *sb)
 	char path[sizeof(SYSCTL_DIR "/") + sizeof(((struct dirent *)0)->d_name)];
 	int n, i, first = 1;
 
-	sb_printf(sb, "{");
 	n = scandir(SYSCTL_DIR, &names, policy_knob, alphasort);
+	if (n < 0) {
+		sb_printf(sb, "null");	/* not "no knobs": none could be listed */
+		return;
+	}
+	sb_printf(sb, "{");
 	for (i = 0; i < n; i++) {
 		char *text;
 
@@ -222,14 +232,13 @@ static void knobs_json(struct sbuf *sb)
 			sb_printf(sb, "%s", first ? "" : ",");
 			sb_json_str(sb, names[i]->d_name);
 			sb_printf(sb, ":");
-			sb_file_int(sb, path);
+			sb_text_int(sb, text);
 			first = 0;
 		}
 		free(text);
 		free(names[i]);
 	}
-	if (n >= 0)
-		free(names);
+	free(names);
 	sb_printf(sb, "}");
 }
 
