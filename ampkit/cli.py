@@ -33,6 +33,7 @@ from ampkit.rundesc import METHODS
 from ampkit.rundir import Excluded, RunDir
 from ampkit.sizes import sized_for
 from ampkit.summary import summarize
+from ampkit.timescale import timescale_of
 
 if TYPE_CHECKING:
     from ampkit.behaviour import Table
@@ -275,7 +276,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         platform=_platform_from(args),
         policy=policies.check_policy(args.policy),
         # sized first: a profile's hint for this very application needs its size
-        mix=_with_hints(sized_for(load_mix(args.mix), args.engine, _span_ms(args)), args.speedups),
+        mix=_with_hints(
+            sized_for(
+                load_mix(args.mix),
+                args.engine,
+                _span_ms(args),
+                setup=(
+                    timescale_of(args.append or ""),
+                    kernel.variant_tick_hz("debug" if args.debug_kernel else "default"),
+                ),
+            ),
+            args.speedups,
+        ),
         repetition=args.repetition,
         engine=args.engine,
         mix_limit_s=args.mix_limit,

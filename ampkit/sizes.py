@@ -25,6 +25,7 @@ from ampkit.behaviour import DEFAULT_SPAN_MS, Table, table_of
 from ampkit.engines import get_engine
 from ampkit.errors import AmpkitError
 from ampkit.mix import CATALOGUE_SIZES, Mix
+from ampkit.timescale import describe_setup
 
 
 def engine_size(
@@ -60,6 +61,21 @@ def engine_size(
     return line.size_for(span_ms if span_ms is not None else DEFAULT_SPAN_MS)
 
 
+def check_setup(table: Table, setup: tuple[int, int]) -> None:
+    """Refuse to size apps by a table measured at another kernel setup
+    (time scale, tick): a program's time alone is also how soon the
+    baseline moves it to the big CPUs, which the scheduler's clocks decide."""
+    if (table.timescale, table.tick_hz) != setup:
+        raise AmpkitError(
+            f"sizes apps by {table.source}, measured at {table.setup}, but the runs are "
+            f"at {describe_setup(*setup)}: the programs would not span what span_ms asks",
+            "measure them alone at the runs' kernel and command line (a campaign of "
+            "one-program mixes, as evaluations/gem5-2B2L/calibration), write the table with "
+            "'ampkit mix behaviour RUNS --out FILE' and name it in a campaign with "
+            'behaviour = "FILE"; or write every app\'s size in its mix',
+        )
+
+
 def sized_for(
     mix: Mix,
     engine: str,
@@ -67,13 +83,18 @@ def sized_for(
     table: Table | None = None,
     *,
     exact: bool = False,
+    setup: tuple[int, int] | None = None,
 ) -> Mix:
     """The mix with every application it leaves unsized given the engine's
-    size, by ``table`` (default: the engine's shipped behaviour table)."""
+    size, by ``table`` (default: the engine's shipped behaviour table),
+    which must have been measured at ``setup`` (time scale, tick) where
+    that is given."""
     if not any(a.engine_sized for a in mix.apps):
         return mix
     if table is None and get_engine(engine).models_core_speed:
         table = table_of(engine)
+    if table is not None and setup is not None and get_engine(engine).models_core_speed:
+        check_setup(table, setup)
     apps = tuple(
         replace(a, size=engine_size(a.program, engine, span_ms, table, a.threads, exact=exact))
         if a.engine_sized

@@ -328,26 +328,14 @@ def _own_behaviour(toml: TomlFile, base: Path, engine: str) -> Path | None:
     return path
 
 
-def _same_setup(table: Table, kernel: str, append: str, *, pinned: bool) -> None:
-    """Refuse to size apps by a table measured at another kernel setup: a
-    program's time alone is also how soon the baseline moves it to the big
-    CPUs, which the scheduler's clocks decide."""
-    want = (timescale_of(append), variant_tick_hz(kernel))
-    if (table.timescale, table.tick_hz) != want and pinned:
+def _pinned_setup(table: Table, setup: tuple[int, int]) -> None:
+    """A campaign keeps the sizes its pinned table gave on its first run."""
+    if (table.timescale, table.tick_hz) != setup:
         raise AmpkitError(
             f"the campaign sized its apps on its first run by the table it pinned, "
             f"{table.source}, measured at {table.setup}, but its spec now runs at "
-            f"{describe_setup(*want)}",
+            f"{describe_setup(*setup)}",
             "a campaign keeps its sizes: start a new campaign directory for the new setup",
-        )
-    if (table.timescale, table.tick_hz) != want:
-        raise AmpkitError(
-            f"sizes apps by {table.source}, measured at {table.setup}, but the campaign runs "
-            f"at {describe_setup(*want)}: the programs would not span what span_ms asks",
-            "measure them alone at the campaign's kernel and append (a campaign of "
-            "one-program mixes, as evaluations/gem5-2B2L/calibration), write the table with "
-            "'ampkit mix behaviour RUNS --out FILE' and name it with behaviour = \"FILE\"; "
-            "or write every app's size in its mix",
         )
 
 
@@ -403,12 +391,13 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
     try:
         # the engine's size for every app a mix leaves unsized, before references are named
         sizes = load_table(sized_by) if sized_by is not None else None
-        if sizes is not None:
-            _same_setup(sizes, kernel, append, pinned=behaviour is not None)
+        setup = (timescale_of(append), variant_tick_hz(kernel))
+        if sizes is not None and behaviour is not None:
+            _pinned_setup(sizes, setup)
         # a table of the campaign's own is measured for its apps: a line of
         # each app's thread count, not the nearest
         exact = own_table is not None
-        mixes = tuple(sized_for(m, engine, span_ms, sizes, exact=exact) for m in mixes)
+        mixes = tuple(sized_for(m, engine, span_ms, sizes, exact=exact, setup=setup) for m in mixes)
     except AmpkitError as e:
         at: Key = ("behaviour",) if own_table and behaviour is None else ("mixes",)
         toml.fail(at, e.what, hint=e.hint)

@@ -1,6 +1,7 @@
 """The behaviour table: waiting, parallelism and cost measured from runs of
 one program alone, and the category rule it gives ampkit mix check."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -398,7 +399,7 @@ def test_a_scaled_campaign_is_not_sized_by_a_table_of_unscaled_runs(tmp_path: Pa
     with pytest.raises(AmpkitError) as e:
         load_spec(_setup_spec(tmp_path, setup + 'behaviour = "plain.toml"\n'))
     assert "measured at time scale 1, 250 Hz tick" in e.value.what
-    assert "runs at time scale 4, 1000 Hz tick" in e.value.what
+    assert "the runs are at time scale 4, 1000 Hz tick" in e.value.what
     assert "behaviour" in e.value.what  # the key at fault
     spec = load_spec(_setup_spec(tmp_path, setup + 'behaviour = "scaled.toml"\n'))
     assert spec.sized_by == tmp_path / "scaled.toml"
@@ -413,6 +414,17 @@ def test_a_scaled_campaign_is_not_sized_by_a_table_of_unscaled_runs(tmp_path: Pa
         load_spec(_setup_spec(tmp_path, setup))
     with pytest.raises(AmpkitError, match="names no file"):
         load_spec(_setup_spec(tmp_path, setup + 'behaviour = "none.toml"\n'))
+    # a campaign that pinned an unscaled table on its first run keeps its sizes
+    own = _setup_spec(tmp_path, setup + 'behaviour = "scaled.toml"\n')
+    with pytest.raises(AmpkitError) as pinned:
+        load_spec(own, behaviour=tmp_path / "plain.toml")
+    assert "the table it pinned" in pinned.value.what
+    assert "start a new campaign directory" in (pinned.value.hint or "")
+    # a table of the campaign's own needs a line of each app's thread count
+    three = Table("gem5", (), (replace(plain.costs[0], threads=3),), timescale=4, tick_hz=1000)
+    (tmp_path / "three.toml").write_text(three.render())
+    with pytest.raises(AmpkitError, match="no gem5 cost line with 4 threads"):
+        load_spec(_setup_spec(tmp_path, setup + 'behaviour = "three.toml"\n'))
 
 
 def test_a_variant_s_tick_is_the_one_its_fragments_choose() -> None:
@@ -422,3 +434,16 @@ def test_a_variant_s_tick_is_the_one_its_fragments_choose() -> None:
     assert variant_tick_hz("hz1000") == 1000
     with pytest.raises(AmpkitError, match="unknown kernel variant"):
         variant_tick_hz("hz42")
+
+
+def test_a_single_scaled_run_is_not_sized_by_the_unscaled_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "m.toml").write_text(
+        'description = "d"\ncategory = "compute"\n\n[[app]]\nprogram = "chase"\nthreads = 3\n'
+    )
+    args = ["run", "--engine", "gem5", "--policy", "cfs", "--mix", str(tmp_path / "m.toml")]
+    assert main([*args, "--span-ms", "10", "--append", "sched_timescale=4"]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "measured at time scale 1, 250 Hz tick" in err
+    assert "the runs are at time scale 4, 250 Hz tick" in err
