@@ -623,7 +623,10 @@ def cmd_mix_sizes(args: argparse.Namespace) -> int:
             "no cost lines to size programs by",
             "give --behaviour a table with [[cost]] entries (ampkit mix behaviour)",
         )
-    print(f"sizes for {args.span_ms} simulated ms alone on {table.engine} ({table.source}):")
+    print(
+        f"sizes for {args.span_ms} simulated ms alone on {table.engine} at {table.setup} "
+        f"({table.source}):"
+    )
     for c in table.costs:
         print(
             f"  {c.program:10} -t {c.threads} -n {c.size_for(args.span_ms):<8} "
