@@ -60,6 +60,7 @@ from pathlib import Path
 
 from ampkit.engines import ENGINES, get_engine
 from ampkit.errors import AmpkitError
+from ampkit.mix import Mix
 from ampkit.paths import CONFIGS
 from ampkit.rundir import Excluded, RunDir, find_run_dirs
 from ampkit.timescale import DEFAULT_TICK_HZ, describe_setup
@@ -595,3 +596,10 @@ def check_category(
         )
     lines.append(f"{category} needs {rule}, alone under {BASELINE} on {table.engine}")
     return Verdict(mix=name, category=category, holds=holds, lines=tuple(lines))
+
+
+def check_mix(mix: Mix, table: Table) -> Verdict:
+    """``check_category`` for a mix, each app at its own thread count."""
+    return check_category(
+        mix.name, mix.category, [a.program for a in mix.apps], table, [a.threads for a in mix.apps]
+    )

@@ -529,24 +529,14 @@ def _add_variant_args(s: argparse.ArgumentParser, debug_help: str, unpatched_hel
 
 
 def cmd_mix_list(args: argparse.Namespace) -> int:
-    from ampkit.behaviour import check_category, shipped_table
+    from ampkit.behaviour import check_mix, shipped_table
 
     table = shipped_table()
     words = {True: "measured: holds", False: "measured: NOT its category", None: ""}
     for name in mix_names():
         mix = load_mix(name)
         apps = " ".join(f"{a.program}x{a.threads}" for a in mix.apps)
-        verdict = (
-            check_category(
-                name,
-                mix.category,
-                [a.program for a in mix.apps],
-                table,
-                [a.threads for a in mix.apps],
-            ).holds
-            if table is not None
-            else None
-        )
+        verdict = check_mix(mix, table).holds if table is not None else None
         print(f"{name:44} {mix.category:16} {apps:40} {words[verdict]}".rstrip())
     return 0
 
@@ -560,7 +550,7 @@ def _behaviour_table(args: argparse.Namespace) -> "Table | None":
 
 
 def cmd_mix_check(args: argparse.Namespace) -> int:
-    from ampkit.behaviour import check_category
+    from ampkit.behaviour import check_mix
 
     table = _behaviour_table(args)
     if table is None and not args.no_behaviour:
@@ -571,13 +561,7 @@ def cmd_mix_check(args: argparse.Namespace) -> int:
         print(f"{path}: ok ({mix.category}, {len(mix.apps)} applications)")
         if table is None:
             continue
-        verdict = check_category(
-            mix.name,
-            mix.category,
-            [a.program for a in mix.apps],
-            table,
-            [a.threads for a in mix.apps],
-        )
+        verdict = check_mix(mix, table)
         for line in verdict.lines:
             print(f"  {line}")
         if verdict.holds is False:

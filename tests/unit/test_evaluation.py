@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ampkit.analysis.report import write_report
-from ampkit.behaviour import check_category, load_table
+from ampkit.behaviour import check_mix, load_table
 from ampkit.campaign import estimate
 from ampkit.campaign.plan import MATRIX, expand
 from ampkit.campaign.spec import load_spec
@@ -53,13 +53,7 @@ def test_each_mix_is_of_its_category_by_measurement_three_of_each() -> None:
     table = load_table(spec.sized_by)
     categories: dict[str, int] = {}
     for mix in spec.mixes:
-        verdict = check_category(
-            mix.name,
-            mix.category,
-            [a.program for a in mix.apps],
-            table,
-            [a.threads for a in mix.apps],
-        )
+        verdict = check_mix(mix, table)
         assert verdict.holds, verdict.lines
         categories[mix.category] = categories.get(mix.category, 0) + 1
     assert categories == {"compute": 3, "synchronisation": 3, "communication": 3}
