@@ -16,6 +16,7 @@ more runs finish adds only those.
 """
 
 import lzma
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -23,7 +24,30 @@ from pathlib import Path
 
 from ampkit import paths
 from ampkit.errors import AmpkitError
-from ampkit.rundir import ARCHIVED, ARCHIVED_M5OUT, M5OUT, MANIFEST, RunDir, find_run_dirs
+from ampkit.rundir import (
+    ARCHIVED,
+    ARCHIVED_M5OUT,
+    GEM5_LOG,
+    M5OUT,
+    MANIFEST,
+    RunDir,
+    find_run_dirs,
+)
+
+#: gem5's log opens with the command that ran it: the build's binary, whose
+#: tree is the gem5 root (build/<ISA>/gem5.<variant>).
+_GEM5_COMMAND = re.compile(r"^command line: (/\S+)/build/[^/\s]+/gem5\.\w+ ", re.M)
+
+
+def gem5_root_of(run: RunDir) -> Path | None:
+    """The gem5 tree a run's gem5 came from, as its log names it: a path of
+    the machine to scrub even where GEM5_ROOT is not set when archiving."""
+    try:
+        head = (run.path / GEM5_LOG).read_text(errors="replace")[:8192]
+    except OSError:
+        return None
+    m = _GEM5_COMMAND.search(head)
+    return Path(m[1]) if m else None
 
 
 def machine_paths(extra: Mapping[Path, str] | None = None) -> list[tuple[str, str]]:
@@ -84,7 +108,7 @@ def archive(campaign: Path, out: Path, extra: Mapping[Path, str] | None = None) 
     finished, _ = find_run_dirs(runs)
     if not finished:
         raise AmpkitError(f"{campaign}: no finished run to archive")
-    replacements = machine_paths({campaign.resolve(): "/path/to/campaign", **(extra or {})})
+    stand_ins: dict[Path, str] = {campaign.resolve(): "/path/to/campaign", **(extra or {})}
     lines = []
     for run_dir in finished:
         run = RunDir(run_dir)
@@ -96,6 +120,9 @@ def archive(campaign: Path, out: Path, extra: Mapping[Path, str] | None = None) 
         if (target / MANIFEST).is_file() and RunDir(target).recorded_key() == run.recorded_key():
             lines.append(f"{run_dir.name}: archived already")
             continue
-        archive_run(run, target, replacements)
+        # the gem5 tree the run's log names, where GEM5_ROOT did not name it
+        gem5_root = gem5_root_of(run)
+        named = {gem5_root: "/path/to/gem5"} if gem5_root and gem5_root not in stand_ins else {}
+        archive_run(run, target, machine_paths({**stand_ins, **named}))
         lines.append(f"{run_dir.name}: archived")
     return lines

@@ -85,3 +85,21 @@ def test_an_archived_gem5_run_reads_its_statistics_from_the_compressed_text(
     assert RunDir(copy).counts()
     original, archived = RunDir(run).judge(), RunDir(copy).judge()
     assert archived.statistics.dumps == original.statistics.dumps
+
+
+def test_the_gem5_tree_its_log_names_is_scrubbed_without_gem5_root(tmp_path: Path) -> None:
+    campaign = tmp_path / "campaign"
+    run = write_run(
+        campaign / "runs", platform="2B2L", policy="cfs", mix="m", apps=[SynthApp("a", 1, 5)]
+    )
+    tree = tmp_path / "somewhere" / "gem5-v24"
+    (run / "gem5.log").write_text(
+        "gem5 version 24.0.0.1\n"
+        f"command line: {tree}/build/ARM/gem5.opt -d m5out config.py "
+        f"--bootloader {tree}/system/arm/bootloader/arm64/boot.arm64\n"
+    )
+    archive(campaign, tmp_path / "archive")  # no extra stand-ins: GEM5_ROOT unknown here
+    log = (tmp_path / "archive" / run.name / "gem5.log").read_text()
+    assert str(tree) not in log
+    assert "command line: /path/to/gem5/build/ARM/gem5.opt" in log
+    assert "--bootloader /path/to/gem5/system/arm/bootloader/arm64/boot.arm64" in log
