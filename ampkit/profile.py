@@ -96,9 +96,20 @@ class Profile:
 
     def hint_for(self, app: App) -> float | None:
         """The speedup measured for this very application, else for its
-        program, else None; clamped to what the kernel accepts."""
+        program at its thread count (the geometric mean over sizes), else
+        for its program, else None; clamped to what the kernel accepts."""
         exact = [e.speedup for e in self.entries if e.matches(app)]
-        value = exact[0] if exact else self.speedups().get(app.program)
+        threads = [
+            e.speedup
+            for e in self.entries
+            if e.app.program == app.program and e.app.threads == app.threads
+        ]
+        if exact:
+            value: float | None = exact[0]
+        elif threads:
+            value = math.exp(sum(math.log(v) for v in threads) / len(threads))
+        else:
+            value = self.speedups().get(app.program)
         if value is None:
             return None
         return round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)

@@ -120,6 +120,17 @@ def test_profile_round_trips_and_gives_hints(tmp_path: Path) -> None:
     assert [a.speedup for a in hinted.apps] == [round((2.2 * 1.8) ** 0.5, 3), 0.9]
 
 
+def test_a_profile_hints_an_app_by_its_program_at_its_thread_count() -> None:
+    """Measured at other sizes (a quarter of the runs', say), an app takes
+    its program's speedup at its own thread count before its program's
+    over every thread count."""
+    app = App("compute", 3, 12345)  # a size no entry has
+    three = [Entry(App("compute", 3, n), (100,), (little,)) for n, little in ((10, 250), (20, 270))]
+    prof = Profile("gem5", 2, (*three, Entry(App("compute", 2, 10), (100,), (400,))))
+    assert prof.hint_for(app) == round((2.5 * 2.7) ** 0.5, 3)
+    assert prof.hint_for(App("compute", 4, 1)) == round((2.5 * 2.7 * 4.0) ** (1 / 3), 3)
+
+
 def test_profile_exact_application_wins() -> None:
     prof = Profile("gem5", 2, (entry("compute", 100, 220, 3), entry("compute", 100, 100, 4)))
     mix = sized_for(load_mix("compute2-compute-compute"), "qemu")  # two compute apps, 3 threads
