@@ -346,10 +346,14 @@ def test_a_nice_19_bottleneck_does_not_jump_nice_0_tasks(
         )
         flag = result["flag"]
         if policy == "colab":
-            # the premise: it is a bottleneck the bias could favour, for a
-            # good part of the run (measured: 64-99% of samples; starved at
-            # nice 19, it releases seldom, so its flag can lapse between)
-            assert flag["flagged"] >= 0.3 * flag["taken"], (flag, result)
+            # the premise: it is a bottleneck the bias could favour for long
+            # enough to show. A bias that ignored its weight would give it at
+            # least its third of CPU 1 while flagged, so flagged in 15% of the
+            # samples or more, its share would pass the 5% asserted below.
+            # (Measured 64-99% of samples on a quiet host, 25% beside two gem5
+            # processes: starved at nice 19, it releases seldom, so its flag
+            # lapses between, and the more so the slower the host runs QEMU.)
+            assert flag["flagged"] >= 0.15 * flag["taken"], (flag, result)
     print("nice 19 bottleneck's share of CPU 1:", share)
     # nice 19 weighs 15 against 1024 for each hog: about 1% under CFS
     assert share["cfs"] <= 0.05, share
