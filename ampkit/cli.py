@@ -481,16 +481,26 @@ def cmd_profile(args: argparse.Namespace) -> int:
             )
             for p, size in sorted(CATALOGUE_SIZES.items())
         ]
-    build, image = _artifacts("default", args.no_build)
+    build, image = _artifacts(args.kernel, args.no_build)
     runs = Path(args.runs)
     prof = measure(
-        apps, args.cpus, args.repetitions, runs, build=build, image=image, engine=args.engine
+        apps,
+        args.cpus,
+        args.repetitions,
+        runs,
+        build=build,
+        image=image,
+        engine=args.engine,
+        kernel_variant=args.kernel,
+        cmdline=args.append,
     )
     identity = get_engine(args.engine).identity()
     provenance = {
         "engine_sha256": identity.binary_sha256,
         "kernel_digest": build.manifest["digest"],
         "scale": f"{args.scale:g}" if not args.mix else "mix sizes",
+        **({"kernel_variant": args.kernel} if args.kernel != "default" else {}),
+        **({"cmdline": args.append} if args.append else {}),
         "date": date.today().isoformat(),
     }
     if get_engine(args.engine).models_core_speed:
@@ -1036,6 +1046,13 @@ def parser() -> argparse.ArgumentParser:
         help="where the runs go (kept; reused when the same inputs made them)",
     )
     s.add_argument("--out", default="speedups.toml", help="the profile to write")
+    s.add_argument(
+        "--kernel",
+        default="default",
+        choices=("default", "hz1000"),
+        help="the kernel variant the runs boot (a campaign's, to measure at its setup)",
+    )
+    s.add_argument("--append", default="", help="extra kernel command line (sched_timescale=4)")
     s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
     s.set_defaults(func=cmd_profile)
 

@@ -275,10 +275,13 @@ def measure(
     build: "KernelBuild",
     image: Path,
     engine: str = DEFAULT_ENGINE,
+    kernel_variant: str = "default",
+    cmdline: str = "",
 ) -> Profile:
     """Runs each application alone on <cpus>B0L and 0B<cpus>L under the
     baseline, ``repetitions`` times each, into ``runs_dir`` (sound runs
-    already there are kept), and returns the profile they give."""
+    already there are kept), on ``build`` (of ``kernel_variant``) with
+    ``cmdline`` appended, and returns the profile they give."""
     # imported here: ampkit.run needs the engines, the profile format does not
     from ampkit.platform import make_platform
     from ampkit.policies import BASELINE
@@ -306,6 +309,8 @@ def measure(
                     repetition=rep,
                     engine=engine,
                     method="once",
+                    kernel_variant=kernel_variant,
+                    extra_cmdline=cmdline,
                 )
                 run_dir = runs_dir / request.run_id
                 prepared = prepare_for(request, build, image)
