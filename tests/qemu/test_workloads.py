@@ -153,3 +153,17 @@ def test_a_speedup_profile_is_measured_from_real_runs(
     # sound runs already there are reused, not run again
     again = measure([app], 1, 1, tmp_path / "runs", build=kernel_build, image=initramfs)
     assert again.entries == prof.entries
+    # at a campaign's setup: the command line reaches the guest, and the
+    # runs are other runs than the unscaled ones
+    scaled = measure(
+        [app],
+        1,
+        1,
+        tmp_path / "scaled",
+        build=kernel_build,
+        image=initramfs,
+        cmdline="sched_timescale=4",
+    )
+    (run,) = scaled.entries[0].big_runs
+    guest = json.loads((tmp_path / "scaled" / run / "guest.json").read_text())
+    assert "sched_timescale=4" in guest["cmdline"] and guest["amp"]["knobs"]["sched_timescale"] == 4
