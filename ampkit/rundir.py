@@ -46,6 +46,7 @@ catalogue.
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -513,6 +514,10 @@ def _read_json(path: Path) -> Any:
         raise Excluded(f"corrupt: {path.name} is not JSON ({e})") from e
 
 
+#: gem5's log opens with the command that ran it.
+_GEM5_COMMAND = re.compile(r"^command line: (/\S+)/build/[^/\s]+/gem5\.\w+ ", re.M)
+
+
 class RunDir:
     """A finished (or unfinished) run directory, read."""
 
@@ -567,6 +572,18 @@ class RunDir:
         if not isinstance(data, dict):
             raise Excluded(f"corrupt: {MANIFEST} is not an object")
         return data
+
+    def gem5_root(self) -> Path | None:
+        """The gem5 tree the run's gem5 came from, as its log names it (the
+        log opens with the command line, whose binary is
+        build/<ISA>/gem5.<variant> under the tree); None where it names
+        none. A path of the machine to scrub when archiving."""
+        try:
+            head = (self.path / GEM5_LOG).read_text(errors="replace")[:8192]
+        except OSError:
+            return None
+        m = _GEM5_COMMAND.search(head)
+        return Path(m[1]) if m else None
 
     def policy_knobs(self) -> dict[str, Any]:
         """The policies' knobs the guest read from its kernel at the start

@@ -16,7 +16,6 @@ more runs finish adds only those.
 """
 
 import lzma
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -24,30 +23,7 @@ from pathlib import Path
 
 from ampkit import paths
 from ampkit.errors import AmpkitError
-from ampkit.rundir import (
-    ARCHIVED,
-    ARCHIVED_M5OUT,
-    GEM5_LOG,
-    M5OUT,
-    MANIFEST,
-    RunDir,
-    find_run_dirs,
-)
-
-#: gem5's log opens with the command that ran it: the build's binary, whose
-#: tree is the gem5 root (build/<ISA>/gem5.<variant>).
-_GEM5_COMMAND = re.compile(r"^command line: (/\S+)/build/[^/\s]+/gem5\.\w+ ", re.M)
-
-
-def gem5_root_of(run: RunDir) -> Path | None:
-    """The gem5 tree a run's gem5 came from, as its log names it: a path of
-    the machine to scrub even where GEM5_ROOT is not set when archiving."""
-    try:
-        head = (run.path / GEM5_LOG).read_text(errors="replace")[:8192]
-    except OSError:
-        return None
-    m = _GEM5_COMMAND.search(head)
-    return Path(m[1]) if m else None
+from ampkit.rundir import ARCHIVED, ARCHIVED_M5OUT, M5OUT, MANIFEST, RunDir, find_run_dirs
 
 
 def machine_paths(extra: Mapping[Path, str] | None = None) -> list[tuple[str, str]]:
@@ -121,7 +97,7 @@ def archive(campaign: Path, out: Path, extra: Mapping[Path, str] | None = None) 
             lines.append(f"{run_dir.name}: archived already")
             continue
         # the gem5 tree the run's log names, where GEM5_ROOT did not name it
-        gem5_root = gem5_root_of(run)
+        gem5_root = run.gem5_root()
         named = {gem5_root: "/path/to/gem5"} if gem5_root and gem5_root not in stand_ins else {}
         archive_run(run, target, machine_paths({**stand_ins, **named}))
         lines.append(f"{run_dir.name}: archived")
