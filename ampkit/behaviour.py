@@ -184,18 +184,21 @@ class CostLine:
         would size chase for 40 ms at nearly twice the size the longer
         run's rate gives. (Beyond the largest size is an extrapolation all
         the same: the runs made at the sizes chosen say how far it held.)"""
-        largest = max(self.sizes)
-        at_largest = self.fixed_ns + self.ns_per_unit * largest
+        largest, at_largest = self._anchor()
         if size > largest:
             return size * at_largest / largest
         return self.fixed_ns + self.ns_per_unit * size
+
+    def _anchor(self) -> tuple[int, float]:
+        """The largest size measured and the line's region there (ns)."""
+        largest = max(self.sizes)
+        return largest, self.fixed_ns + self.ns_per_unit * largest
 
     def size_for(self, span_ms: float) -> int:
         """The size at which the program's region spans ``span_ms`` (at
         least 1): ``region_at`` inverted."""
         span_ns = span_ms * 1e6
-        largest = max(self.sizes)
-        at_largest = self.fixed_ns + self.ns_per_unit * largest
+        largest, at_largest = self._anchor()
         if span_ns > at_largest:
             return max(1, round(span_ns * largest / at_largest))
         return max(1, round((span_ns - self.fixed_ns) / self.ns_per_unit))
@@ -237,8 +240,13 @@ class Table:
     tick_hz: int = DEFAULT_TICK_HZ
 
     @property
+    def kernel_setup(self) -> tuple[int, int]:
+        """(time scale, tick) its runs ran at: what a campaign's must be."""
+        return self.timescale, self.tick_hz
+
+    @property
     def setup(self) -> str:
-        return describe_setup(self.timescale, self.tick_hz)
+        return describe_setup(*self.kernel_setup)
 
     def _all_of(self, program: str, policy: str, threads: int | None = None) -> list[Measurement]:
         """The program's measurements under ``policy`` on the sizing

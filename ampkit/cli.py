@@ -33,7 +33,6 @@ from ampkit.rundesc import METHODS
 from ampkit.rundir import Excluded, RunDir
 from ampkit.sizes import sized_for
 from ampkit.summary import summarize
-from ampkit.timescale import timescale_of
 
 if TYPE_CHECKING:
     from ampkit.behaviour import Table
@@ -272,6 +271,7 @@ def _span_ms(args: argparse.Namespace) -> float | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    variant = "debug" if args.debug_kernel else "default"
     request = RunRequest(
         platform=_platform_from(args),
         policy=policies.check_policy(args.policy),
@@ -281,17 +281,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                 load_mix(args.mix),
                 args.engine,
                 _span_ms(args),
-                setup=(
-                    timescale_of(args.append or ""),
-                    kernel.variant_tick_hz("debug" if args.debug_kernel else "default"),
-                ),
+                setup=kernel.setup_of(variant, args.append or ""),
             ),
             args.speedups,
         ),
         repetition=args.repetition,
         engine=args.engine,
         mix_limit_s=args.mix_limit,
-        kernel_variant="debug" if args.debug_kernel else "default",
+        kernel_variant=variant,
         extra_cmdline=args.append or "",
         method=args.method,
         suite_manifest=Path(args.parsec) if args.parsec else None,

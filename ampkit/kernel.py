@@ -38,6 +38,7 @@ from ampkit.hashing import (
     write_json,
 )
 from ampkit.paths import KERNEL_PATCHES, REPO_ROOT, cache_dir
+from ampkit.timescale import timescale_of
 
 SOURCE_PACKAGE = "linux-source-6.1"
 TARBALL = "/usr/src/linux-source-6.1.tar.xz"
@@ -277,6 +278,12 @@ def variant_tick_hz(variant: str) -> int:
             if (m := _HZ_CHOICE.fullmatch(symbol)) and value == "y":
                 tick = int(m.group(1))
     return tick
+
+
+def setup_of(variant: str, cmdline: str) -> tuple[int, int]:
+    """(time scale, tick) a run of ``variant`` with ``cmdline`` appended
+    runs at: what a behaviour table it is sized by must have been measured at."""
+    return timescale_of(cmdline), variant_tick_hz(variant)
 
 
 def find_build(variant: str = "default") -> KernelBuild | None:

@@ -79,6 +79,10 @@ class Entry:
         return self.app == replace(app, speedup=None)
 
 
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
 @dataclass(frozen=True)
 class Profile:
     engine: str
@@ -92,7 +96,7 @@ class Profile:
         by_program: dict[str, list[float]] = {}
         for e in self.entries:
             by_program.setdefault(e.app.program, []).append(e.speedup)
-        return {p: math.exp(sum(math.log(v) for v in vs) / len(vs)) for p, vs in by_program.items()}
+        return {p: _geomean(vs) for p, vs in by_program.items()}
 
     def hint_for(self, app: App) -> float | None:
         """The speedup measured for this very application, else for its
@@ -107,7 +111,7 @@ class Profile:
         if exact:
             value: float | None = exact[0]
         elif threads:
-            value = math.exp(sum(math.log(v) for v in threads) / len(threads))
+            value = _geomean(threads)
         else:
             value = self.speedups().get(app.program)
         if value is None:

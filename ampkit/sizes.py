@@ -65,7 +65,7 @@ def check_setup(table: Table, setup: tuple[int, int]) -> None:
     """Refuse to size apps by a table measured at another kernel setup
     (time scale, tick): a program's time alone is also how soon the
     baseline moves it to the big CPUs, which the scheduler's clocks decide."""
-    if (table.timescale, table.tick_hz) != setup:
+    if table.kernel_setup != setup:
         raise AmpkitError(
             f"sizes apps by {table.source}, measured at {table.setup}, but the runs are "
             f"at {describe_setup(*setup)}: the programs would not span what span_ms asks",

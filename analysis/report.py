@@ -668,14 +668,15 @@ def _clocks_section(doc: Doc, col: Collection) -> None:
         "against the clocks a policy acts on, at the run's own setup: the tick, COLAB's "
         "ranking period and WASH's quantum (as the guest read them from its kernel, "
         "divided by the time scale, two ticks at the least: kernel patch 0028) and "
-        "PELT's half-life (32.8 ms over the scale). The "
+        f"PELT's half-life ({ts.PELT_HALFLIFE_MS:.1f} ms over the scale). The "
         f"shortest run of each mix and policy is shown; a policy has little time to act "
         f"where a run spans fewer than {CLOCKS_AIM} of a clock (the last column), and a "
         "reference alone that spans few PELT half-lives is the baseline's start-up more "
         "than its steady state."
         + (
             f" {defaulted} runs did not record their kernel's periods: they are counted "
-            "at the kernel's defaults (10 ms and 40 ms)."
+            f"at the kernel's defaults ({ts.DEFAULT_COLAB_RANK_PERIOD_MS:g} ms and "
+            f"{ts.DEFAULT_WASH_QUANTUM_MS:g} ms)."
             if defaulted
             else ""
         )

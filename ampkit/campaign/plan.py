@@ -128,20 +128,21 @@ def unreferenced(spec: Spec) -> list[str]:
     only_baseline = set(spec.policies) <= {policies.BASELINE}
     compared = [m.name for m in spec.mixes if len(m.apps) > 1 or not only_baseline]
     mixes = ", ".join(compared)
-    if compared and "alone" not in spec.references:
-        out.append(
-            "no slowdowns (h_antt, h_stp, fairness, unfairness) for any mix: "
-            "'references' lacks 'alone' (each application alone under "
-            f"{policies.BASELINE}) for {mixes}"
-        )
-    if compared and "little-only" not in spec.references:
-        out.append(f"no ASP for any mix: 'references' lacks 'little-only' for {mixes}")
-    elif compared:
-        out += [
-            f"no ASP on {p.name}: it has no little CPUs to run a little-only reference on"
-            for p in spec.platforms
-            if not p.little
-        ]
+    if compared:
+        if "alone" not in spec.references:
+            out.append(
+                "no slowdowns (h_antt, h_stp, fairness, unfairness) for any mix: "
+                "'references' lacks 'alone' (each application alone under "
+                f"{policies.BASELINE}) for {mixes}"
+            )
+        if "little-only" not in spec.references:
+            out.append(f"no ASP for any mix: 'references' lacks 'little-only' for {mixes}")
+        else:
+            out += [
+                f"no ASP on {p.name}: it has no little CPUs to run a little-only reference on"
+                for p in spec.platforms
+                if not p.little
+            ]
     if policies.BASELINE not in spec.policies:
         out.append(
             f"nothing normalised to {policies.BASELINE} (the report's figures): 'policies' lacks it"

@@ -34,7 +34,7 @@ from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import REPO_ROOT, cache_dir
 from ampkit.run import engine_identity, execute, prepare
 from ampkit.rundir import MANIFEST, RunDir, find_run_dirs
-from ampkit.timescale import describe_setup, timescale_of
+from ampkit.timescale import describe_setup
 
 #: exec's exit statuses: the run is done (RunDir.done) / it failed or does not count.
 EXEC_OK, EXEC_RUN_FAILED = 0, 1
@@ -109,9 +109,11 @@ def _estimates(
     if not path.is_file():
         return {}, [], [f"estimate: none (no behaviour table at {path})"]
     table = load_table(path)
-    setup = describe_setup(timescale_of(spec.append), kernel_mod.variant_tick_hz(spec.kernel))
+    setup = kernel_mod.setup_of(spec.kernel, spec.append)
     note = (
-        f" (measured at {table.setup}, not the campaign's {setup})" if table.setup != setup else ""
+        f" (measured at {table.setup}, not the campaign's {describe_setup(*setup)})"
+        if table.kernel_setup != setup
+        else ""
     )
     found: dict[str, estimate.RunEstimate] = {}
     missing: list[str] = []

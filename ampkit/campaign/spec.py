@@ -50,12 +50,12 @@ from ampkit.engines import (
     offers_guest_clock,
 )
 from ampkit.errors import AmpkitError
-from ampkit.kernel import variant_tick_hz
+from ampkit.kernel import setup_of
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_MIX_LIMIT_S
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS
 from ampkit.sizes import sized_for
-from ampkit.timescale import describe_setup, timescale_of
+from ampkit.timescale import describe_setup
 from ampkit.tomlfile import Key, TomlFile
 
 EXECUTORS = ("local", "slurm")
@@ -330,7 +330,7 @@ def _own_behaviour(toml: TomlFile, base: Path, engine: str) -> Path | None:
 
 def _pinned_setup(table: Table, setup: tuple[int, int]) -> None:
     """A campaign keeps the sizes its pinned table gave on its first run."""
-    if (table.timescale, table.tick_hz) != setup:
+    if table.kernel_setup != setup:
         raise AmpkitError(
             f"the campaign sized its apps on its first run by the table it pinned, "
             f"{table.source}, measured at {table.setup}, but its spec now runs at "
@@ -391,7 +391,7 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
     try:
         # the engine's size for every app a mix leaves unsized, before references are named
         sizes = load_table(sized_by) if sized_by is not None else None
-        setup = (timescale_of(append), variant_tick_hz(kernel))
+        setup = setup_of(kernel, append)
         if sizes is not None and behaviour is not None:
             _pinned_setup(sizes, setup)
         # a table of the campaign's own is measured for its apps: a line of
