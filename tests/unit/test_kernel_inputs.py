@@ -188,18 +188,28 @@ def test_a_baseline_variant_builds_the_pristine_source_in_a_tree_of_its_own(
     assert (patched.src / "kernel" / "hello.c").read_text() == "line 1\nline two\nline 3\n"
 
 
+def _series_symbols() -> set[str]:
+    """The Kconfig symbols the series adds ('+config X' in its patches)."""
+    return {
+        "CONFIG_" + line.split()[1]
+        for patch in sorted((kernel.SERIES_DIR).glob("*.patch"))
+        for line in patch.read_text().splitlines()
+        if line.startswith("+config ")
+    }
+
+
 def test_the_unpatched_variant_has_no_series_and_turns_the_kit_off() -> None:
     assert "unpatched" in kernel.PRISTINE_VARIANTS
     fragments = kernel.VARIANTS["unpatched"]
     assert fragments[0] == kernel.VARIANTS["default"][0]
     requested = kernel.parse_config("".join(f.read_text() for f in fragments))
-    # the kit's own symbols are off; everything else is the kit's configuration
-    for symbol in ("CONFIG_SCHED_AMP", "CONFIG_SCHED_COLAB", "CONFIG_SCHED_WASH"):
-        assert requested[symbol] == "n", symbol
     kit = kernel.parse_config(fragments[0].read_text())
-    others = {
-        s: v
-        for s, v in kit.items()
-        if not s.startswith(("CONFIG_SCHED_AMP", "CONFIG_SCHED_COLAB", "CONFIG_SCHED_WASH"))
-    }
-    assert all(requested[s] == v for s, v in others.items())
+    # every symbol the series adds and the kit's fragment asks for is off:
+    # the pristine source has no such symbol, so a 'y' left in would fail
+    # the build's check that the configuration honours its fragments
+    series = _series_symbols()
+    assert {"CONFIG_SCHED_AMP", "CONFIG_SCHED_COLAB", "CONFIG_SCHED_TIMESCALE"} <= series
+    for symbol in series & kit.keys():
+        assert requested[symbol] == "n", f"{symbol}: add '# {symbol} is not set' to unpatched"
+    # everything else is the kit's configuration
+    assert all(requested[s] == v for s, v in kit.items() if s not in series)
