@@ -1,7 +1,7 @@
 """Figures for what the series costs the CFS baseline, measured on gem5.
 
     GEM5_ROOT=$(../shared/gem5/unpack) .venv/bin/python benchmarks/cfs_overhead.py
-        [--rounds 300] [--platform 1B1L]
+        [--rounds 300] [--platform 1B1L] [--kernel hz1000 --append sched_timescale=4]
 
 The kit claims that under ``cfs``, with the per-task counters off
 (``kernel.sched_colab_stats=0``), the patched kernel runs what an unpatched
@@ -23,7 +23,11 @@ and predictors after the checkpoint's restore). Three guests: the
 unpatched kernel running cfs alone; the kit's kernel running cfs alone,
 the same guest history, for the headline ratio; and the kit's kernel
 running every policy in turn, for each policy's cost relative to cfs in
-that same guest. Two kernels of different builds also differ in code
+that same guest. ``--kernel`` and ``--append`` set the kernel variant and
+command line of that last guest, to measure the policies at an
+evaluation's setup (its tick and time scale); the kit-against-unpatched
+comparison stays on the default kernel, the one variant built both ways.
+Two kernels of different builds also differ in code
 layout (alignment, cache and predictor conflicts), so a difference of a
 few percent either way between them is not necessarily instructions.
 Printed: simulated ns per round (the guest's clock is simulated time) and
@@ -49,7 +53,13 @@ BLOCKS = 2  # the first warms up after the restore and is dropped
 
 
 def samples(
-    out: Path, variant: str, policies: tuple[str, ...], *, platform: str, rounds: int
+    out: Path,
+    variant: str,
+    policies: tuple[str, ...],
+    *,
+    platform: str,
+    rounds: int,
+    cmdline: str = "",
 ) -> dict[tuple[str, str], float]:
     """ns per round of the last block, by (kind, policy), from one gem5 run."""
     build.scons(build.kernel_target(variant), build.INITRAMFS)
@@ -74,6 +84,7 @@ def samples(
         mix=mix,
         engine="gem5",
         kernel_variant=variant,
+        extra_cmdline=cmdline,
         mix_limit_s=60,
     )
     outcome = execute(request, out, built, build.initramfs_image())
@@ -89,7 +100,14 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=300, help="rounds per sample")
     p.add_argument("--platform", default="1B1L")
-    p.add_argument("--keep", type=Path, help="keep the two run directories here")
+    p.add_argument("--keep", type=Path, help="keep the three run directories here")
+    p.add_argument(
+        "--kernel",
+        default="default",
+        choices=sorted(set(kernel.VARIANTS) - kernel.PRISTINE_VARIANTS),
+        help="the kernel variant of the every-policy guest",
+    )
+    p.add_argument("--append", default="", help="its extra kernel command line")
     args = p.parse_args()
     try:
         gem5.Gem5.locate()
@@ -102,13 +120,16 @@ def main() -> int:
         common = {"platform": args.platform, "rounds": args.rounds}
         base = samples(where / "unpatched", "unpatched", ("cfs",), **common)
         alone = samples(where / "patched-cfs", "default", ("cfs",), **common)
-        mixed = samples(where / "patched-all", "default", PATCHED_POLICIES, **common)
+        mixed = samples(
+            where / "patched-all", args.kernel, PATCHED_POLICIES, cmdline=args.append, **common
+        )
     print(f"gem5, {args.platform}, {args.rounds} rounds per sample, block 2 of {BLOCKS}")
     print("cfs alone in each guest (the same history): kit / unpatched")
     for kind in KINDS:
         ref, kit = base[(kind, "cfs")], alone[(kind, "cfs")]
         print(f"  {kind:15} unpatched {ref:9.1f} ns  kit {kit:9.1f} ns  ratio {kit / ref:.4f}")
-    print("every policy in one kit guest: policy / cfs")
+    setup = f"kernel {args.kernel}" + (f", {args.append}" if args.append else "")
+    print(f"every policy in one kit guest ({setup}): policy / cfs")
     for kind in KINDS:
         ref = mixed[(kind, "cfs")]
         ratios = "  ".join(

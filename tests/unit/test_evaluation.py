@@ -2,6 +2,7 @@
 to the run count its lists give (counted here from the TOML files alone,
 not by the planner), and each mix is of its category by measurement."""
 
+import re
 import subprocess
 import tomllib
 from pathlib import Path
@@ -41,10 +42,44 @@ def test_the_evaluation_plans_to_the_run_count_its_lists_give() -> None:
     assert [p.name for p in spec.platforms] == ["2B2L"]
     assert set(spec.references) == {"alone", "little-only"}
     # time-scaled, the tick with the rest (README.md there)
-    assert spec.kernel == "hz1000" and spec.append == "sched_timescale=4"
+    assert spec.kernel == "hz1000" and timescale_of(spec.append) == 4
     assert spec.perturb_us > 0 and spec.speedups is not None and spec.speedups.is_file()
     assert len([m for m in spec.mixes if spec.repetitions_of(m.name) >= 5]) >= 2
     assert all(a.speedup is not None for r in runs for a in r.request.mix.apps)
+
+
+def _sysctl(cmdline: str, knob: str) -> int:
+    """A sysctl's value from the kernel command line ('sysctl.kernel.<knob>=')."""
+    found = re.findall(rf"(?:^|\s)sysctl\.kernel\.{knob}=(\d+)(?:\s|$)", cmdline)
+    assert len(found) == 1, f"{knob}: set {len(found)} times in {cmdline!r}"
+    return int(found[0])
+
+
+def test_colabs_classes_split_the_hints_range_in_thirds() -> None:
+    """The spec sets COLAB's class thresholds by a rule on its hints alone
+    (README.md there, "COLAB's classes"): the range of the hints in equal
+    thirds. Measured again, the hints would move the thresholds with them."""
+    spec = load_spec(SPEC)
+    assert spec.speedups is not None
+    hints = [e["speedup"] for e in tomllib.loads(spec.speedups.read_text())["program"]]
+    low, high = min(hints), max(hints)
+    big = _sysctl(spec.append, "sched_colab_big_speedup")
+    little = _sysctl(spec.append, "sched_colab_little_speedup")
+    assert big == round((low + 2 * (high - low) / 3) * 1024)
+    assert little == round((low + (high - low) / 3) * 1024)
+
+    def cls(speedup: float) -> str:
+        q10 = round(speedup * 1024)  # as the run description gives it to the kernel
+        return "big" if q10 >= big else "little" if q10 <= little else "either"
+
+    # the hints as the runs carry them (the spec's profile, by program and threads)
+    mixes = [r.request.mix for r in expand(spec) if r.role == MATRIX]
+    classes = [{cls(a.speedup) for a in m.apps if a.speedup is not None} for m in mixes]
+    # every class is held by some app, and some mix holds two classes: the
+    # allocator has something to do (with the kernel's defaults, 2.0 and
+    # 1.5, every app here was big)
+    assert set().union(*classes) == {"big", "either", "little"}
+    assert any(len(c) > 1 for c in classes)
 
 
 def test_each_mix_is_of_its_category_by_measurement_three_of_each() -> None:
