@@ -148,3 +148,40 @@ def unreferenced(spec: Spec) -> list[str]:
             f"nothing normalised to {policies.BASELINE} (the report's figures): 'policies' lacks it"
         )
     return out
+
+
+def colab_classes(spec: Spec) -> list[str]:
+    """The classes COLAB puts the campaign's apps in, by their hints and the
+    thresholds the runs' kernels boot with; a warning when every app falls in
+    one class, where COLAB's allocator has nothing to decide."""
+    runs = [r for r in expand(spec) if r.request.policy == "colab"]
+    if not runs:
+        return []
+    cmdline = runs[0].request.extra_cmdline
+    thresholds = policies.colab_thresholds(cmdline)
+    given = thresholds != policies.COLAB_THRESHOLDS_Q10
+    classes: dict[str, set[str]] = {}
+    for run in runs:
+        for app in run.request.mix.apps:
+            name = app.program + (f" t{app.threads}" if app.threads else "")
+            classes.setdefault(policies.colab_class(app.speedup, thresholds), set()).add(name)
+    big, little = thresholds
+    out = [
+        f"colab classes (big from {big / 1024:.3f}, little up to {little / 1024:.3f}: "
+        + ("the command line's" if given else "the kernel's defaults")
+        + "): "
+        + "; ".join(
+            f"{cls}: {', '.join(sorted(classes[cls]))}"
+            for cls in ("big", "either", "little")
+            if cls in classes
+        )
+    ]
+    if len(classes) == 1:
+        (only,) = classes
+        out.append(
+            f"warning: under colab every app is {only}-class, so its allocator has nothing "
+            "to place; set the thresholds for these hints with "
+            "sysctl.kernel.sched_colab_big_speedup=N and "
+            "sysctl.kernel.sched_colab_little_speedup=N (speedup x 1024) in the spec's append"
+        )
+    return out

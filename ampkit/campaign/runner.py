@@ -24,7 +24,15 @@ from ampkit import kernel as kernel_mod
 from ampkit import parsec, process
 from ampkit.behaviour import load_table, table_path
 from ampkit.campaign import estimate
-from ampkit.campaign.plan import MATRIX, PlannedRun, expand, keys, pins_for, unreferenced
+from ampkit.campaign.plan import (
+    MATRIX,
+    PlannedRun,
+    colab_classes,
+    expand,
+    keys,
+    pins_for,
+    unreferenced,
+)
 from ampkit.campaign.progress import Progress
 from ampkit.campaign.spec import Spec, load_spec
 from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir, RunState
@@ -162,6 +170,7 @@ def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
     counts = {s: sum(1 for e in rows if e.state.state == s) for s in (OK, FAILED, STALE, TODO)}
     matrix = sum(1 for e in rows if e.run.role == MATRIX)
     out += [f"unreferenced: {line}" for line in unreferenced(spec)]
+    out += colab_classes(spec)
     out.append(
         f"runs: {len(rows)} ({matrix} in the matrix, {len(rows) - matrix} references); "
         f"{counts[OK]} done (cached), {counts[FAILED]} failed, {counts[STALE]} stale, "
@@ -510,6 +519,8 @@ def run_campaign(
             todo.append(run_id)
         for line in unreferenced(spec):
             print(f"  unreferenced: {line}", file=sys.stderr)
+        for line in colab_classes(spec):
+            print(f"  {line}", file=sys.stderr)
         print(
             f"campaign {spec.name}: {len(rows)} runs; {cached} done (cached), "
             f"{len(live)} already in SLURM, {kept_failed} failed (kept), {len(todo)} to run",

@@ -549,3 +549,36 @@ def test_a_campaign_says_before_it_starts_which_metrics_it_cannot_reference(
     lines = unreferenced(load_spec(other))
     assert len(lines) == 2 and "lacks 'alone'" in lines[0] and "one" in lines[0], lines
     assert lines[1].startswith("no ASP for any mix"), lines
+
+
+def test_a_campaign_says_how_colab_classes_its_apps_and_warns_when_all_share_one(
+    tmp_path: Path,
+) -> None:
+    from ampkit.campaign.plan import colab_classes
+
+    # the catalogue's hints (2.82 to 4.03 in these mixes) on the kernel's
+    # defaults (big from 2.0): every app big-class
+    lines = colab_classes(load_spec(write_spec(tmp_path, BASIC)))
+    assert lines[0] == (
+        "colab classes (big from 2.000, little up to 1.500: the kernel's defaults): "
+        "big: chase t3, compute t2, compute t3, contend t4"
+    )
+    assert len(lines) == 2 and lines[1].startswith("warning: under colab every app is big-class")
+    # thresholds on the command line, the last of each winning as in the kernel
+    append = (
+        'append = "sysctl.kernel.sched_colab_big_speedup=9 '
+        "sysctl.kernel.sched_colab_big_speedup=3553 "
+        'sysctl/kernel/sched_colab_little_speedup=2900"\n'
+    )
+    split = load_spec(write_spec(tmp_path, BASIC + append, "split.toml"))
+    assert colab_classes(split) == [
+        "colab classes (big from 3.470, little up to 2.832: the command line's): "
+        "big: chase t3; either: compute t2, compute t3; little: contend t4"
+    ]
+    # no colab, nothing to say
+    cfs = write_spec(tmp_path, BASIC.replace('"cfs", "colab", "wash"', '"cfs"'), "cfs.toml")
+    assert colab_classes(load_spec(cfs)) == []
+    bad = BASIC + 'append = "sysctl.kernel.sched_colab_little_speedup=1.5"\n'
+    with pytest.raises(AmpkitError, match="not a number") as raised:
+        colab_classes(load_spec(write_spec(tmp_path, bad, "bad.toml")))
+    assert "2048 is 2.0" in (raised.value.hint or "")
