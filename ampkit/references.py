@@ -23,6 +23,8 @@ from ampkit.rundir import RunDir
 
 #: Where each kind of reference runs, given the mix's platform.
 KINDS = ("alone", "little-only", "big-only")
+#: how a reference's mix is named: the application alone, on whichever platform
+ALONE_PREFIX = "alone-"
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class Reference:
 
 def alone_mix(mix: Mix, app: App) -> Mix:
     """A mix of ``app`` alone, named after what makes it distinct."""
-    name = f"alone-{app.program}-t{app.threads}-{app.workload_size}"
+    name = f"{ALONE_PREFIX}{app.program}-t{app.threads}-{app.workload_size}"
     if app.args:
         name += "-" + hashlib.sha256(" ".join(app.args).encode()).hexdigest()[:8]
     return Mix(

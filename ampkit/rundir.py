@@ -306,6 +306,9 @@ class RunInfo:
     #: The kernel's tick, its CONFIG_HZ (manifest kernel.tick_hz;
     #: DEFAULT_TICK_HZ, 250, for manifests written before it was recorded).
     tick_hz: int = DEFAULT_TICK_HZ
+    #: Wall-clock seconds the run took, as its manifest records once it is
+    #: over (None while it runs, or where the manifest has no number).
+    wall_s: float | None = None
 
     def columns(self) -> dict[str, Any]:
         return {
@@ -490,6 +493,13 @@ def _calibration_stale(platform: Any) -> tuple[str, ...]:
     return tuple(str(r) for r in stale) if isinstance(stale, list) else ()
 
 
+def _seconds(value: Any) -> float | None:
+    """A manifest's count of seconds, or None where it is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return float(value)
+
+
 def _tick_hz(kernel: Any) -> int:
     """The tick the manifest's kernel entry records; DEFAULT_TICK_HZ (250)
     where it records none, as every manifest before the field did: all the
@@ -664,6 +674,7 @@ class RunDir:
             calibration_stale=_calibration_stale(platform),
             timescale=timescale_of(cmdline) if isinstance(cmdline, str) else 1,
             tick_hz=_tick_hz(m.get("kernel")),
+            wall_s=_seconds(m.get("wall_s")),
         )
 
     def raw_records(self) -> list[dict[str, Any]]:

@@ -4,7 +4,9 @@
 with a ``manifest.json``) and returns a ``Collection`` of pandas tables:
 
 runs     one row per run directory, whether it counts (``included``) and,
-         if not, why (``reason``); for a run that counts, the policies'
+         if not, why (``reason``); the wall-clock seconds it took
+         (``wall_s``, from its manifest, whether it counts or not); for a
+         run that counts, the policies'
          periods as its kernel held them (guest.json's amp.knobs, unscaled:
          the kernel divides them by the time scale): colab_rank_period_ms,
          wash_quantum_ms, and the scale the kernel says it runs at,
@@ -205,14 +207,24 @@ def collect(root: Path) -> Collection:
         try:
             verdict = run.judge()
         except Excluded as e:
+            wall_s = None
             with contextlib.suppress(Excluded):  # the run's columns, where it gives them
-                info = _run_columns(run_dir, root, run.info())
-            runs.append({**info, "included": False, "reason": str(e)})
+                excluded_info = run.info()
+                info, wall_s = _run_columns(run_dir, root, excluded_info), excluded_info.wall_s
+            runs.append({**info, "included": False, "reason": str(e), "wall_s": wall_s})
             continue
         run_info, stats = verdict.info, verdict.statistics
         info = _run_columns(run_dir, root, run_info)
         a, t, k = _app_rows(info, verdict.records)
-        runs.append({**info, "included": True, "reason": "", **_knob_columns(run)})
+        runs.append(
+            {
+                **info,
+                "included": True,
+                "reason": "",
+                "wall_s": run_info.wall_s,
+                **_knob_columns(run),
+            }
+        )
         if run_info.timing_notice:
             notices.add(str(run_info.timing_notice))
         for reason in run_info.calibration_stale:

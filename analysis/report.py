@@ -30,6 +30,7 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from ampkit import references as references_mod
 from ampkit import timescale as ts
 from ampkit.analysis import metrics
 from ampkit.analysis.collect import PARQUET, Collection, collect
@@ -238,6 +239,7 @@ def write_report(
         ("summary", summary),
         ("geomeans", gm),
         ("clocks", clocks_spanned(col)),
+        ("cost", run_costs(col)),
     ):
         frame.to_csv(tables / f"{name}.csv", index=False)
         if PARQUET:
@@ -284,6 +286,7 @@ def write_report(
     _clocks_section(doc, col)
     _kernel_section(doc, col, out, plots)
     _waiting_section(doc, col)
+    _cost_section(doc, col)
     doc.h(2, "Excluded runs")
     if col.excluded.empty:
         doc.p("None: every run directory found counts.")
@@ -645,6 +648,88 @@ def clocks_spanned(col: Collection) -> pd.DataFrame:
         knobs_read=frame["colab_rank_period_ms"].notna() & frame["wash_quantum_ms"].notna(),
         # the scale the kernel says it ran at, against the command line's
         scale_disagrees=frame["timescale_knob"].notna() & (frame["timescale_knob"] != scale),
+    )
+
+
+def run_costs(col: Collection) -> pd.DataFrame:
+    """Per run directory that finished, counted or not: the wall-clock
+    seconds it took (its manifest's), its role (a run of the matrix, or a
+    reference: an application alone, or alone on little CPUs only) and,
+    where gem5 measured it, the simulated ms of its measured interval and
+    the wall seconds each took."""
+    runs = col.runs
+    if runs.empty or "wall_s" not in runs or runs["wall_s"].isna().all():
+        return pd.DataFrame()
+    frame = runs.dropna(subset=["wall_s"])[
+        ["run", "platform", "policy", "mix", "big", "little", "included", "wall_s"]
+    ].copy()
+    alone = frame["mix"].astype(str).str.startswith(references_mod.ALONE_PREFIX)
+    frame["role"] = "matrix"
+    frame.loc[alone, "role"] = "reference alone"
+    frame.loc[alone & (frame["big"] == 0), "role"] = "reference, little CPUs only"
+    frame.loc[alone & (frame["little"] == 0), "role"] = "reference, big CPUs only"
+    cpus = col.cpus
+    if not cpus.empty and "sim_seconds" in cpus:
+        measured = cpus[cpus["measured"].astype(bool)].groupby("run")["sim_seconds"].max()
+        frame = frame.join((measured * 1e3).rename("sim_ms"), on="run")
+    else:
+        frame["sim_ms"] = math.nan
+    frame["wall_s_per_sim_ms"] = frame["wall_s"] / frame["sim_ms"].where(frame["sim_ms"] > 0)
+    return frame.drop(columns=["big", "little"]).reset_index(drop=True)
+
+
+def _cost_section(doc: Doc, col: Collection) -> None:
+    costs = run_costs(col)
+    doc.h(2, "What the runs cost")
+    if costs.empty:
+        doc.p("No run records how long it took (its manifest's wall_s).")
+        return
+    doc.p(
+        "Wall-clock time each run took on the machine that ran it (its manifest's; "
+        "for gem5, the simulation of the whole run: checkpoint restore, warm-up and "
+        "the measured interval), by role, policy and platform; excluded runs count "
+        "in the cost but in no metric. The last column divides a run's wall seconds "
+        "by the simulated milliseconds of its measured interval (gem5's statistics): "
+        "the rest of the run is in the numerator too. Two gem5 processes sharing a "
+        "machine's cores each run slower than one alone."
+    )
+    groups = costs.groupby(["role", "policy", "platform"], sort=True)
+    rows = []
+    for (role, policy, platform), part in groups:
+        wall = part["wall_s"]
+        rows.append(
+            [
+                str(role),
+                str(policy),
+                str(platform),
+                str(len(part)),
+                str(int((~part["included"].astype(bool)).sum())),
+                f"{wall.sum() / 3600:.2f}",
+                f"{wall.mean():,.0f}",
+                f"{wall.min():,.0f}-{wall.max():,.0f}",
+                _fmt(part["wall_s_per_sim_ms"].median()),
+            ]
+        )
+    total = costs["wall_s"]
+    rows.append(
+        [
+            "all",
+            "",
+            "",
+            str(len(costs)),
+            str(int((~costs["included"].astype(bool)).sum())),
+            f"{total.sum() / 3600:.2f}",
+            f"{total.mean():,.0f}",
+            f"{total.min():,.0f}-{total.max():,.0f}",
+            _fmt(costs["wall_s_per_sim_ms"].median()),
+        ]
+    )
+    doc.table(
+        [
+            *("role", "policy", "platform", "runs", "excluded", "wall hours"),
+            *("wall s a run", "range", "wall s per simulated ms (median)"),
+        ],
+        rows,
     )
 
 

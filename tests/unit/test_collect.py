@@ -584,3 +584,70 @@ def test_each_run_is_counted_against_the_clocks_of_its_own_setup(tmp_path: Path)
     assert row in section
     assert "| m | cfs | 1 | 100 | 25 | 10 | 2.5 | 3.05 | WASH quanta, PELT half-lives |" in section
     assert "differs from the scale its command line asks for" in section
+
+
+def test_what_the_runs_cost_by_role_policy_and_platform(tmp_path: Path) -> None:
+    apps = [SynthApp("x", 1, 10**7), SynthApp("y", 1, 10**7)]
+    x, y = [SynthApp("x", 1, 10**7)], [SynthApp("y", 1, 10**7)]
+    # a gem5 run with its statistics: wall seconds per simulated ms of its
+    # measured interval, as its measured dump gives the interval
+    timed = write_run(
+        tmp_path / "gem5",
+        platform="2B2L",
+        policy="cfs",
+        mix="alone-x-t1-10",
+        apps=x,
+        wall_s=900.0,
+        **GEM5,
+    )
+    (m5out(timed) / "stats.txt").write_text(
+        kit_stats_text((GEM5_RUN / "stats.txt").read_text(), measured=1)
+    )
+    q = tmp_path / "qemu"
+    write_run(q, platform="2B2L", policy="cfs", mix="a", apps=apps, wall_s=150.0)
+    write_run(q, platform="2B2L", policy="colab", mix="a", apps=apps, wall_s=300.0)
+    write_run(
+        q,
+        platform="2B2L",
+        policy="colab",
+        mix="a",
+        apps=apps,
+        wall_s=100.0,
+        repetition=1,
+        status="failed",
+    )
+    write_run(q, platform="2B2L", policy="cfs", mix="alone-x-t1-10", apps=x, wall_s=60)
+    write_run(q, platform="2B2L", policy="cfs", mix="alone-y-t1-10", apps=y, wall_s=40)
+    write_run(q, platform="0B2L", policy="cfs", mix="alone-x-t1-10", apps=x, wall_s=20)
+    write_run(q, platform="2B0L", policy="cfs", mix="alone-x-t1-10", apps=x, wall_s=10)
+    col = collect(tmp_path)
+    costs = report_mod.run_costs(col).set_index("run")
+    assert costs["role"].to_dict() == {
+        "gem5/2B2L-cfs-alone-x-t1-10-r0": "reference alone",
+        "qemu/2B2L-cfs-a-r0": "matrix",
+        "qemu/2B2L-colab-a-r0": "matrix",
+        "qemu/2B2L-colab-a-r1": "matrix",
+        "qemu/2B2L-cfs-alone-x-t1-10-r0": "reference alone",
+        "qemu/2B2L-cfs-alone-y-t1-10-r0": "reference alone",
+        "qemu/0B2L-cfs-alone-x-t1-10-r0": "reference, little CPUs only",
+        "qemu/2B0L-cfs-alone-x-t1-10-r0": "reference, big CPUs only",
+    }
+    # the failed run costs what it took, and counts in no metric
+    assert costs.loc["qemu/2B2L-colab-a-r1", "wall_s"] == 100.0
+    assert not costs.loc["qemu/2B2L-colab-a-r1", "included"]
+    measured = col.cpus[col.cpus["measured"]]["sim_seconds"].max()
+    assert measured > 0
+    per_ms = costs.loc["gem5/2B2L-cfs-alone-x-t1-10-r0", "wall_s_per_sim_ms"]
+    assert per_ms == pytest.approx(900 / (measured * 1e3))
+    assert costs["wall_s_per_sim_ms"].isna()["qemu/2B2L-colab-a-r0"]  # no statistics
+
+    write_report(tmp_path, tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    section = md[md.index("## What the runs cost") : md.index("## Excluded runs")]
+    # colab on 2B2L: two runs, one excluded, 400 s = 0.11 h, 200 s a run
+    assert "| matrix | colab | 2B2L | 2 | 1 | 0.11 | 200 | 100-300 |" in section
+    # references alone under cfs on 2B2L: 900 + 60 + 40 s
+    assert "| reference alone | cfs | 2B2L | 3 | 0 | 0.28 | 333 | 40-900 |" in section
+    assert "| all |  |  | 8 | 1 | 0.44 | 198 | 10-900 |" in section
+    again = pd.read_csv(tmp_path / "report" / "tables" / "cost.csv")
+    assert again["wall_s"].sum() == 1580.0
