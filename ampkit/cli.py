@@ -272,6 +272,7 @@ def _span_ms(args: argparse.Namespace) -> float | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     variant = "debug" if args.debug_kernel else "default"
+    policies.colab_thresholds(args.append or "")  # values the kernel would refuse: said now
     request = RunRequest(
         platform=_platform_from(args),
         policy=policies.check_policy(args.policy),

@@ -40,37 +40,76 @@ def check_policy(name: str) -> str:
 #: kernel.sched_colab_big_speedup, kernel.sched_colab_little_speedup), as
 #: speedups times 1024: big from the first up, little up to the second
 COLAB_THRESHOLDS_Q10 = (2048, 1536)
+#: the range the kernel accepts for them (a write outside fails with EINVAL)
+COLAB_SPEEDUP_Q10_RANGE = (256, 8192)
 _COLAB_KNOBS = ("sched_colab_big_speedup", "sched_colab_little_speedup")
+#: sysctl.kernel.<name>=<value> on a kernel command line; the kernel takes
+#: '/' for '.' in the name (fs/proc/proc_sysctl.c, process_sysctl_arg())
+_SYSCTL_ARG = re.compile(r"(?:^|\s)sysctl[./]kernel[./]([A-Za-z0-9_]+)=(\S*)")
+#: knobs the runner writes itself once the guest is up, whatever the command line said
+RUNNER_KNOBS = frozenset({"sched_colab_stats"})
 
 
-def _sysctl_values(cmdline: str, knob: str) -> list[str]:
-    """Every value 'sysctl.kernel.<knob>=' takes on a command line, in order
-    (the kernel's sysctl.* parameters; '/' may stand for '.')."""
-    pattern = rf"(?:^|\s)sysctl[./]kernel[./]{knob}=(\S*)"
-    return re.findall(pattern, cmdline)
+def kernel_sysctl_args(cmdline: str) -> dict[str, str]:
+    """The kernel.* sysctls a command line sets, each to the last value it
+    gives (the kernel applies them in order)."""
+    return {name: value for name, value in _SYSCTL_ARG.findall(cmdline)}
 
 
 def colab_thresholds(cmdline: str) -> tuple[int, int]:
     """COLAB's (big, little) class thresholds a kernel booted with ``cmdline``
-    starts with: the defaults, each replaced by the last value the command
-    line gives it."""
+    starts with: the defaults, or what the command line sets. The kit takes
+    only values the kernel takes: a value it would refuse (it logs the
+    refusal and boots on the previous value) is an error here, as are
+    thresholds that cross."""
     out = list(COLAB_THRESHOLDS_Q10)
+    low, high = COLAB_SPEEDUP_Q10_RANGE
     for i, knob in enumerate(_COLAB_KNOBS):
-        values = _sysctl_values(cmdline, knob)
-        if not values:
+        for name, value in _SYSCTL_ARG.findall(cmdline):
+            if name != knob:
+                continue
+            if not re.fullmatch(r"[1-9][0-9]*", value) or not low <= int(value) <= high:
+                raise AmpkitError(
+                    f"sysctl.kernel.{knob}={value} on the kernel command line: the kernel "
+                    f"takes a speedup times 1024 from {low} to {high} and would boot on its "
+                    "previous value instead",
+                    f"give a decimal number in [{low}, {high}] (2048 is a speedup of 2.0)",
+                )
+            out[i] = int(value)
+    big, little = out
+    if little >= big:
+        raise AmpkitError(
+            f"COLAB's thresholds cross on the kernel command line: little up to {little}, "
+            f"big from {big}",
+            "the little-class threshold (sched_colab_little_speedup) must be below the "
+            "big-class one (sched_colab_big_speedup)",
+        )
+    return big, little
+
+
+def knob_problems(cmdline: str, knobs: object) -> list[str]:
+    """The policy knobs a kernel booted with ``cmdline`` does not hold as the
+    command line set them, by the guest's record of them (guest.json's
+    amp.knobs); none where the guest recorded none."""
+    if not isinstance(knobs, dict):
+        return []
+    out = []
+    for name, value in kernel_sysctl_args(cmdline).items():
+        held = knobs.get(name)
+        if name in RUNNER_KNOBS or not isinstance(held, int) or not value.isdecimal():
             continue
-        if not values[-1].isdigit():
-            raise AmpkitError(
-                f"sysctl.kernel.{knob}={values[-1]} on the kernel command line: not a number",
-                "give the speedup times 1024 as a whole number (2048 is 2.0)",
+        if held != int(value):
+            out.append(
+                f"the kernel holds {name}={held} where its command line sets {value} "
+                "(a value it refused?)"
             )
-        out[i] = int(values[-1])
-    return out[0], out[1]
+    return out
 
 
 def colab_class(speedup: float | None, thresholds: tuple[int, int]) -> str:
     """The class COLAB puts a thread of this hint in (the run description
-    gives the kernel the speedup times 1024, rounded)."""
+    gives the kernel the speedup times 1024, rounded); a thread without a
+    hint is of the either class."""
     if speedup is None:
         return "either"
     q10 = round(speedup * 1024)

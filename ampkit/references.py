@@ -19,12 +19,10 @@ from ampkit.mix import App, Mix
 from ampkit.platform import Platform
 from ampkit.policies import BASELINE
 from ampkit.run import RunRequest
-from ampkit.rundir import RunDir
+from ampkit.rundir import ALONE_PREFIX, RunDir
 
 #: Where each kind of reference runs, given the mix's platform.
 KINDS = ("alone", "little-only", "big-only")
-#: how a reference's mix is named: the application alone, on whichever platform
-ALONE_PREFIX = "alone-"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ampkit import calibration, parsec
+from ampkit import calibration, parsec, policies
 from ampkit import kernel as kernel_mod
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import (
@@ -371,7 +371,11 @@ def execute(
     writer.write_results(report.apps)
     if report.guest is not None:
         writer.write_guest(report.guest)
-    status = judge(boot, report, limit_s, engine=engine_impl.label, extra=outcome.problems)
+    # a kernel that refused a knob the command line set is not the run described
+    amp = (report.guest or {}).get("amp")
+    refused = policies.knob_problems(cmdline, amp.get("knobs") if isinstance(amp, dict) else None)
+    problems = (*outcome.problems, *refused)
+    status = judge(boot, report, limit_s, engine=engine_impl.label, extra=problems)
     ending = Ending(
         finished=_now(),
         wall_s=boot.wall_s,

@@ -57,6 +57,10 @@ from ampkit import gem5stats
 from ampkit.hashing import atomic_write_text, write_json
 from ampkit.timescale import DEFAULT_TICK_HZ, timescale_of
 
+#: How a reference run's mix is named (ampkit.references): its application
+#: alone, on whichever platform; the analysis tells references by it.
+ALONE_PREFIX = "alone-"
+
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 STATUS = "status"

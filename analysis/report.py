@@ -30,10 +30,10 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ampkit import references as references_mod
 from ampkit import timescale as ts
 from ampkit.analysis import metrics
 from ampkit.analysis.collect import PARQUET, Collection, collect
+from ampkit.rundir import ALONE_PREFIX
 from ampkit.timescale import DEFAULT_TICK_HZ, setup_parts
 
 #: figures of normalised means, in report order
@@ -663,7 +663,7 @@ def run_costs(col: Collection) -> pd.DataFrame:
     frame = runs.dropna(subset=["wall_s"])[
         ["run", "platform", "policy", "mix", "big", "little", "included", "wall_s"]
     ].copy()
-    alone = frame["mix"].astype(str).str.startswith(references_mod.ALONE_PREFIX)
+    alone = frame["mix"].astype(str).str.startswith(ALONE_PREFIX)
     frame["role"] = "matrix"
     frame.loc[alone, "role"] = "reference alone"
     frame.loc[alone & (frame["big"] == 0), "role"] = "reference, little CPUs only"

@@ -164,6 +164,7 @@ def colab_classes(spec: Spec) -> list[str]:
     for run in runs:
         for app in run.request.mix.apps:
             name = app.program + (f" t{app.threads}" if app.threads else "")
+            name += "" if app.speedup is not None else " (no hint)"
             classes.setdefault(policies.colab_class(app.speedup, thresholds), set()).add(name)
     big, little = thresholds
     out = [

@@ -384,6 +384,11 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         )
     kernel = toml.string(("kernel",), choices=KERNEL_VARIANTS, default="default")
     append = toml.string(("append",), default="")
+    try:
+        # thresholds the kernel would refuse, or that cross: said now, not after builds
+        policies.colab_thresholds(append)
+    except AmpkitError as e:
+        toml.fail(("append",), e.what, e.hint)
     own_table = _own_behaviour(toml, base, engine)
     sized_by = None
     if get_engine(engine).models_core_speed and any(a.engine_sized for m in mixes for a in m.apps):

@@ -89,6 +89,37 @@ def test_the_guest_records_the_scale_beside_the_unscaled_periods(
     assert (knobs["sched_colab_rank_period_ms"], knobs["sched_wash_quantum_ms"]) == (10, 40)
 
 
+def test_knobs_set_on_the_command_line_are_held_and_a_refused_one_fails_the_run(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    # the kernel's own sysctl.* parameters, as a campaign's append sets COLAB's classes
+    held = run_probe(
+        tmp_path / "held",
+        kernel_build,
+        initramfs,
+        "sysinfo",
+        extra_cmdline="sysctl.kernel.sched_colab_big_speedup=2891 "
+        "sysctl/kernel/sched_colab_little_speedup=2531",
+    )
+    assert held.ok, held.status
+    knobs = json.loads((held.directory / "guest.json").read_text())["amp"]["knobs"]
+    assert (knobs["sched_colab_big_speedup"], knobs["sched_colab_little_speedup"]) == (2891, 2531)
+    # a value out of the knob's range: the kernel logs it and boots on its
+    # default; the run is then not the one described, and fails
+    refused = run_probe(
+        tmp_path / "refused",
+        kernel_build,
+        initramfs,
+        "sysinfo",
+        extra_cmdline="sysctl.kernel.sched_colab_rank_period_ms=0",
+    )
+    assert not refused.ok
+    assert (
+        "the kernel holds sched_colab_rank_period_ms=10 where its command line sets 0"
+        in refused.status
+    ), refused.status
+
+
 def test_unknown_boot_policy_is_reported_and_ignored(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:

@@ -564,21 +564,68 @@ def test_a_campaign_says_how_colab_classes_its_apps_and_warns_when_all_share_one
         "big: chase t3, compute t2, compute t3, contend t4"
     )
     assert len(lines) == 2 and lines[1].startswith("warning: under colab every app is big-class")
-    # thresholds on the command line, the last of each winning as in the kernel
-    append = (
-        'append = "sysctl.kernel.sched_colab_big_speedup=9 '
-        "sysctl.kernel.sched_colab_big_speedup=3553 "
-        'sysctl/kernel/sched_colab_little_speedup=2900"\n'
-    )
-    split = load_spec(write_spec(tmp_path, BASIC + append, "split.toml"))
-    assert colab_classes(split) == [
-        "colab classes (big from 3.470, little up to 2.832: the command line's): "
-        "big: chase t3; either: compute t2, compute t3; little: contend t4"
+
+    def classes(big: int, little: int, sep: str = ".") -> list[str]:
+        # the last value of each wins, as the kernel applies them in order;
+        # '/' may stand for '.'
+        append = (
+            f'append = "sysctl.kernel.sched_colab_big_speedup=8000 '
+            f"sysctl{sep}kernel{sep}sched_colab_big_speedup={big} "
+            f'sysctl{sep}kernel{sep}sched_colab_little_speedup={little}"\n'
+        )
+        return colab_classes(load_spec(write_spec(tmp_path, BASIC + append, f"s{big}.toml")))
+
+    # on the boundaries: compute's hint 3.469 is 3552 x 1/1024, contend's
+    # 2.824 is 2892; at or above big is big, at or below little is little
+    assert classes(3552, 2892, sep="/") == [
+        "colab classes (big from 3.469, little up to 2.824: the command line's): "
+        "big: chase t3, compute t2, compute t3; little: contend t4"
+    ]
+    assert classes(3553, 2891) == [
+        "colab classes (big from 3.470, little up to 2.823: the command line's): "
+        "big: chase t3; either: compute t2, compute t3, contend t4"
     ]
     # no colab, nothing to say
     cfs = write_spec(tmp_path, BASIC.replace('"cfs", "colab", "wash"', '"cfs"'), "cfs.toml")
     assert colab_classes(load_spec(cfs)) == []
-    bad = BASIC + 'append = "sysctl.kernel.sched_colab_little_speedup=1.5"\n'
-    with pytest.raises(AmpkitError, match="not a number") as raised:
-        colab_classes(load_spec(write_spec(tmp_path, bad, "bad.toml")))
-    assert "2048 is 2.0" in (raised.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("append", "message"),
+    [
+        ("sysctl.kernel.sched_colab_little_speedup=1.5", "from 256 to 8192"),
+        ("sysctl.kernel.sched_colab_big_speedup=9", "would boot on its previous value"),
+        ("sysctl.kernel.sched_colab_big_speedup=28910", "from 256 to 8192"),
+        # the kernel reads a leading 0 as octal: 03000 would be 1536
+        ("sysctl.kernel.sched_colab_big_speedup=03000", "from 256 to 8192"),
+        (
+            "sysctl.kernel.sched_colab_big_speedup=2000 "
+            "sysctl/kernel/sched_colab_little_speedup=2100",
+            "thresholds cross",
+        ),
+    ],
+)
+def test_colab_thresholds_the_kernel_would_refuse_are_refused_when_the_spec_loads(
+    tmp_path: Path, append: str, message: str
+) -> None:
+    spec = write_spec(tmp_path, BASIC + f'append = "{append}"\n')
+    with pytest.raises(AmpkitError, match=message) as raised:
+        load_spec(spec)
+    assert "append" in raised.value.what
+
+
+def test_a_kernel_that_does_not_hold_a_knob_its_command_line_set_fails_the_run() -> None:
+    from ampkit import policies
+
+    cmdline = (
+        "amp_policy=colab sched_timescale=4 sysctl.kernel.sched_colab_big_speedup=2500 "
+        "sysctl/kernel/sched_colab_big_speedup=2891 sysctl.kernel.sched_colab_stats=0"
+    )
+    held = {"sched_colab_big_speedup": 2891, "sched_colab_stats": 1, "sched_timescale": 4}
+    assert policies.knob_problems(cmdline, held) == []  # the runner writes the stats knob
+    refused = {**held, "sched_colab_big_speedup": 2048}
+    assert policies.knob_problems(cmdline, refused) == [
+        "the kernel holds sched_colab_big_speedup=2048 where its command line sets 2891 "
+        "(a value it refused?)"
+    ]
+    assert policies.knob_problems(cmdline, None) == []  # a guest that recorded none

@@ -259,6 +259,11 @@ def test_campaign_status_reads_a_spec_or_its_directory(
     assert main(["campaign", "plan", str(spec), "--dir", str(tmp_path / "camp")]) == 0
     plan = capsys.readouterr().out
     assert "campaign t (" in plan and "5 to run" in plan
+    assert "colab classes" not in plan  # no colab in this campaign
+    spec.write_text(spec.read_text().replace('["cfs"]', '["cfs", "colab"]'))
+    assert main(["campaign", "plan", str(spec), "--dir", str(tmp_path / "camp")]) == 0
+    plan = capsys.readouterr().out
+    assert "colab classes (big from 2.000, little up to 1.500: the kernel's defaults)" in plan
     # a spec whose directory does not exist yet: status says so, by file
     code = main(["campaign", "status", str(spec), "--dir", str(tmp_path / "camp")])
     err = capsys.readouterr().err

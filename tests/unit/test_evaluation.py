@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ampkit import policies
 from ampkit.analysis.report import write_report
 from ampkit.behaviour import check_mix, load_table
 from ampkit.campaign import estimate
@@ -48,33 +49,23 @@ def test_the_evaluation_plans_to_the_run_count_its_lists_give() -> None:
     assert all(a.speedup is not None for r in runs for a in r.request.mix.apps)
 
 
-def _sysctl(cmdline: str, knob: str) -> int:
-    """A sysctl's value from the kernel command line ('sysctl.kernel.<knob>=')."""
-    found = re.findall(rf"(?:^|\s)sysctl\.kernel\.{knob}=(\d+)(?:\s|$)", cmdline)
-    assert len(found) == 1, f"{knob}: set {len(found)} times in {cmdline!r}"
-    return int(found[0])
-
-
 def test_colabs_classes_split_the_hints_range_in_thirds() -> None:
-    """The spec sets COLAB's class thresholds by a rule on its hints alone
+    """The spec sets COLAB's class thresholds by a rule on its hints
     (README.md there, "COLAB's classes"): the range of the hints in equal
     thirds. Measured again, the hints would move the thresholds with them."""
     spec = load_spec(SPEC)
     assert spec.speedups is not None
+    # each threshold set once, in whichever form the kernel reads ('.' or '/')
+    for knob in ("sched_colab_big_speedup", "sched_colab_little_speedup"):
+        assert len(re.findall(rf"sysctl[./]kernel[./]{knob}=", spec.append)) == 1, knob
     hints = [e["speedup"] for e in tomllib.loads(spec.speedups.read_text())["program"]]
     low, high = min(hints), max(hints)
-    big = _sysctl(spec.append, "sched_colab_big_speedup")
-    little = _sysctl(spec.append, "sched_colab_little_speedup")
+    big, little = policies.colab_thresholds(spec.append)  # as the kit reads the kernel's
     assert big == round((low + 2 * (high - low) / 3) * 1024)
     assert little == round((low + (high - low) / 3) * 1024)
-
-    def cls(speedup: float) -> str:
-        q10 = round(speedup * 1024)  # as the run description gives it to the kernel
-        return "big" if q10 >= big else "little" if q10 <= little else "either"
-
     # the hints as the runs carry them (the spec's profile, by program and threads)
     mixes = [r.request.mix for r in expand(spec) if r.role == MATRIX]
-    classes = [{cls(a.speedup) for a in m.apps if a.speedup is not None} for m in mixes]
+    classes = [{policies.colab_class(a.speedup, (big, little)) for a in m.apps} for m in mixes]
     # every class is held by some app, and some mix holds two classes: the
     # allocator has something to do (with the kernel's defaults, 2.0 and
     # 1.5, every app here was big)
