@@ -313,6 +313,9 @@ class RunInfo:
     #: Wall-clock seconds the run took, as its manifest records once it is
     #: over (None while it runs, or where the manifest has no number).
     wall_s: float | None = None
+    #: Wall-clock seconds the run spent booting the checkpoint it restored
+    #: (gem5; not in ``wall_s``); 0 where it restored one booted before it.
+    boot_wall_s: float = 0.0
 
     def columns(self) -> dict[str, Any]:
         return {
@@ -504,6 +507,14 @@ def _seconds(value: Any) -> float | None:
     return float(value)
 
 
+def _checkpoint_boot_s(engine_outputs: Any) -> float:
+    """The wall seconds a gem5 run spent booting its checkpoint (the
+    manifest's gem5.boot_wall_s; 0 where it restored one made before)."""
+    if not isinstance(engine_outputs, dict):
+        return 0.0
+    return _seconds(engine_outputs.get("boot_wall_s")) or 0.0
+
+
 def _tick_hz(kernel: Any) -> int:
     """The tick the manifest's kernel entry records; DEFAULT_TICK_HZ (250)
     where it records none, as every manifest before the field did: all the
@@ -679,6 +690,7 @@ class RunDir:
             timescale=timescale_of(cmdline) if isinstance(cmdline, str) else 1,
             tick_hz=_tick_hz(m.get("kernel")),
             wall_s=_seconds(m.get("wall_s")),
+            boot_wall_s=_checkpoint_boot_s(m.get("gem5")),
         )
 
     def raw_records(self) -> list[dict[str, Any]]:

@@ -5,7 +5,9 @@ with a ``manifest.json``) and returns a ``Collection`` of pandas tables:
 
 runs     one row per run directory, whether it counts (``included``) and,
          if not, why (``reason``); the wall-clock seconds it took
-         (``wall_s``, from its manifest, whether it counts or not); for a
+         (``wall_s``, from its manifest, whether it counts or not) and
+         those it spent booting the checkpoint it restored (``boot_wall_s``,
+         gem5; 0 where it restored one booted before); for a
          run that counts, the policies'
          periods as its kernel held them (guest.json's amp.knobs, unscaled:
          the kernel divides them by the time scale): colab_rank_period_ms,
@@ -137,6 +139,11 @@ def _run_columns(run_dir: Path, root: Path, info: RunInfo) -> dict[str, Any]:
     }
 
 
+def _costs(info: RunInfo) -> dict[str, float | None]:
+    """What a run cost in wall-clock seconds: its own, and booting its checkpoint."""
+    return {"wall_s": info.wall_s, "boot_wall_s": info.boot_wall_s}
+
+
 #: Run columns from the guest's record of the policies' knobs (sysctl name).
 KNOB_COLUMNS = {
     "colab_rank_period_ms": "sched_colab_rank_period_ms",
@@ -207,11 +214,11 @@ def collect(root: Path) -> Collection:
         try:
             verdict = run.judge()
         except Excluded as e:
-            wall_s = None
+            costs: dict[str, float | None] = {"wall_s": None, "boot_wall_s": 0.0}
             with contextlib.suppress(Excluded):  # the run's columns, where it gives them
                 excluded_info = run.info()
-                info, wall_s = _run_columns(run_dir, root, excluded_info), excluded_info.wall_s
-            runs.append({**info, "included": False, "reason": str(e), "wall_s": wall_s})
+                info, costs = _run_columns(run_dir, root, excluded_info), _costs(excluded_info)
+            runs.append({**info, "included": False, "reason": str(e), **costs})
             continue
         run_info, stats = verdict.info, verdict.statistics
         info = _run_columns(run_dir, root, run_info)
@@ -221,7 +228,7 @@ def collect(root: Path) -> Collection:
                 **info,
                 "included": True,
                 "reason": "",
-                "wall_s": run_info.wall_s,
+                **_costs(run_info),
                 **_knob_columns(run),
             }
         )

@@ -653,16 +653,19 @@ def clocks_spanned(col: Collection) -> pd.DataFrame:
 
 def run_costs(col: Collection) -> pd.DataFrame:
     """Per run directory that finished, counted or not: the wall-clock
-    seconds it took (its manifest's), its role (a run of the matrix, or a
-    reference: an application alone, or alone on little CPUs only) and,
+    seconds it took (its manifest's) and those it spent booting the
+    checkpoint it restored (gem5, where it booted one), its role (a run of
+    the matrix, or a reference: an application alone, on a platform of both
+    kinds or of one; told by its mix's name, ``ALONE_PREFIX``) and,
     where gem5 measured it, the simulated ms of its measured interval and
     the wall seconds each took."""
     runs = col.runs
     if runs.empty or "wall_s" not in runs or runs["wall_s"].isna().all():
         return pd.DataFrame()
     frame = runs.dropna(subset=["wall_s"])[
-        ["run", "platform", "policy", "mix", "big", "little", "included", "wall_s"]
+        ["run", "platform", "policy", "mix", "big", "little", "included", "wall_s", "boot_wall_s"]
     ].copy()
+    frame["boot_wall_s"] = frame["boot_wall_s"].fillna(0.0)
     alone = frame["mix"].astype(str).str.startswith(ALONE_PREFIX)
     frame["role"] = "matrix"
     frame.loc[alone, "role"] = "reference alone"
@@ -687,11 +690,15 @@ def _cost_section(doc: Doc, col: Collection) -> None:
     doc.p(
         "Wall-clock time each run took on the machine that ran it (its manifest's; "
         "for gem5, the simulation of the whole run: checkpoint restore, warm-up and "
-        "the measured interval), by role, policy and platform; excluded runs count "
-        "in the cost but in no metric. The last column divides a run's wall seconds "
-        "by the simulated milliseconds of its measured interval (gem5's statistics): "
-        "the rest of the run is in the numerator too. Two gem5 processes sharing a "
-        "machine's cores each run slower than one alone."
+        "the measured interval), by role, policy and platform, summed over runs (not "
+        "the elapsed time of a campaign that ran several at once); runs that finished "
+        "but are excluded count in the cost and in no metric, runs killed before "
+        "finishing are in neither. Booting a gem5 checkpoint, paid by the first run "
+        "of each kernel command line and platform, is the boots column. The last "
+        "column divides a run's wall seconds by the simulated milliseconds of its "
+        "measured interval (gem5's statistics): the rest of the run is in the "
+        "numerator too. Two gem5 processes sharing a machine's cores each run "
+        "slower than one alone."
     )
     groups = costs.groupby(["role", "policy", "platform"], sort=True)
     rows = []
@@ -705,6 +712,7 @@ def _cost_section(doc: Doc, col: Collection) -> None:
                 str(len(part)),
                 str(int((~part["included"].astype(bool)).sum())),
                 f"{wall.sum() / 3600:.2f}",
+                f"{part['boot_wall_s'].sum() / 3600:.2f}",
                 f"{wall.mean():,.0f}",
                 f"{wall.min():,.0f}-{wall.max():,.0f}",
                 _fmt(part["wall_s_per_sim_ms"].median()),
@@ -719,6 +727,7 @@ def _cost_section(doc: Doc, col: Collection) -> None:
             str(len(costs)),
             str(int((~costs["included"].astype(bool)).sum())),
             f"{total.sum() / 3600:.2f}",
+            f"{costs['boot_wall_s'].sum() / 3600:.2f}",
             f"{total.mean():,.0f}",
             f"{total.min():,.0f}-{total.max():,.0f}",
             _fmt(costs["wall_s_per_sim_ms"].median()),
@@ -726,7 +735,7 @@ def _cost_section(doc: Doc, col: Collection) -> None:
     )
     doc.table(
         [
-            *("role", "policy", "platform", "runs", "excluded", "wall hours"),
+            *("role", "policy", "platform", "runs", "excluded", "wall hours", "boots, hours"),
             *("wall s a run", "range", "wall s per simulated ms (median)"),
         ],
         rows,

@@ -603,6 +603,10 @@ def test_what_the_runs_cost_by_role_policy_and_platform(tmp_path: Path) -> None:
     (m5out(timed) / "stats.txt").write_text(
         kit_stats_text((GEM5_RUN / "stats.txt").read_text(), measured=1)
     )
+    # ... which booted its checkpoint first: 360 s more
+    manifest = json.loads((timed / "manifest.json").read_text())
+    manifest["gem5"] = {"checkpoint_reused": False, "boot_wall_s": 360.0}
+    (timed / "manifest.json").write_text(json.dumps(manifest))
     q = tmp_path / "qemu"
     write_run(q, platform="2B2L", policy="cfs", mix="a", apps=apps, wall_s=150.0)
     write_run(q, platform="2B2L", policy="colab", mix="a", apps=apps, wall_s=300.0)
@@ -645,9 +649,9 @@ def test_what_the_runs_cost_by_role_policy_and_platform(tmp_path: Path) -> None:
     md = (tmp_path / "report" / "report.md").read_text()
     section = md[md.index("## What the runs cost") : md.index("## Excluded runs")]
     # colab on 2B2L: two runs, one excluded, 400 s = 0.11 h, 200 s a run
-    assert "| matrix | colab | 2B2L | 2 | 1 | 0.11 | 200 | 100-300 |" in section
+    assert "| matrix | colab | 2B2L | 2 | 1 | 0.11 | 0.00 | 200 | 100-300 |" in section
     # references alone under cfs on 2B2L: 900 + 60 + 40 s
-    assert "| reference alone | cfs | 2B2L | 3 | 0 | 0.28 | 333 | 40-900 |" in section
-    assert "| all |  |  | 8 | 1 | 0.44 | 198 | 10-900 |" in section
+    assert "| reference alone | cfs | 2B2L | 3 | 0 | 0.28 | 0.10 | 333 | 40-900 |" in section
+    assert "| all |  |  | 8 | 1 | 0.44 | 0.10 | 198 | 10-900 |" in section
     again = pd.read_csv(tmp_path / "report" / "tables" / "cost.csv")
-    assert again["wall_s"].sum() == 1580.0
+    assert again["wall_s"].sum() == 1580.0 and again["boot_wall_s"].sum() == 360.0
