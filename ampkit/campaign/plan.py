@@ -153,7 +153,8 @@ def unreferenced(spec: Spec) -> list[str]:
 def colab_classes(spec: Spec) -> list[str]:
     """The classes COLAB puts the campaign's apps in, by their hints and the
     thresholds the runs' kernels boot with; a warning when every app falls in
-    one class, where COLAB's allocator has nothing to decide."""
+    one class, where COLAB's allocator has nothing to decide, or when each
+    mix's apps do."""
     runs = [r for r in expand(spec) if r.request.policy == "colab"]
     if not runs:
         return []
@@ -161,11 +162,17 @@ def colab_classes(spec: Spec) -> list[str]:
     thresholds = policies.colab_thresholds(cmdline)
     given = thresholds != policies.COLAB_THRESHOLDS_Q10
     classes: dict[str, set[str]] = {}
+    mixed: set[str] = set()  # the mixes whose apps are of more than one class
     for run in runs:
+        held = set()
         for app in run.request.mix.apps:
             name = app.program + (f" t{app.threads}" if app.threads else "")
             name += "" if app.speedup is not None else " (no hint)"
-            classes.setdefault(policies.colab_class(app.speedup, thresholds), set()).add(name)
+            cls = policies.colab_class(app.speedup, thresholds)
+            classes.setdefault(cls, set()).add(name)
+            held.add(cls)
+        if len(held) > 1:
+            mixed.add(run.request.mix.name)
     big, little = thresholds
     out = [
         f"colab classes (big from {big / 1024:.3f}, little up to {little / 1024:.3f}: "
@@ -184,5 +191,10 @@ def colab_classes(spec: Spec) -> list[str]:
             "to place; set the thresholds for these hints with "
             "sysctl.kernel.sched_colab_big_speedup=N and "
             "sysctl.kernel.sched_colab_little_speedup=N (speedup x 1024) in the spec's append"
+        )
+    elif not mixed:
+        out.append(
+            "warning: no mix holds apps of two classes, so COLAB never places one app "
+            "of a mix apart from another by its sensitivity"
         )
     return out

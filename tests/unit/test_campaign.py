@@ -585,6 +585,20 @@ def test_a_campaign_says_how_colab_classes_its_apps_and_warns_when_all_share_one
         "colab classes (big from 3.470, little up to 2.823: the command line's): "
         "big: chase t3; either: compute t2, compute t3, contend t4"
     ]
+    # classes apart, but never within one mix: compute (3.469, 3552) little,
+    # stream (3.946, 4041) either, each beside itself
+    same = (
+        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs", "colab"]\n'
+        'mixes = ["compute2-compute-compute", "compute2-stream-stream"]\n'
+        'append = "sysctl.kernel.sched_colab_big_speedup=4500 '
+        'sysctl.kernel.sched_colab_little_speedup=3600"\n'
+    )
+    assert colab_classes(load_spec(write_spec(tmp_path, same, "same.toml"))) == [
+        "colab classes (big from 4.395, little up to 3.516: the command line's): "
+        "either: stream t3; little: compute t3",
+        "warning: no mix holds apps of two classes, so COLAB never places one app "
+        "of a mix apart from another by its sensitivity",
+    ]
     # no colab, nothing to say
     cfs = write_spec(tmp_path, BASIC.replace('"cfs", "colab", "wash"', '"cfs"'), "cfs.toml")
     assert colab_classes(load_spec(cfs)) == []
