@@ -550,6 +550,34 @@ def _platform_section(
     )
     doc.h(3, "Slowdown per application")
     doc.image(path, "slowdown per application")
+    doc.p(
+        "The turnarounds the slowdowns divide, in simulated (gem5) or guest (QEMU) "
+        "milliseconds: each application in its mix (the mean over repetitions, with "
+        "their number) and alone under the reference policy; timed by the region of "
+        "interest where the program reports one, by its process otherwise."
+    )
+    turns = s.groupby(["mix", "app", "instance", "policy"], as_index=False).agg(
+        runs=("turnaround_ns", "size"),
+        turnaround_ns=("turnaround_ns", "mean"),
+        alone_ns=("alone_ns", "mean"),
+        slowdown=("slowdown", "mean"),
+        timed_by=("timed_by", "first"),
+    )
+    doc.table(
+        ["mix", "application", "policy", "runs", "turnaround ms", "alone ms", "slowdown"],
+        [
+            [
+                str(r["mix"]),
+                f"{r['app']}#{r['instance']}" + ("" if r["timed_by"] == "region" else " (process)"),
+                str(r["policy"]),
+                str(r["runs"]),
+                _fmt(r["turnaround_ns"] / 1e6),
+                _fmt(r["alone_ns"] / 1e6),
+                _fmt(r["slowdown"]),
+            ]
+            for r in turns.to_dict("records")
+        ],
+    )
 
 
 def _by_platform_cpus(tasks: pd.DataFrame) -> pd.DataFrame:

@@ -202,6 +202,9 @@ def test_the_report_renders(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "report" / "plots" / "plots.json").read_text()) == report.plots
     # colab: x 1.5, y 2 -> h_antt 1.75; cfs: x 2, y 2 -> 2.0
     assert "| pair | colab | 1.75 |" in md
+    # beside the slowdowns, the turnarounds they divide (no region: the process's)
+    assert "| pair | x#0 (process) | colab | 1 | 15 | 10 | 1.5 |" in md
+    assert "| pair | y#0 (process) | wash | 1 | 30 | 20 | 1.5 |" in md
     for table in ("apps", "threads", "runs", "summary", "per_run", "slowdowns"):
         assert (tmp_path / "report" / "tables" / f"{table}.csv").is_file()
         assert (tmp_path / "report" / "tables" / f"{table}.parquet").is_file()
