@@ -316,6 +316,9 @@ class RunInfo:
     #: Wall-clock seconds the run spent booting the checkpoint it restored
     #: (gem5; not in ``wall_s``); 0 where it restored one booted before it.
     boot_wall_s: float = 0.0
+    #: The mix's declared category (compute, synchronisation, communication),
+    #: as the manifest's copy of the mix gives it; None where it gives none.
+    category: str | None = None
 
     def columns(self) -> dict[str, Any]:
         return {
@@ -507,6 +510,12 @@ def _seconds(value: Any) -> float | None:
     return float(value)
 
 
+def _category(mix: Any) -> str | None:
+    """The mix's declared category, where its manifest copy names one."""
+    category = mix.get("category") if isinstance(mix, dict) else None
+    return category if isinstance(category, str) else None
+
+
 def _checkpoint_boot_s(engine_outputs: Any) -> float:
     """The wall seconds a gem5 run spent booting its checkpoint (the
     manifest's gem5.boot_wall_s; 0 where it restored one made before)."""
@@ -691,6 +700,7 @@ class RunDir:
             tick_hz=_tick_hz(m.get("kernel")),
             wall_s=_seconds(m.get("wall_s")),
             boot_wall_s=_checkpoint_boot_s(m.get("gem5")),
+            category=_category(mix),
         )
 
     def raw_records(self) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@
 with a ``manifest.json``) and returns a ``Collection`` of pandas tables:
 
 runs     one row per run directory, whether it counts (``included``) and,
-         if not, why (``reason``); the wall-clock seconds it took
+         if not, why (``reason``); its mix's declared ``category``; the
+         wall-clock seconds it took
          (``wall_s``, from its manifest, whether it counts or not) and
          those it spent booting the checkpoint it restored (``boot_wall_s``,
          gem5; 0 where it restored one booted before); for a
@@ -139,9 +140,10 @@ def _run_columns(run_dir: Path, root: Path, info: RunInfo) -> dict[str, Any]:
     }
 
 
-def _costs(info: RunInfo) -> dict[str, float | None]:
-    """What a run cost in wall-clock seconds: its own, and booting its checkpoint."""
-    return {"wall_s": info.wall_s, "boot_wall_s": info.boot_wall_s}
+def _costs(info: RunInfo) -> dict[str, Any]:
+    """The runs table's own columns: the mix's category, and what the run
+    cost in wall-clock seconds (its own, and booting its checkpoint)."""
+    return {"category": info.category, "wall_s": info.wall_s, "boot_wall_s": info.boot_wall_s}
 
 
 #: Run columns from the guest's record of the policies' knobs (sysctl name).
@@ -214,7 +216,7 @@ def collect(root: Path) -> Collection:
         try:
             verdict = run.judge()
         except Excluded as e:
-            costs: dict[str, float | None] = {"wall_s": None, "boot_wall_s": 0.0}
+            costs: dict[str, Any] = {"category": None, "wall_s": None, "boot_wall_s": 0.0}
             with contextlib.suppress(Excluded):  # the run's columns, where it gives them
                 excluded_info = run.info()
                 info, costs = _run_columns(run_dir, root, excluded_info), _costs(excluded_info)

@@ -402,32 +402,28 @@ def geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
-def geomeans(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (engine, platform, time scale, tick, policy, metric), over mixes, the normalised
-    means' geometric mean (``aggregate`` "geometric") or, for a metric that
-    can be zero or negative, their arithmetic mean ("arithmetic"), in
-    ``across_mixes``; and how many mixes it covers."""
+def geomeans(summary: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Per (engine, platform, time scale, tick, policy, metric), and per value
+    of each column of ``by`` (a mix's category, say), over mixes, the
+    normalised means' geometric mean (``aggregate`` "geometric") or, for a
+    metric that can be zero or negative, their arithmetic mean
+    ("arithmetic"), in ``across_mixes``; and how many mixes it covers."""
     g = with_setup(summary).dropna(subset=["normalised"])
+    keys = [*SETUP, *by, "policy", "metric"]
     rows = []
-    for (engine, platform, timescale, tick_hz, policy, metric), part in g.groupby(
-        [*SETUP, "policy", "metric"]
-    ):
+    for values_of_keys, part in g.groupby(keys):
+        row = dict(zip(keys, values_of_keys, strict=True))
         values = part["normalised"].astype(float).tolist()
-        positive = METRICS[str(metric)].positive
+        positive = METRICS[str(row["metric"])].positive
         rows.append(
             {
-                "engine": engine,
-                "platform": platform,
-                "timescale": timescale,
-                "tick_hz": tick_hz,
-                "policy": policy,
-                "metric": metric,
+                **row,
                 "aggregate": "geometric" if positive else "arithmetic",
                 "across_mixes": geomean(values) if positive else sum(values) / len(values),
                 "mixes": part["mix"].nunique(),
             }
         )
-    columns = [*SETUP, "policy", "metric", "aggregate", "across_mixes", "mixes"]
+    columns = [*keys, "aggregate", "across_mixes", "mixes"]
     return pd.DataFrame(rows, columns=columns)
 
 

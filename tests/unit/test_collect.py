@@ -658,3 +658,35 @@ def test_what_the_runs_cost_by_role_policy_and_platform(tmp_path: Path) -> None:
     assert "| all |  |  | 8 | 1 | 0.44 | 0.10 | 198 | 10-900 |" in section
     again = pd.read_csv(tmp_path / "report" / "tables" / "cost.csv")
     assert again["wall_s"].sum() == 1580.0 and again["boot_wall_s"].sum() == 360.0
+
+
+def test_means_over_mixes_are_given_per_declared_category() -> None:
+    def row(policy: str, mix: str, metric: str, normalised: float) -> dict[str, Any]:
+        setup = {"engine": "gem5", "platform": "2B2L", "timescale": 4, "tick_hz": 1000}
+        return {**setup, "policy": policy, "mix": mix, "metric": metric, "normalised": normalised}
+
+    summary = pd.DataFrame(
+        [
+            row("colab", "s1", "h_antt", 0.8),
+            row("colab", "s2", "h_antt", 0.5),
+            row("colab", "c1", "h_antt", 1.1),
+            row("colab", "s1", "fairness", 0.2),
+            row("colab", "s2", "fairness", -0.4),
+            row("colab", "u", "h_antt", 0.1),  # a mix no run declares a category for
+        ]
+    )
+    runs = pd.DataFrame(
+        {
+            "mix": ["s1", "s2", "c1", "u"],
+            "category": ["synchronisation", "synchronisation", "compute", None],
+        }
+    )
+    g = report_mod.category_geomeans(summary, runs)
+    by = g.set_index(["category", "metric"])
+    # geometric for h_antt, arithmetic for fairness (it can be negative)
+    assert by.loc[("synchronisation", "h_antt"), "across_mixes"] == pytest.approx(math.sqrt(0.4))
+    assert by.loc[("synchronisation", "fairness"), "across_mixes"] == pytest.approx(-0.1)
+    assert by.loc[("compute", "h_antt"), "across_mixes"] == pytest.approx(1.1)
+    assert by.loc[("synchronisation", "h_antt"), "mixes"] == 2
+    assert set(g["category"]) == {"synchronisation", "compute"}
+    assert report_mod.category_geomeans(summary, runs.assign(category=None)).empty
