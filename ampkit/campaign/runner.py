@@ -41,7 +41,7 @@ from ampkit.errors import AmpkitError, MissingDependency
 from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import REPO_ROOT, cache_dir
 from ampkit.run import engine_identity, execute, prepare
-from ampkit.rundir import MANIFEST, RunDir, find_run_dirs
+from ampkit.rundir import MANIFEST, Excluded, RunDir, find_run_dirs
 from ampkit.timescale import describe_setup
 
 #: exec's exit statuses: the run is done (RunDir.done) / it failed or does not count.
@@ -630,4 +630,46 @@ def status_lines(root: Path) -> tuple[list[str], bool]:
             out.append(f"  stale  {e.run.run_id}: {e.state.detail}")
     if counts.get(FAILED):
         out.append(f"run them again: ampkit campaign rerun {root} --failed")
+    out += cost_lines(spec, cdir, rows)
     return out, counts.get(OK, 0) == len(rows)
+
+
+def cost_lines(spec: Spec, cdir: CampaignDir, rows: list[Entry]) -> list[str]:
+    """What the finished runs cost in wall-clock hours (their manifests'),
+    per policy of the matrix, for the references and per platform, and how
+    long the runs left would take at the mean so far."""
+    spent: dict[str, list[float]] = {}
+    left = 0
+    for e in rows:
+        if e.state.state != OK:
+            left += 1
+            continue
+        try:
+            wall = RunDir(cdir.runs / e.run.run_id).info().wall_s
+        except Excluded:
+            wall = None
+        if wall is None:
+            continue
+        role = e.run.request.policy if e.run.role == MATRIX else "references"
+        for group in (role, f"on {e.run.request.platform.name}", "total"):
+            spent.setdefault(group, []).append(wall)
+    if "total" not in spent:
+        return []
+
+    def hours(group: str) -> str:
+        walls = spent[group]
+        mean = sum(walls) / len(walls)
+        return f"{group}: {len(walls)} runs, {sum(walls) / 3600:.1f} h ({mean:,.0f} s a run)"
+
+    groups = [g for g in spent if g != "total"]
+    out = ["cost so far (wall clock of gem5 or QEMU, summed over runs):"]
+    out += [f"  {hours(g)}" for g in sorted(groups, key=lambda g: (g.startswith("on "), g))]
+    out.append(f"  {hours('total')}")
+    if left:
+        jobs = spec.executor.jobs or default_jobs(spec)
+        mean = sum(spent["total"]) / len(spent["total"])
+        out.append(
+            f"  left: {left} runs, about {left * mean / 3600 / jobs:.1f} h with {jobs} at once "
+            "at the mean so far"
+        )
+    return out

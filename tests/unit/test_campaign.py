@@ -643,3 +643,50 @@ def test_a_kernel_that_does_not_hold_a_knob_its_command_line_set_fails_the_run()
         "(a value it refused?)"
     ]
     assert policies.knob_problems(cmdline, None) == []  # a guest that recorded none
+
+
+def test_status_counts_what_the_finished_runs_cost_and_what_is_left(tmp_path: Path) -> None:
+    from ampkit.campaign.runner import Entry, cost_lines
+    from ampkit.campaign.store import RunState
+
+    spec = load_spec(write_spec(tmp_path, BASIC))  # executor: one job a CPU here
+    cdir = CampaignDir(tmp_path / "camp")
+    runs = expand(spec)
+    walls = {"cfs": 600.0, "colab": 1200.0}
+    rows, done = [], 0
+    for r in runs:
+        request = r.request
+        finished = request.platform.name == "2B2L" and request.repetition == 0 and done < 4
+        finished = finished and (r.role != MATRIX or request.mix.name == "sync2-contend-compute")
+        if not finished:
+            rows.append(Entry(r, None, RunState(TODO)))
+            continue
+        done += 1
+        wall = walls.get(request.policy, 300.0) if r.role == MATRIX else 100.0
+        apps = [SynthApp(a.program, a.threads, 10**7) for a in request.mix.apps]
+        made = write_run(
+            cdir.runs,
+            platform=request.platform.name,
+            policy=request.policy,
+            mix=request.mix.name,
+            apps=apps,
+            wall_s=wall,
+        )
+        assert made.name == r.run_id
+        rows.append(Entry(r, None, RunState(OK)))
+    lines = cost_lines(spec, cdir, rows)
+    assert lines[0].startswith("cost so far")
+    # the matrix's three policies of one mix, and one reference, all on 2B2L
+    assert "  cfs: 1 runs, 0.2 h (600 s a run)" in lines
+    assert "  colab: 1 runs, 0.3 h (1,200 s a run)" in lines
+    assert "  wash: 1 runs, 0.1 h (300 s a run)" in lines
+    assert "  references: 1 runs, 0.0 h (100 s a run)" in lines
+    assert "  on 2B2L: 4 runs, 0.6 h (550 s a run)" in lines
+    assert "  total: 4 runs, 0.6 h (550 s a run)" in lines
+    jobs = spec.executor.jobs or os.cpu_count() or 1
+    left = len(runs) - 4
+    assert lines[-1].startswith(
+        f"  left: {left} runs, about {left * 550 / 3600 / jobs:.1f} h with {jobs} at once"
+    )
+    # nothing finished, nothing to say
+    assert cost_lines(spec, cdir, [Entry(r, None, RunState(TODO)) for r in runs]) == []
