@@ -771,6 +771,21 @@ def run_costs(col: Collection) -> pd.DataFrame:
     return frame.drop(columns=["big", "little"]).reset_index(drop=True)
 
 
+def _cost_row(labels: list[str], part: pd.DataFrame) -> list[str]:
+    """A row of the cost table: its labels, then what ``part``'s runs cost."""
+    wall = part["wall_s"]
+    return [
+        *labels,
+        str(len(part)),
+        str(int((~part["included"].astype(bool)).sum())),
+        f"{wall.sum() / 3600:.2f}",
+        f"{part['boot_wall_s'].sum() / 3600:.2f}",
+        f"{wall.mean():,.0f}",
+        f"{wall.min():,.0f}-{wall.max():,.0f}",
+        _fmt(part["wall_s_per_sim_ms"].median()),
+    ]
+
+
 def _cost_section(doc: Doc, col: Collection) -> None:
     costs = run_costs(col)
     doc.h(2, "What the runs cost")
@@ -791,38 +806,8 @@ def _cost_section(doc: Doc, col: Collection) -> None:
         "slower than one alone."
     )
     groups = costs.groupby(["role", "policy", "platform"], sort=True)
-    rows = []
-    for (role, policy, platform), part in groups:
-        wall = part["wall_s"]
-        rows.append(
-            [
-                str(role),
-                str(policy),
-                str(platform),
-                str(len(part)),
-                str(int((~part["included"].astype(bool)).sum())),
-                f"{wall.sum() / 3600:.2f}",
-                f"{part['boot_wall_s'].sum() / 3600:.2f}",
-                f"{wall.mean():,.0f}",
-                f"{wall.min():,.0f}-{wall.max():,.0f}",
-                _fmt(part["wall_s_per_sim_ms"].median()),
-            ]
-        )
-    total = costs["wall_s"]
-    rows.append(
-        [
-            "all",
-            "",
-            "",
-            str(len(costs)),
-            str(int((~costs["included"].astype(bool)).sum())),
-            f"{total.sum() / 3600:.2f}",
-            f"{costs['boot_wall_s'].sum() / 3600:.2f}",
-            f"{total.mean():,.0f}",
-            f"{total.min():,.0f}-{total.max():,.0f}",
-            _fmt(costs["wall_s_per_sim_ms"].median()),
-        ]
-    )
+    rows = [_cost_row([str(k) for k in keys], part) for keys, part in groups]
+    rows.append(_cost_row(["all", "", ""], costs))
     doc.table(
         [
             *("role", "policy", "platform", "runs", "excluded", "wall hours", "boots, hours"),
