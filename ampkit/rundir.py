@@ -517,8 +517,9 @@ def _category(mix: Any) -> str | None:
 
 
 def _checkpoint_boot_s(engine_outputs: Any) -> float:
-    """The wall seconds a gem5 run spent booting its checkpoint (the
-    manifest's gem5.boot_wall_s; 0 where it restored one made before)."""
+    """The wall seconds a run spent booting the checkpoint it restored (its
+    engine's outputs' boot_wall_s, as gem5 records it; 0 where it restored
+    one made before, or its engine boots no checkpoint)."""
     if not isinstance(engine_outputs, dict):
         return 0.0
     return _seconds(engine_outputs.get("boot_wall_s")) or 0.0
@@ -699,7 +700,8 @@ class RunDir:
             timescale=timescale_of(cmdline) if isinstance(cmdline, str) else 1,
             tick_hz=_tick_hz(m.get("kernel")),
             wall_s=_seconds(m.get("wall_s")),
-            boot_wall_s=_checkpoint_boot_s(m.get("gem5")),
+            # the engine's own outputs are filed under its name
+            boot_wall_s=_checkpoint_boot_s(m.get(str(values["engine"]))),
             category=_category(mix),
         )
 
