@@ -16,10 +16,14 @@ waits and wakes). On the kit's kernel they run under ``cfs`` with the
 counters off, ``cfs+stats`` (the counters on, as under every run the kit
 makes), ``colab`` and ``wash``, in one guest.
 
-gem5 is deterministic: a configuration run again gives the same cycles, so
-one run is the figure and there is no noise to average away. Each guest
-runs two blocks and only the second counts (the first warms caches, TLBs
-and predictors after the checkpoint's restore). Three guests: the
+gem5 is deterministic: a configuration run again gives the same cycles,
+but within one guest a sample's position matters: in a block that runs
+every policy in turn, the first sample ran up to 8% slower than the last
+under the same policy (the mutex ping-pong, 2026-11-26). ampkit-schedtest
+reverses the policies' order every other block, so each guest runs five
+blocks: the first warms caches, TLBs and predictors after the checkpoint's
+restore and is dropped, and the figure is the mean over the other four,
+two in each order, with their range printed beside it. Three guests: the
 unpatched kernel running cfs alone; the kit's kernel running cfs alone,
 the same guest history, for the headline ratio; and the kit's kernel
 running every policy in turn, for each policy's cost relative to cfs in
@@ -49,7 +53,7 @@ from ampkit.run import RunRequest, execute
 
 KINDS = ("pipe-pingpong", "mutex-pingpong")
 PATCHED_POLICIES = ("cfs", "cfs+stats", "colab", "wash")
-BLOCKS = 2  # the first warms up after the restore and is dropped
+BLOCKS = 5  # the first warms up after the restore and is dropped; 2-5 alternate the order
 
 
 def samples(
@@ -60,8 +64,9 @@ def samples(
     platform: str,
     rounds: int,
     cmdline: str = "",
-) -> dict[tuple[str, str], float]:
-    """ns per round of the last block, by (kind, policy), from one gem5 run."""
+) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """ns per round by (kind, policy), from one gem5 run: the mean over every
+    block but the first, two in each order of the policies, and the range."""
     build.scons(build.kernel_target(variant), build.INITRAMFS)
     built = kernel.find_build(variant)
     assert built is not None
@@ -92,8 +97,18 @@ def samples(
         raise SystemExit(f"the {variant} run failed: {outcome.status} ({out})")
     record: dict[str, Any] = outcome.report.apps[0]
     found = json.loads(record["output"])["samples"]
-    last = found[len(found) // BLOCKS * (BLOCKS - 1) :]
-    return {(str(s["kind"]), str(s["policy"])): float(s["ns_per_round"]) for s in last}
+    kept = found[len(found) // BLOCKS :]
+    by: dict[tuple[str, str], list[float]] = {}
+    for sample in kept:
+        by.setdefault((str(sample["kind"]), str(sample["policy"])), []).append(
+            float(sample["ns_per_round"])
+        )
+    return {k: (sum(v) / len(v), min(v), max(v)) for k, v in by.items()}
+
+
+def _ns(figure: tuple[float, float, float]) -> str:
+    mean, low, high = figure
+    return f"{mean:8.1f} ns [{low:.0f}-{high:.0f}]"
 
 
 def main() -> int:
@@ -123,17 +138,20 @@ def main() -> int:
         mixed = samples(
             where / "patched-all", args.kernel, PATCHED_POLICIES, cmdline=args.append, **common
         )
-    print(f"gem5, {args.platform}, {args.rounds} rounds per sample, block 2 of {BLOCKS}")
+    print(
+        f"gem5, {args.platform}, {args.rounds} rounds per sample, mean of blocks 2-{BLOCKS} "
+        "(both orders of the policies), [min-max]"
+    )
     print("cfs alone in each guest (the same history): kit / unpatched")
     for kind in KINDS:
         ref, kit = base[(kind, "cfs")], alone[(kind, "cfs")]
-        print(f"  {kind:15} unpatched {ref:9.1f} ns  kit {kit:9.1f} ns  ratio {kit / ref:.4f}")
+        print(f"  {kind:15} unpatched {_ns(ref)}  kit {_ns(kit)}  ratio {kit[0] / ref[0]:.4f}")
     setup = f"kernel {args.kernel}" + (f", {args.append}" if args.append else "")
     print(f"every policy in one kit guest ({setup}): policy / cfs")
     for kind in KINDS:
-        ref = mixed[(kind, "cfs")]
+        baseline = mixed[(kind, "cfs")][0]
         ratios = "  ".join(
-            f"{policy} {mixed[(kind, policy)]:8.1f} ns ({mixed[(kind, policy)] / ref:.4f})"
+            f"{policy} {_ns(mixed[(kind, policy)])} ({mixed[(kind, policy)][0] / baseline:.4f})"
             for policy in PATCHED_POLICIES
         )
         print(f"  {kind:15} {ratios}")
