@@ -690,3 +690,38 @@ def test_means_over_mixes_are_given_per_declared_category() -> None:
     assert by.loc[("synchronisation", "h_antt"), "mixes"] == 2
     assert set(g["category"]) == {"synchronisation", "compute"}
     assert report_mod.category_geomeans(summary, runs.assign(category=None)).empty
+
+
+def test_the_report_gives_mean_turnarounds_and_flags_gains_beyond_the_paper(
+    tmp_path: Path,
+) -> None:
+    # x alone 10 ms; in the mix 30 ms under cfs, 12 and 18 ms under colab
+    # (two repetitions: mean 15, slowdown 1.5 against cfs's 3, h_antt 0.5)
+    for policy, rep, turnaround in (("cfs", 0, 30), ("colab", 0, 12), ("colab", 1, 18)):
+        write_run(
+            tmp_path,
+            platform="2B2L",
+            policy=policy,
+            mix="m",
+            repetition=rep,
+            apps=[SynthApp("x", 1, turnaround * 10**6), SynthApp("y", 1, 20 * 10**6)],
+        )
+    write_run(
+        tmp_path, platform="2B2L", policy="cfs", mix="alone-x", apps=[SynthApp("x", 1, 10**7)]
+    )
+    write_run(
+        tmp_path, platform="2B2L", policy="cfs", mix="alone-y", apps=[SynthApp("y", 1, 2 * 10**7)]
+    )
+    write_report(tmp_path, tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "| m | x#0 (process) | colab | 2 | 15 | 10 | 1.5 |" in md
+    assert report_mod.PAPER_COLAB_TEXT in md
+    # h_antt: colab (1.5 + 1) / 2 = 1.25 against cfs (3 + 1) / 2 = 2: 0.625
+    assert "colab's h_antt mean under 0.75 of cfs): all mixes 0.625" in md
+    # against another reference the paper's figures do not apply
+    g = pd.DataFrame({"policy": ["colab"], "metric": ["h_antt"], "across_mixes": [0.5]})
+    doc = report_mod.Doc()
+    report_mod._paper_range(doc, g, "wash")
+    assert doc.blocks == []
+    report_mod._paper_range(doc, g, "cfs")
+    assert len(doc.blocks) == 2
