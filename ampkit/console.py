@@ -43,7 +43,9 @@ KERNEL_PROBLEM = re.compile(
     r"possible circular locking|possible recursive locking|inconsistent lock state|"
     r"sleeping function called from invalid context|KASAN:|UBSAN:|"
     r"rcu_sched self-detected stall|rcu: INFO: rcu_sched detected stalls|"
-    r"hung_task|soft lockup|hard LOCKUP|cpu_capacity: partial information"
+    r"hung_task|soft lockup|hard LOCKUP|cpu_capacity: partial information|"
+    # a sysctl.* boot parameter the kernel did not apply (unknown name, bad value)
+    r"to set sysctl parameter|to set sysctl from command line"
 )
 
 #: Fields every app record must carry (DESIGN.md section 6).

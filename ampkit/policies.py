@@ -50,10 +50,16 @@ _SYSCTL_ARG = re.compile(r"(?:^|\s)sysctl[./]kernel[./]([A-Za-z0-9_]+)=(\S*)")
 RUNNER_KNOBS = frozenset({"sched_colab_stats"})
 
 
+def _kernel_params(cmdline: str) -> str:
+    """The part of a command line the kernel parses as its parameters:
+    everything before ' -- ' goes to the kernel, the rest to init."""
+    return f" {cmdline} ".split(" -- ", 1)[0]
+
+
 def kernel_sysctl_args(cmdline: str) -> dict[str, str]:
     """The kernel.* sysctls a command line sets, each to the last value it
     gives (the kernel applies them in order)."""
-    return {name: value for name, value in _SYSCTL_ARG.findall(cmdline)}
+    return {name: value for name, value in _SYSCTL_ARG.findall(_kernel_params(cmdline))}
 
 
 def colab_thresholds(cmdline: str) -> tuple[int, int]:
@@ -65,10 +71,18 @@ def colab_thresholds(cmdline: str) -> tuple[int, int]:
     out = list(COLAB_THRESHOLDS_Q10)
     low, high = COLAB_SPEEDUP_Q10_RANGE
     for i, knob in enumerate(_COLAB_KNOBS):
-        for name, value in _SYSCTL_ARG.findall(cmdline):
+        for name, value in _SYSCTL_ARG.findall(_kernel_params(cmdline)):
             if name != knob:
                 continue
-            if not re.fullmatch(r"[1-9][0-9]*", value) or not low <= int(value) <= high:
+            if not re.fullmatch(r"[1-9][0-9]*", value):
+                # the kernel reads 0x.. as hex and 0.. as octal: 03000 is 1536
+                raise AmpkitError(
+                    f"sysctl.kernel.{knob}={value} on the kernel command line: the kit "
+                    "takes these thresholds as plain decimal numbers (the kernel would read "
+                    "a leading 0 as octal, 0x as hex, and refuse anything else)",
+                    f"give a decimal number in [{low}, {high}] (2048 is a speedup of 2.0)",
+                )
+            if not low <= int(value) <= high:
                 raise AmpkitError(
                     f"sysctl.kernel.{knob}={value} on the kernel command line: the kernel "
                     f"takes a speedup times 1024 from {low} to {high} and would boot on its "
@@ -96,7 +110,9 @@ def knob_problems(cmdline: str, knobs: object) -> list[str]:
     out = []
     for name, value in kernel_sysctl_args(cmdline).items():
         held = knobs.get(name)
-        if name in RUNNER_KNOBS or not isinstance(held, int) or not value.isdecimal():
+        # plain decimal values only: the kernel reads 010 as 8, 0x10 as 16
+        plain = re.fullmatch(r"0|[1-9][0-9]*", value) is not None
+        if name in RUNNER_KNOBS or not isinstance(held, int) or not plain:
             continue
         if held != int(value):
             out.append(

@@ -607,11 +607,12 @@ def test_a_campaign_says_how_colab_classes_its_apps_and_warns_when_all_share_one
 @pytest.mark.parametrize(
     ("append", "message"),
     [
-        ("sysctl.kernel.sched_colab_little_speedup=1.5", "from 256 to 8192"),
+        ("sysctl.kernel.sched_colab_little_speedup=1.5", "plain decimal numbers"),
         ("sysctl.kernel.sched_colab_big_speedup=9", "would boot on its previous value"),
         ("sysctl.kernel.sched_colab_big_speedup=28910", "from 256 to 8192"),
         # the kernel reads a leading 0 as octal: 03000 would be 1536
-        ("sysctl.kernel.sched_colab_big_speedup=03000", "from 256 to 8192"),
+        ("sysctl.kernel.sched_colab_big_speedup=03000", "plain decimal numbers"),
+        ("sysctl.kernel.sched_colab_big_speedup=0xB4B", "plain decimal numbers"),
         (
             "sysctl.kernel.sched_colab_big_speedup=2000 "
             "sysctl/kernel/sched_colab_little_speedup=2100",
@@ -643,6 +644,11 @@ def test_a_kernel_that_does_not_hold_a_knob_its_command_line_set_fails_the_run()
         "(a value it refused?)"
     ]
     assert policies.knob_problems(cmdline, None) == []  # a guest that recorded none
+    # what follows ' -- ' is init's, not the kernel's: it sets nothing
+    assert policies.knob_problems(cmdline + " -- sysctl.kernel.sched_timescale=2", held) == []
+    assert policies.colab_thresholds(
+        "sysctl.kernel.sched_colab_big_speedup=3000 -- sysctl.kernel.sched_colab_big_speedup=9"
+    ) == (3000, 1536)
 
 
 def test_status_counts_what_the_finished_runs_cost_and_what_is_left(tmp_path: Path) -> None:

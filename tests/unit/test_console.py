@@ -132,6 +132,11 @@ def test_kernel_problems_are_collected() -> None:
         "[    2.1] BUG: sleeping function called from invalid context at x.c:1",
         "[    2.2] Kernel panic - not syncing: No working init found.",
         "[    0.1] cpu_capacity: partial information: fallback to 1024 for all CPUs",
+        # a sysctl.* boot parameter the kernel did not apply (proc_sysctl.c's words)
+        "[    0.3] Failed to set sysctl parameter 'kernel.sched_colab_rank_perod_ms=20': "
+        "parameter not found",
+        "[    0.3] Failed to set sysctl parameter 'kernel.sched_colab_big_speedup=9': "
+        "invalid value",
     ]
     r = parse_console(console(*lines))
     assert r.kernel_problems == [line.strip() for line in lines]
