@@ -635,23 +635,30 @@ def status_lines(root: Path) -> tuple[list[str], bool]:
 
 
 def cost_lines(spec: Spec, cdir: CampaignDir, rows: list[Entry]) -> list[str]:
-    """What the finished runs cost in wall-clock hours (their manifests'),
-    per policy of the matrix, for the references and per platform, and how
-    long the runs left would take at the mean so far."""
+    """What the finished runs cost in wall-clock hours (their manifests'; a
+    checkpoint boot a run made counts with it), per policy of the matrix,
+    for the references and per platform, and how long the runs still to
+    run would take at the mean so far of their own role and platform."""
     spent: dict[str, list[float]] = {}
-    left = 0
+    kinds: dict[tuple[str, str], list[float]] = {}
+    todo: list[tuple[str, str]] = []
     for e in rows:
+        request = e.run.request
+        role = request.policy if e.run.role == MATRIX else "references"
+        kind = (role, request.platform.name)
+        if e.state.state == TODO:
+            todo.append(kind)
         if e.state.state != OK:
-            left += 1
             continue
         try:
-            wall = RunDir(cdir.runs / e.run.run_id).info().wall_s
+            info = RunDir(cdir.runs / e.run.run_id).info()
         except Excluded:
-            wall = None
-        if wall is None:
             continue
-        role = e.run.request.policy if e.run.role == MATRIX else "references"
-        for group in (role, f"on {e.run.request.platform.name}", "total"):
+        if info.wall_s is None:
+            continue
+        wall = info.wall_s + info.boot_wall_s
+        kinds.setdefault(kind, []).append(wall)
+        for group in (role, f"on {request.platform.name}", "total"):
             spent.setdefault(group, []).append(wall)
     if "total" not in spent:
         return []
@@ -662,14 +669,21 @@ def cost_lines(spec: Spec, cdir: CampaignDir, rows: list[Entry]) -> list[str]:
         return f"{group}: {len(walls)} runs, {sum(walls) / 3600:.1f} h ({mean:,.0f} s a run)"
 
     groups = [g for g in spent if g != "total"]
-    out = ["cost so far (wall clock of gem5 or QEMU, summed over runs):"]
+    out = ["cost so far (wall clock of the engine, checkpoint boots included, summed over runs):"]
     out += [f"  {hours(g)}" for g in sorted(groups, key=lambda g: (g.startswith("on "), g))]
     out.append(f"  {hours('total')}")
-    if left:
+    if todo:
         jobs = spec.executor.jobs or default_jobs(spec)
-        mean = sum(spent["total"]) / len(spent["total"])
+        overall = sum(spent["total"]) / len(spent["total"])
+        guessed = sum(sum(kinds[k]) / len(kinds[k]) if k in kinds else overall for k in todo)
+        unseen = sum(1 for k in todo if k not in kinds)
         out.append(
-            f"  left: {left} runs, about {left * mean / 3600 / jobs:.1f} h with {jobs} at once "
-            "at the mean so far"
+            f"  to run: {len(todo)} runs, about {guessed / 3600 / jobs:.1f} h with {jobs} at "
+            "once at the mean so far of each one's policy (or references) and platform"
+            + (
+                f" ({unseen} of them at the overall mean: none of their kind has run)"
+                if unseen
+                else ""
+            )
         )
     return out

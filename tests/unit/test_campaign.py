@@ -655,17 +655,20 @@ def test_status_counts_what_the_finished_runs_cost_and_what_is_left(tmp_path: Pa
     from ampkit.campaign.runner import Entry, cost_lines
     from ampkit.campaign.store import RunState
 
-    spec = load_spec(write_spec(tmp_path, BASIC))  # executor: one job a CPU here
+    spec = load_spec(write_spec(tmp_path, BASIC + "\n[executor]\njobs = 2\n"))
     cdir = CampaignDir(tmp_path / "camp")
     runs = expand(spec)
     walls = {"cfs": 600.0, "colab": 1200.0}
-    rows, done = [], 0
+    rows: list[Entry] = []
+    done, failed_one = 0, False
     for r in runs:
         request = r.request
         finished = request.platform.name == "2B2L" and request.repetition == 0 and done < 4
         finished = finished and (r.role != MATRIX or request.mix.name == "sync2-contend-compute")
         if not finished:
-            rows.append(Entry(r, None, RunState(TODO)))
+            # one run failed: it is neither done nor left to run without 'rerun'
+            rows.append(Entry(r, None, RunState(TODO if failed_one else FAILED)))
+            failed_one = True
             continue
         done += 1
         wall = walls.get(request.policy, 300.0) if r.role == MATRIX else 100.0
@@ -680,6 +683,7 @@ def test_status_counts_what_the_finished_runs_cost_and_what_is_left(tmp_path: Pa
         )
         assert made.name == r.run_id
         rows.append(Entry(r, None, RunState(OK)))
+    assert sum(1 for e in rows if e.state.state == FAILED) == 1
     lines = cost_lines(spec, cdir, rows)
     assert lines[0].startswith("cost so far")
     # the matrix's three policies of one mix, and one reference, all on 2B2L
@@ -689,10 +693,23 @@ def test_status_counts_what_the_finished_runs_cost_and_what_is_left(tmp_path: Pa
     assert "  references: 1 runs, 0.0 h (100 s a run)" in lines
     assert "  on 2B2L: 4 runs, 0.6 h (550 s a run)" in lines
     assert "  total: 4 runs, 0.6 h (550 s a run)" in lines
-    jobs = spec.executor.jobs or os.cpu_count() or 1
-    left = len(runs) - 4
-    assert lines[-1].startswith(
-        f"  left: {left} runs, about {left * 550 / 3600 / jobs:.1f} h with {jobs} at once"
+    # each run left at the mean of its own kind (policy or references, and
+    # platform); 1B3L has none yet: the overall mean
+    todo = [e for e in rows if e.state.state == TODO]
+    mean = {("cfs", "2B2L"): 600.0, ("colab", "2B2L"): 1200.0, ("wash", "2B2L"): 300.0}
+    mean[("references", "2B2L")] = 100.0
+
+    def kind(e: Entry) -> tuple[str, str]:
+        role = e.run.request.policy if e.run.role == MATRIX else "references"
+        return role, e.run.request.platform.name
+
+    guessed = sum(mean.get(kind(e), 550.0) for e in todo)
+    unseen = sum(1 for e in todo if kind(e) not in mean)
+    assert unseen > 0
+    assert lines[-1] == (
+        f"  to run: {len(todo)} runs, about {guessed / 3600 / 2:.1f} h with 2 at once at the "
+        "mean so far of each one's policy (or references) and platform "
+        f"({unseen} of them at the overall mean: none of their kind has run)"
     )
     # nothing finished, nothing to say
     assert cost_lines(spec, cdir, [Entry(r, None, RunState(TODO)) for r in runs]) == []
