@@ -520,6 +520,11 @@ def _category_table(doc: Doc, g: pd.DataFrame) -> None:
     if g.empty:
         return
     doc.h(3, "By mix category (as each mix declares it), the same means")
+    doc.p(
+        "A mix's category is the one its description declares; whether its programs "
+        "wait as that category says is measured in the section on waiting below "
+        "(ampkit mix check compares the two where a behaviour table has them)."
+    )
     keys = g[["category", "policy"]].drop_duplicates().sort_values(["category", "policy"])
     rows = []
     for category, policy in keys.itertuples(index=False):
@@ -839,8 +844,9 @@ def _cost_section(doc: Doc, col: Collection) -> None:
         "the measured interval), by role, policy and platform, summed over runs (not "
         "the elapsed time of a campaign that ran several at once); runs that finished "
         "but are excluded count in the cost and in no metric, runs killed before "
-        "finishing are in neither. Booting a gem5 checkpoint, paid by the first run "
-        "of each kernel command line and platform, is the boots column. The last "
+        "finishing are in neither. The boots column is the checkpoint boots these runs "
+        "made (a checkpoint is kept across campaigns, so a run that restored one booted "
+        "before made none). The last "
         "column divides a run's wall seconds by the simulated milliseconds of its "
         "measured interval (gem5's statistics): the rest of the run is in the "
         "numerator too. Two gem5 processes sharing a machine's cores each run "
