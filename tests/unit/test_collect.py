@@ -696,7 +696,7 @@ def test_the_report_gives_mean_turnarounds_and_flags_gains_beyond_the_paper(
     tmp_path: Path,
 ) -> None:
     # x alone 10 ms; in the mix 30 ms under cfs, 12 and 18 ms under colab
-    # (two repetitions: mean 15, slowdown 1.5 against cfs's 3, h_antt 0.5)
+    # (two repetitions: mean 15, slowdown 1.5 against cfs's 3)
     for policy, rep, turnaround in (("cfs", 0, 30), ("colab", 0, 12), ("colab", 1, 18)):
         write_run(
             tmp_path,
