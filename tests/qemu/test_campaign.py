@@ -101,7 +101,13 @@ jobs = 1
         run_id: json.loads((root / "runs" / run_id / "manifest.json").read_text())["started"]
         for run_id in finished(root)
     }
-    time.sleep(1)
+    # QEMU gets SIGKILL when its parent dies (PR_SET_PDEATHSIG); tearing a
+    # guest down takes a moment, longer on a loaded host (CI beside two gem5
+    # processes once saw one still there after 1 s): it must be gone within
+    # a deadline, not within a fixed sleep
+    deadline = time.monotonic() + 30
+    while qemu_processes(str(root)) and time.monotonic() < deadline:
+        time.sleep(0.5)
     assert qemu_processes(str(root)) == [], "a QEMU process outlived the killed campaign"
 
     resumed = ampkit("campaign", "run", str(spec_path), "--dir", str(root))

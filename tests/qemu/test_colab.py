@@ -265,6 +265,8 @@ def bias_run(
     *,
     nice: int = 0,
     sysctls: dict[str, int] | None = None,
+    qemu_clock: str = TIMED,
+    min_samples: int = 50,
 ) -> tuple[float, dict[str, Any]]:
     """The bias scenario on CPU 1 with the holder at nice: the bottleneck's
     share of CPU 1 (beside its two hogs) and the scenario's result, whose
@@ -273,13 +275,19 @@ def bias_run(
     args = ("bias", "4", "1", *([str(nice)] if nice else []))
     cmdline = " ".join(f"sysctl.kernel.{k}={v}" for k, v in (sysctls or {}).items())
     result = run_schedtest(
-        out, kernel_build, initramfs, *args, policy=policy, qemu_clock=TIMED, extra_cmdline=cmdline
+        out,
+        kernel_build,
+        initramfs,
+        *args,
+        policy=policy,
+        qemu_clock=qemu_clock,
+        extra_cmdline=cmdline,
     )
     roles = threads_by_role(result)
     neck = roles["bottleneck"][0]
     on_cpu1 = neck["cpu_ns"] + sum(h["cpu_ns"] for h in roles["hog"])
     flag = result["flag"]
-    assert flag["unreadable"] == 0 and flag["taken"] >= 50, result
+    assert flag["unreadable"] == 0 and flag["taken"] >= min_samples, result
     return float(neck["cpu_ns"] / on_cpu1), result
 
 
@@ -343,6 +351,14 @@ def test_a_nice_19_bottleneck_does_not_jump_nice_0_tasks(
             policy,
             nice=19,
             sysctls={"sched_colab_bias_share_pct": 100},
+            # what the guest executes alone sets its clock: a host busy
+            # elsewhere cannot starve the nice 19 thread of rounds (CI beside
+            # two gem5 processes once saw it flagged in 0 of 60 samples
+            # under icount, its rounds too few for a release to rank); the
+            # sampler's sleeps are skipped with the idle time on this clock,
+            # so it takes fewer samples in the same run
+            qemu_clock=EXECUTED,
+            min_samples=20,
         )
         flag = result["flag"]
         if policy == "colab":
