@@ -256,6 +256,7 @@ def write_report(
         min_apps=min_apps,
     )
     gm_category = category_geomeans(summary, col.runs)
+    spans, costs = clocks_spanned(col), run_costs(col)
     tables = out / "tables"
     plots_dir = out / "plots"
     plots_dir.mkdir(parents=True, exist_ok=True)
@@ -266,8 +267,8 @@ def write_report(
         ("summary", summary),
         ("geomeans", gm),
         ("geomeans_by_category", gm_category),
-        ("clocks", clocks_spanned(col)),
-        ("cost", run_costs(col)),
+        ("clocks", spans),
+        ("cost", costs),
     ):
         frame.to_csv(tables / f"{name}.csv", index=False)
         if PARQUET:
@@ -312,10 +313,10 @@ def write_report(
             plots=plots,
         )
     _below_one_section(doc, slow, root, out, col)
-    _clocks_section(doc, col)
+    _clocks_section(doc, spans)
     _kernel_section(doc, col, out, plots)
     _waiting_section(doc, col)
-    _cost_section(doc, col)
+    _cost_section(doc, costs)
     doc.h(2, "Excluded runs")
     if col.excluded.empty:
         doc.p("None: every run directory found counts.")
@@ -832,8 +833,8 @@ def _cost_row(labels: list[str], part: pd.DataFrame) -> list[str]:
     ]
 
 
-def _cost_section(doc: Doc, col: Collection) -> None:
-    costs = run_costs(col)
+def _cost_section(doc: Doc, costs: pd.DataFrame) -> None:
+    """The report's section of run_costs(): the frame the cost table holds."""
     doc.h(2, "What the runs cost")
     if costs.empty:
         doc.p("No run records how long it took (its manifest's wall_s).")
@@ -872,8 +873,8 @@ _CLOCKS = {
 }
 
 
-def _clocks_section(doc: Doc, col: Collection) -> None:
-    spans = clocks_spanned(col)
+def _clocks_section(doc: Doc, spans: pd.DataFrame) -> None:
+    """The report's section of clocks_spanned(): the frame the clocks table holds."""
     doc.h(2, "Clocks each run spanned")
     if spans.empty:
         doc.p("No run counts, so none is measured against the scheduler's clocks.")

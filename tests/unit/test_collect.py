@@ -580,7 +580,7 @@ def test_each_run_is_counted_against_the_clocks_of_its_own_setup(tmp_path: Path)
     )
 
     doc = report_mod.Doc()
-    report_mod._clocks_section(doc, col)
+    report_mod._clocks_section(doc, report_mod.clocks_spanned(col))
     section = doc.markdown(tmp_path)
     assert "1 runs did not record their kernel's periods" in section
     row = "| m | colab | 1 | 20 | 20 | 8 | 2 | 2.44 | COLAB periods, WASH quanta, PELT half-lives |"
