@@ -530,12 +530,20 @@ def _category_table(doc: Doc, g: pd.DataFrame) -> None:
     rows = []
     for category, policy in keys.itertuples(index=False):
         hits = g[(g["category"] == category) & (g["policy"] == policy)]
-        row: list[Any] = [str(category), str(policy), str(int(hits["mixes"].max()))]
-        for name in NORMALISED:
-            hit = hits[hits["metric"] == name]
-            row.append(_fmt(float(hit["across_mixes"].iloc[0])) if not hit.empty else "-")
-        rows.append(row)
+        mixes = str(int(hits["mixes"].max()))
+        rows.append([str(category), str(policy), mixes, *_means_cells(hits)])
     doc.table(["category", "policy", "mixes", *NORMALISED], rows)
+
+
+def _means_cells(hits: pd.DataFrame) -> list[str]:
+    """A cell per NORMALISED metric: its mean over mixes in ``hits`` (the
+    geomeans rows of one policy, and category where there is one), '-'
+    where it has none."""
+    cells = []
+    for name in NORMALISED:
+        hit = hits[hits["metric"] == name]
+        cells.append(_fmt(float(hit["across_mixes"].iloc[0])) if not hit.empty else "-")
+    return cells
 
 
 def _platform_section(
@@ -564,13 +572,7 @@ def _platform_section(
             f"Over mixes, normalised to {reference}: the geometric mean "
             "(the arithmetic mean for fairness and ASP, which can be zero or negative)",
         )
-        rows = []
-        for policy in policies:
-            row: list[Any] = [policy]
-            for name in NORMALISED:
-                hit = g[(g["policy"] == policy) & (g["metric"] == name)]
-                row.append(_fmt(float(hit["across_mixes"].iloc[0])) if not hit.empty else "-")
-            rows.append(row)
+        rows = [[policy, *_means_cells(g[g["policy"] == policy])] for policy in policies]
         doc.table(["policy", *NORMALISED], rows)
         _paper_range(doc, g, reference)
         if not gm_category.empty:
