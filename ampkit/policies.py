@@ -70,26 +70,26 @@ def colab_thresholds(cmdline: str) -> tuple[int, int]:
     thresholds that cross."""
     out = list(COLAB_THRESHOLDS_Q10)
     low, high = COLAB_SPEEDUP_Q10_RANGE
-    for i, knob in enumerate(_COLAB_KNOBS):
-        for name, value in _SYSCTL_ARG.findall(_kernel_params(cmdline)):
-            if name != knob:
-                continue
-            if not re.fullmatch(r"[1-9][0-9]*", value):
-                # the kernel reads 0x.. as hex and 0.. as octal: 03000 is 1536
-                raise AmpkitError(
-                    f"sysctl.kernel.{knob}={value} on the kernel command line: the kit "
-                    "takes these thresholds as plain decimal numbers (the kernel would read "
-                    "a leading 0 as octal, 0x as hex, and refuse anything else)",
-                    f"give a decimal number in [{low}, {high}] (2048 is a speedup of 2.0)",
-                )
-            if not low <= int(value) <= high:
-                raise AmpkitError(
-                    f"sysctl.kernel.{knob}={value} on the kernel command line: the kernel "
-                    f"takes a speedup times 1024 from {low} to {high} and would boot on its "
-                    "previous value instead",
-                    f"give a decimal number in [{low}, {high}] (2048 is a speedup of 2.0)",
-                )
-            out[i] = int(value)
+    hint = f"give a decimal number in [{low}, {high}] (2048 is a speedup of 2.0)"
+    # every value in turn, as the kernel applies them: each must be one it takes
+    for name, value in _SYSCTL_ARG.findall(_kernel_params(cmdline)):
+        if name not in _COLAB_KNOBS:
+            continue
+        given = f"sysctl.kernel.{name}={value} on the kernel command line"
+        if not re.fullmatch(r"[1-9][0-9]*", value):
+            # the kernel reads 0x.. as hex and 0.. as octal: 03000 is 1536
+            raise AmpkitError(
+                f"{given}: the kit takes these thresholds as plain decimal numbers (the "
+                "kernel would read a leading 0 as octal, 0x as hex, and refuse anything else)",
+                hint,
+            )
+        if not low <= int(value) <= high:
+            raise AmpkitError(
+                f"{given}: the kernel takes a speedup times 1024 from {low} to {high} and "
+                "would boot on its previous value instead",
+                hint,
+            )
+        out[_COLAB_KNOBS.index(name)] = int(value)
     big, little = out
     if little >= big:
         raise AmpkitError(
