@@ -13,7 +13,7 @@ help:
 	@echo "make kernel        build the patched kernel (kernel-debug: the debug variant)"
 	@echo "make images        build the guest programs and the initramfs"
 	@echo "make report DIR=d  collect the run directories under d and write d/report/"
-	@echo "make bench         print build and boot figures, COLAB overhead, what the series costs cfs on gem5, WASH and COLAB worker time, futex accounting hold time, analysis at 10k runs, what each workload does on gem5 (from the committed runs), campaign planning and executor overhead, gem5 speed and fidelity (with a gem5 build)"
+	@echo "make bench         print build and boot figures, COLAB overhead, what the series costs cfs on gem5, WASH and COLAB worker time, futex accounting hold time, the futex selftests on the unpatched kernel, analysis at 10k runs, what each workload does on gem5 (from the committed runs), campaign planning and executor overhead, gem5 speed and fidelity (with a gem5 build)"
 	@echo "make lint          ruff and mypy"
 	@echo "make lock          write setup/requirements.lock from the environment (after a dependency change)"
 	@echo "make clean         remove build/ and runs/ (kernel builds stay in the cache)"
@@ -56,6 +56,7 @@ bench: setup
 	$(VENV)/bin/python benchmarks/wash_overhead.py
 	$(VENV)/bin/python benchmarks/colab_worker.py
 	$(VENV)/bin/python benchmarks/futex_hold.py
+	$(VENV)/bin/python benchmarks/futex_selftests_unpatched.py
 	$(VENV)/bin/python benchmarks/analysis_scale.py
 	$(VENV)/bin/python benchmarks/workloads.py
 	$(VENV)/bin/python benchmarks/workload_behaviour.py
