@@ -3,8 +3,6 @@
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ampkit import kernel
 from ampkit.mix import load_mix
 
@@ -74,10 +72,16 @@ def test_colab_decisions_on_the_debug_kernel(
 
 
 def run_owned(
-    tmp_path: Path, debug_build: kernel.KernelBuild, initramfs: Path, scenario: str
+    tmp_path: Path,
+    debug_build: kernel.KernelBuild,
+    initramfs: Path,
+    scenario: str,
+    *,
+    clock: str = EXECUTED,
 ) -> Any:
     # As tests/qemu/test_wash.py runs WASH: 2B4L, two CPU-bound threads
-    # that WASH binds to the two big CPUs, the guest clock by instructions.
+    # that WASH binds to the two big CPUs, the guest clock by instructions
+    # unless told otherwise.
     return run_schedtest(
         tmp_path / "run",
         debug_build,
@@ -89,7 +93,7 @@ def run_owned(
         policy="wash",
         platform="2B4L",
         kernel_variant="debug",
-        qemu_clock=EXECUTED,
+        qemu_clock=clock,
         wall_limit_s=500,
     )
 
@@ -114,12 +118,19 @@ def test_a_cpuset_takes_bound_threads_away_from_wash(
         assert thread["kernel"]["wash_bound"] == 0, thread
 
 
-@pytest.mark.skip(
-    reason="in 1 of 3 runs the guest stalled once both big CPUs were offline (RCU's "
-    "grace-period kthread starved for 26 s on a little CPU, debug kernel, QEMU instructions "
-    "clock): not yet known whether WASH, the series or QEMU; 'ampkit-schedtest wash-hotplug' "
-    "reproduces it"
-)
+#: The hotplug test's guest clock. On this kernel under the instructions
+#: clock (one host thread runs the vCPUs in turn), taking both big CPUs
+#: offline under two CPU-bound threads stalled the guest: RCU's
+#: grace-period kthread starved for 26 s, a little CPU looping in softirq
+#: from idle, in 1 of 3 runs with WASH's binding and in 3 of 3 with the
+#: threads binding themselves under cfs (ampkit-schedtest pin-hotplug), so
+#: not WASH's doing. On the same series without the debug options (CPU
+#: hotplug on) neither stalled in 7 runs, nor did the debug kernel in 6
+#: under the host clock (parallel vCPUs): README, "The debug kernel and
+#: CPU hotplug". The fallback this test is about is the same on any clock.
+HOTPLUG_CLOCK = "host"
+
+
 def test_a_hotplug_fallback_ends_a_wash_binding(
     tmp_path: Path, debug_build: kernel.KernelBuild, initramfs: Path
 ) -> None:
@@ -128,7 +139,7 @@ def test_a_hotplug_fallback_ends_a_wash_binding(
     and while the big CPUs are gone no quantum narrows them again."""
     config = kernel.parse_config((debug_build.directory / "config").read_text())
     assert config.get("CONFIG_HOTPLUG_CPU") == "y"
-    result = run_owned(tmp_path, debug_build, initramfs, "wash-hotplug")
+    result = run_owned(tmp_path, debug_build, initramfs, "wash-hotplug", clock=HOTPLUG_CLOCK)
     assert result["bound_before"] == 1, result
     assert result["offline_errno"] == 0, result
     assert result["ran_after"] == 1, result

@@ -80,6 +80,9 @@
  *                               big CPUs, which go offline (needs
  *                               CONFIG_HOTPLUG_CPU): the fallback ends the
  *                               binding (SECONDS as for wash-cpuset)
+ *   pin-hotplug SECONDS         wash-hotplug's control, under any policy:
+ *                               the two threads bind themselves to the big
+ *                               CPUs with sched_setaffinity() instead
  *   timescale SECONDS           the scheduler's clocks as sched_timescale=
  *                               leaves them: the scale, CFS's latency, a
  *                               new thread's misfit ramp on a little CPU,
@@ -1276,6 +1279,8 @@ static void wash_fence(double seconds, struct sbuf *sb)
 static void write_file(const char *path, const char *text);
 
 static cpu_set_t owned_cpus;		/* what the cpuset or the fallback chose */
+static cpu_set_t owned_self_pin;	/* the workers' own binding (pin-hotplug) */
+static int owned_pin_self;
 static _Atomic int owned_since;		/* set once they chose */
 static _Atomic uint32_t owned_bound;	/* workers WASH has bound so far */
 
@@ -1307,6 +1312,8 @@ static void *owned_worker(void *arg)
 	cpu_set_t set;
 
 	worker_begin(w);
+	if (owned_pin_self && sched_setaffinity(0, sizeof(owned_self_pin), &owned_self_pin))
+		die("sched_setaffinity", errno);
 	if (spin_until_restricted(w)) {
 		atomic_fetch_add(&owned_bound, 1);
 		syscall(SYS_futex, &owned_bound, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -1344,11 +1351,15 @@ static int start_owned_workers(uint64_t budget, cpu_set_t *little, int *nr_big, 
 	struct timespec left;
 	uint64_t now, until;
 	uint32_t bound;
+	int i;
 
 	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	scenario_start = ampkit_now_ns();
 	until = scenario_start + budget;
 	little_cpus(little, nr_big, big);
+	CPU_ZERO(&owned_self_pin);
+	for (i = 0; i < *nr_big; i++)
+		CPU_SET(big[i], &owned_self_pin);
 	start_worker(add_worker("owned", -1, UINT64_MAX), owned_worker);
 	start_worker(add_worker("owned", -1, UINT64_MAX), owned_worker);
 	while ((bound = atomic_load(&owned_bound)) < 2) {
@@ -1376,10 +1387,15 @@ static int wait_owned_rounds(uint64_t until)
 	return atomic_load(&workers[0].released) && atomic_load(&workers[1].released);
 }
 
-/* Leaves WASH for cfs (it widens what it owns), then ends the threads. */
+/*
+ * Leaves WASH for cfs (it widens what it owns), then ends the threads.
+ * Threads that bound themselves (pin-hotplug) need no policy, and run on
+ * kernels without one.
+ */
 static void stop_wash_then_workers(void)
 {
-	switch_policy("cfs");
+	if (!owned_pin_self)
+		switch_policy("cfs");
 	sleep_until(ampkit_now_ns() + 500 * MS);
 	atomic_store(&workers[0].deadline, 0);
 	atomic_store(&workers[1].deadline, 0);
@@ -1460,7 +1476,11 @@ static int set_online(int cpu, int online)
 	return fclose(f) ? errno : 0;
 }
 
-static void wash_hotplug(double seconds, struct sbuf *sb)
+/*
+ * @scenario: wash-hotplug, where WASH binds the threads, or pin-hotplug,
+ * where they bind themselves (the same fallback, without WASH).
+ */
+static void wash_hotplug(const char *scenario, double seconds, struct sbuf *sb)
 {
 	uint64_t budget = (uint64_t)(seconds * 1e9), offline_at, offline_ns = 0;
 	int nr_big, big[MAX_CPUS], bound, i, ran = 0, err = 0;
@@ -1491,7 +1511,7 @@ static void wash_hotplug(double seconds, struct sbuf *sb)
 			set_online(big[i], 1);
 	}
 	stop_wash_then_workers();
-	print_workers_open(sb, "wash-hotplug");
+	print_workers_open(sb, scenario);
 	sb_printf(sb,
 		  ",\"bound_before\":%d,\"offline_errno\":%d,\"big_cpus\":%d,\"offline_ms\":%.1f,"
 		  "\"ran_after\":%d}\n",
@@ -2453,7 +2473,8 @@ static int usage(const char *prog)
 		"  placement SECONDS | crowded SECONDS | evict SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | stress SECONDS\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS | wash-own SECONDS\n"
-		"  wash-fence SECONDS | wash-cpuset SECONDS | wash-hotplug SECONDS | timescale SECONDS\n"
+		"  wash-fence SECONDS | wash-cpuset SECONDS | wash-hotplug SECONDS |\n"
+		"  pin-hotplug SECONDS | timescale SECONDS\n"
 		"  wash-overhead SECONDS THREADS | colab-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
 		"  overhead ROUNDS BLOCKS POLICY,POLICY... | futex-scan WAITERS ROUNDS BLOCKS\n"
@@ -2543,7 +2564,10 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(scenario, "wash-cpuset")) {
 		wash_cpuset(seconds, &sb);
 	} else if (argc == 2 && !strcmp(scenario, "wash-hotplug")) {
-		wash_hotplug(seconds, &sb);
+		wash_hotplug(scenario, seconds, &sb);
+	} else if (argc == 2 && !strcmp(scenario, "pin-hotplug")) {
+		owned_pin_self = 1;
+		wash_hotplug(scenario, seconds, &sb);
 	} else if (argc == 2 && !strcmp(scenario, "timescale")) {
 		timescale(seconds, &sb);
 	} else if (argc == 3 && !strcmp(scenario, "wash-overhead")) {
