@@ -122,12 +122,14 @@ def test_a_cpuset_takes_bound_threads_away_from_wash(
 #: clock (one host thread runs the vCPUs in turn), taking both big CPUs
 #: offline under two CPU-bound threads stalled the guest: RCU's
 #: grace-period kthread starved for 26 s, a little CPU looping in softirq
-#: from idle, in 1 of 3 runs with WASH's binding and in 3 of 3 with the
+#: from idle, in 1 of 6 runs with WASH's binding and in 3 of 3 with the
 #: threads binding themselves under cfs (ampkit-schedtest pin-hotplug), so
-#: not WASH's doing. On the same series without the debug options (CPU
-#: hotplug on) neither stalled in 7 runs, nor did the debug kernel in 6
-#: under the host clock (parallel vCPUs): README, "The debug kernel and
-#: CPU hotplug". The fallback this test is about is the same on any clock.
+#: not WASH's doing; the unpatched kernel with the same debug options
+#: stalls the same way, so not the series'. On the series without the
+#: debug options (CPU hotplug on) neither stalled in 7 runs, nor did the
+#: debug kernel in 6 under the host clock (parallel vCPUs): README, "The
+#: debug kernel and CPU hotplug". The fallback this test is about is the
+#: same on any clock.
 HOTPLUG_CLOCK = "host"
 
 
