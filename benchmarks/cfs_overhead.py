@@ -42,14 +42,13 @@ import argparse
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+
+from guest import run_alone  # benchmarks/guest.py
 
 from ampkit import build, kernel
 from ampkit.engines import gem5
 from ampkit.errors import AmpkitError
-from ampkit.mix import App, Mix
-from ampkit.platform import get_platform
-from ampkit.run import RunRequest, execute
+from ampkit.mix import App
 
 KINDS = ("pipe-pingpong", "mutex-pingpong")
 PATCHED_POLICIES = ("cfs", "cfs+stats", "colab", "wash")
@@ -70,32 +69,24 @@ def samples(
     build.scons(build.kernel_target(variant), build.INITRAMFS)
     built = kernel.find_build(variant)
     assert built is not None
-    app = App(
-        program="ampkit-schedtest",
-        threads=2,
-        size=1,
-        args=("overhead", str(rounds), str(BLOCKS), ",".join(policies)),
-    )
-    mix = Mix(
+    record = run_alone(
+        out,
+        built,
+        App(
+            program="ampkit-schedtest",
+            threads=2,
+            size=1,
+            args=("overhead", str(rounds), str(BLOCKS), ",".join(policies)),
+        ),
         name="cfs-overhead",
-        description="the scheduler's hot paths",
         category="communication",
-        apps=(app,),
-        source=Path("cfs-overhead"),
-    )
-    request = RunRequest(
-        platform=get_platform(platform),
+        platform=platform,
         policy="cfs",
-        mix=mix,
+        mix_limit_s=60,
         engine="gem5",
         kernel_variant=variant,
         extra_cmdline=cmdline,
-        mix_limit_s=60,
     )
-    outcome = execute(request, out, built, build.initramfs_image())
-    if not outcome.ok:
-        raise SystemExit(f"the {variant} run failed: {outcome.status} ({out})")
-    record: dict[str, Any] = outcome.report.apps[0]
     found = json.loads(record["output"])["samples"]
     kept = found[len(found) // BLOCKS :]
     by: dict[tuple[str, str], list[float]] = {}

@@ -26,11 +26,11 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from guest import run_alone  # benchmarks/guest.py
+
 from ampkit import build, kernel, selftests
 from ampkit.engines.qemu import CLOCKS
-from ampkit.mix import App, Mix
-from ampkit.platform import get_platform
-from ampkit.run import RunRequest, execute
+from ampkit.mix import App
 
 #: kernel variant, and the phase ampkit-selftest runs on it
 KERNELS = (("unpatched", "-"), ("default", "cfs"))
@@ -38,27 +38,20 @@ KERNELS = (("unpatched", "-"), ("default", "cfs"))
 
 def one_boot(out: Path, build_: kernel.KernelBuild, phase: str, clock: str) -> list[str]:
     """The cases that did not pass in one boot, as 'program args (TAP)'."""
-    app = App(program="ampkit-selftest", threads=1, size=1, args=(selftests.GUEST_DIR, phase))
-    mix = Mix(
+    record = run_alone(
+        out,
+        build_,
+        App(program="ampkit-selftest", threads=1, size=1, args=(selftests.GUEST_DIR, phase)),
         name="futex-selftests",
-        description="the kernel's futex selftests",
         category="synchronisation",
-        apps=(app,),
-        source=Path("futex-selftests"),
-    )
-    request = RunRequest(
-        platform=get_platform("2B2L"),
+        platform="2B2L",
         policy="cfs",
-        mix=mix,
+        mix_limit_s=300,
         method="once",
         qemu_clock=clock,
-        mix_limit_s=300,
         wall_limit_s=600,
     )
-    outcome = execute(request, out, build_, build.initramfs_image())
-    if not outcome.report.apps:
-        raise SystemExit(f"the suite did not run: {outcome.status} ({out})")
-    report = selftests.parse_report(outcome.report.apps[0]["output"])
+    report = selftests.parse_report(record["output"])
     if not report.done:
         raise SystemExit(f"the suite did not finish ({out})")
     return [f"{r.command} ({r.tap})" for r in report.results if not r.passed]

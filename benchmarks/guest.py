@@ -24,9 +24,11 @@ def run_alone(
     policy: str,
     mix_limit_s: int = DEFAULT_MIX_LIMIT_S,
     engine: str = DEFAULT_ENGINE,
+    **fields: Any,
 ) -> dict[str, Any]:
-    """Boots the kit kernel with ``app`` as the whole mix ``name``; the
-    application's record, or an exit naming the run directory if it failed."""
+    """Boots ``build_`` with ``app`` as the whole mix ``name``; the
+    application's record, or an exit naming the run directory if it failed.
+    ``fields``: any other RunRequest field (kernel_variant, qemu_clock...)."""
     mix = Mix(
         name=name,
         description=f"{name} benchmark",
@@ -40,6 +42,7 @@ def run_alone(
         mix=mix,
         engine=engine,
         mix_limit_s=mix_limit_s,
+        **fields,
     )
     outcome = execute(request, out, build_, build.initramfs_image())
     if not outcome.ok:
