@@ -771,8 +771,15 @@ def cmd_campaign_run(args: argparse.Namespace) -> int:
         no_build=args.no_build,
         wait=not args.no_wait,
         new_inputs=args.new_inputs,
+        sitting_s=_sitting(args),
     )
     return _campaign_end(root, ok)
+
+
+def _sitting(args: argparse.Namespace) -> float | None:
+    from ampkit.campaign.sitting import parse_duration
+
+    return None if args.sitting is None else parse_duration(args.sitting)
 
 
 def _campaign_end(root: Path, ok: bool) -> int:
@@ -800,6 +807,7 @@ def cmd_campaign_rerun(args: argparse.Namespace) -> int:
         no_build=args.no_build,
         wait=not args.no_wait,
         new_inputs=args.new_inputs,
+        sitting_s=_sitting(args),
     )
     return _campaign_end(root, ok)
 
@@ -1201,6 +1209,12 @@ def _add_campaign(sub: "argparse._SubParsersAction[_Parser]") -> None:
 
     def run_args(s: argparse.ArgumentParser) -> None:
         s.add_argument("--jobs", type=int, help="local executor: runs at once")
+        s.add_argument(
+            "--sitting",
+            metavar="DURATION",
+            help="local executor: the time the machine is there (2h30m, 90m): start only "
+            "runs expected to end within it, the longest first; the rest stay to run",
+        )
         s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
         s.add_argument(
             "--no-wait", action="store_true", help="slurm: submit and return (status follows)"

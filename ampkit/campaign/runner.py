@@ -23,7 +23,7 @@ from ampkit import build as build_mod
 from ampkit import kernel as kernel_mod
 from ampkit import parsec, process
 from ampkit.behaviour import load_table, table_path
-from ampkit.campaign import estimate
+from ampkit.campaign import estimate, sitting
 from ampkit.campaign.plan import (
     MATRIX,
     PlannedRun,
@@ -37,7 +37,7 @@ from ampkit.campaign.progress import Progress
 from ampkit.campaign.spec import Spec, load_spec
 from ampkit.campaign.store import FAILED, OK, STALE, TODO, CampaignDir, RunState
 from ampkit.engines import get_engine
-from ampkit.errors import AmpkitError, MissingDependency
+from ampkit.errors import AmpkitError, MissingDependency, UsageError
 from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import REPO_ROOT, cache_dir
 from ampkit.run import engine_identity, execute, prepare
@@ -443,16 +443,43 @@ def _spawn(cdir: CampaignDir, run_id: str) -> "subprocess.Popen[bytes]":
         )
 
 
-def run_local(cdir: CampaignDir, todo: list[str], jobs: int, progress: Progress) -> None:
-    """Run ``todo`` with at most ``jobs`` at once. On Ctrl-C (or SIGTERM) the
+@dataclass(frozen=True)
+class Budget:
+    """A sitting's end (``time.monotonic()``) and each run's expected wall seconds."""
+
+    ends: float
+    expected: dict[str, float]
+
+
+def run_local(
+    cdir: CampaignDir,
+    todo: list[str],
+    jobs: int,
+    progress: Progress,
+    budget: Budget | None = None,
+) -> list[str]:
+    """Run ``todo`` with at most ``jobs`` at once: in order, or within a
+    sitting's ``budget`` the longest expected to end before it first
+    (ampkit/campaign/sitting.py). Returns the runs not started: with a
+    budget, those no longer expected to fit. On Ctrl-C (or SIGTERM) the
     runs in flight are stopped and stay not-done; the interrupt propagates."""
     queue = list(todo)
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         while queue or procs:
             while queue and len(procs) < jobs:
-                run_id = queue.pop(0)
+                if budget is None:
+                    run_id = queue.pop(0)
+                else:
+                    left = budget.ends - time.monotonic()
+                    picked = sitting.next_run(queue, budget.expected, left)
+                    if picked is None:
+                        break
+                    run_id = picked
+                    queue.remove(run_id)
                 procs[run_id] = _spawn(cdir, run_id)
+            if not procs:
+                break  # only with a budget: nothing left fits
             time.sleep(0.2)
             for run_id, proc in list(procs.items()):
                 if proc.poll() is None:
@@ -469,6 +496,53 @@ def run_local(cdir: CampaignDir, todo: list[str], jobs: int, progress: Progress)
     finally:
         process.stop_all(procs.values())
         progress.close()
+    return queue
+
+
+def _kind(e: Entry) -> sitting.Kind:
+    """What a run's cost is compared with: its policy's runs (the references
+    apart) on its platform."""
+    role = e.run.request.policy if e.run.role == MATRIX else "references"
+    return role, e.run.request.platform.name
+
+
+def _spent_s(cdir: CampaignDir, run_id: str) -> float | None:
+    """A finished run's wall seconds, a checkpoint boot it made included."""
+    try:
+        info = RunDir(cdir.runs / run_id).info()
+    except Excluded:
+        return None
+    return None if info.wall_s is None else info.wall_s + info.boot_wall_s
+
+
+def sitting_budget(
+    spec: Spec, cdir: CampaignDir, rows: list[Entry], todo: list[str], length_s: float
+) -> tuple[Budget, list[str]]:
+    """The budget of a sitting of ``length_s`` from now for the runs ``todo``,
+    and what to say of it."""
+    found, _, _ = _estimates(with_pins(spec, cdir.root), rows)
+    finished = []
+    for e in rows:
+        if e.state.state != OK or e.run.run_id not in found:
+            continue
+        spent = _spent_s(cdir, e.run.run_id)
+        if spent is not None:
+            finished.append(sitting.Finished(_kind(e), spent, found[e.run.run_id].wall_s))
+    wanted = set(todo)
+    expected = sitting.expected_walls(
+        {e.run.run_id: _kind(e) for e in rows if e.run.run_id in wanted},
+        {run_id: est.wall_s for run_id, est in found.items()},
+        finished,
+        spec.limits.wall_s,
+    )
+    fits = sum(1 for run_id in todo if expected[run_id] <= length_s)
+    lines = [
+        f"  sitting of {length_s / 3600:.2f} h: {fits} of the {len(todo)} runs to run are "
+        f"expected to fit one ({sitting.describe(*sitting.ratios(finished))}; at most the "
+        f"wall-clock limit, {spec.limits.wall_s:,} s); the longest that fits the time left "
+        "starts first"
+    ]
+    return Budget(time.monotonic() + length_s, expected), lines
 
 
 # --- the campaign commands -----------------------------------------------------------
@@ -486,9 +560,18 @@ def run_campaign(
     no_build: bool = False,
     wait: bool = True,
     new_inputs: bool = False,
+    sitting_s: float | None = None,
 ) -> bool:
-    """Run every run of the spec that is not done; True if all are ok."""
+    """Run every run of the spec that is not done (within a sitting of
+    ``sitting_s`` seconds, those expected to end in it); True if all are ok,
+    or, with a sitting, if every run it started is."""
     from ampkit.campaign import slurm
+
+    if sitting_s is not None and (spec.executor.kind != "local"):
+        raise UsageError(
+            "--sitting is for the local executor",
+            "a SLURM array's tasks have the cluster's own time limits: leave --sitting out",
+        )
 
     cdir = CampaignDir(root)
     with cdir.locked(f"ampkit campaign run {spec.name}"):
@@ -533,11 +616,22 @@ def run_campaign(
                 file=sys.stderr,
             )
         kind = spec.executor.kind
+        later: list[str] = []
         if kind == "local":
             if todo:
                 n = jobs or spec.executor.jobs or default_jobs(spec)
                 print(f"  local executor: {n} run(s) at once", file=sys.stderr)
-                run_local(cdir, todo, n, Progress(len(todo), n))
+                budget = None
+                if sitting_s is not None:
+                    budget, lines = sitting_budget(spec, cdir, rows, todo, sitting_s)
+                    print("\n".join(lines), file=sys.stderr)
+                later = run_local(cdir, todo, n, Progress(len(todo), n), budget)
+                if later:
+                    print(
+                        f"  the sitting ends: {len(later)} run(s) left, none expected to end "
+                        "in the time left; 'campaign run' again runs them",
+                        file=sys.stderr,
+                    )
         else:
             subs = slurm.submit(cdir, spec, todo) if todo else []
             for sub in subs:
@@ -564,7 +658,10 @@ def run_campaign(
         # Without waiting, runs still in SLURM count as neither ok nor failed.
         pending = slurm.reconcile(cdir) if kind == "slurm" and not wait else {}
         return all(
-            e.run.run_id in pending or cdir.state(e.run.run_id, e.key).state == OK for e in rows
+            e.run.run_id in pending
+            or e.run.run_id in later
+            or cdir.state(e.run.run_id, e.key).state == OK
+            for e in rows
         )
 
 
@@ -643,22 +740,16 @@ def cost_lines(spec: Spec, cdir: CampaignDir, rows: list[Entry]) -> list[str]:
     kinds: dict[tuple[str, str], list[float]] = {}
     todo: list[tuple[str, str]] = []
     for e in rows:
-        request = e.run.request
-        role = request.policy if e.run.role == MATRIX else "references"
-        kind = (role, request.platform.name)
+        role, platform = kind = _kind(e)
         if e.state.state == TODO:
             todo.append(kind)
         if e.state.state != OK:
             continue
-        try:
-            info = RunDir(cdir.runs / e.run.run_id).info()
-        except Excluded:
+        wall = _spent_s(cdir, e.run.run_id)
+        if wall is None:
             continue
-        if info.wall_s is None:
-            continue
-        wall = info.wall_s + info.boot_wall_s
         kinds.setdefault(kind, []).append(wall)
-        for group in (role, f"on {request.platform.name}", "total"):
+        for group in (role, f"on {platform}", "total"):
             spent.setdefault(group, []).append(wall)
     if "total" not in spent:
         return []
