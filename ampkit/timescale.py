@@ -31,7 +31,7 @@ DEFAULT_TICK_HZ = 250
 PELT_HALFLIFE_MS = 32 * 1.024
 #: The shortest a COLAB ranking period or WASH quantum can be, in ticks:
 #: each worker is queued at least a jiffy ahead and the timer wheel adds
-#: one (kernel patch 0031), so a period shorter than two ticks is two.
+#: one (kernel patch 0032), so a period shorter than two ticks is two.
 MIN_PERIOD_TICKS = 2
 
 #: The policies' periods when a run's guest did not record its kernel's

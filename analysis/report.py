@@ -886,7 +886,7 @@ def _clocks_section(doc: Doc, spans: pd.DataFrame) -> None:
         "Each run's measured interval (to its last application's first completion) "
         "against the clocks a policy acts on, at the run's own setup: the tick, COLAB's "
         "ranking period and WASH's quantum (as the guest read them from its kernel, "
-        "divided by the time scale, two ticks at the least: kernel patch 0031) and "
+        "divided by the time scale, two ticks at the least: kernel patch 0032) and "
         f"PELT's half-life ({ts.PELT_HALFLIFE_MS:.1f} ms over the scale). The "
         f"shortest run of each mix and policy is shown; a policy has little time to act "
         f"where a run spans fewer than {CLOCKS_AIM} of a clock (the last column), and a "
@@ -978,7 +978,7 @@ def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int])
 
 def _flags_and_moves(doc: Doc, tasks: pd.DataFrame) -> None:
     """What COLAB's ranking found and what each policy's placement moved,
-    from the kernel's per-task counters (patch 0032)."""
+    from the kernel's per-task counters (patch 0033)."""
     doc.h(3, "Bottlenecks flagged, and moves between big and little CPUs")
     doc.p(
         "Per platform, policy and mix, summed over the threads of every run: how many "

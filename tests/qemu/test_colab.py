@@ -73,7 +73,7 @@ def test_bottleneck_is_flagged_and_charged(
     assert share >= 0.75, (share, result)
     assert neck["bottleneck"] == 1, result
     assert all(k["bottleneck"] == 0 for k in others), result
-    # it ran flagged (colab.flagged_ns, patch 0032), longer than any other
+    # it ran flagged (colab.flagged_ns, patch 0033), longer than any other
     assert neck["flagged_ns"] > max(int(k["flagged_ns"]) for k in others), result
     # every wait here ends in a release, so every stretch of it is charged
     # to someone, once; wakeup latency counts as neither, however busy the
@@ -211,7 +211,7 @@ def test_either_class_threads_leave_big_cpus_to_queued_big_class_threads(
     assert all(s >= 0.85 for s in colab["big class"]), shares
     assert all(s <= 0.1 for s in colab["either class, beside the big class"]), shares
     # so each either-class thread went from the big side to the little one
-    # at least once, and its count of moves between sides (patch 0032) says so
+    # at least once, and its count of moves between sides (patch 0033) says so
     moves = [int(t["kernel"]["cluster_moves"]) for t in either_under["colab"]]
     assert all(m >= 1 for m in moves), either_under
 

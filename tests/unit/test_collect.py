@@ -548,7 +548,7 @@ def test_each_run_is_counted_against_the_clocks_of_its_own_setup(tmp_path: Path)
             SynthApp("b", 2, turnaround_ns=1_000_000),
         ],
     )
-    # at scale 4 on the 250 Hz tick, COLAB's 2.5 ms is two ticks, 8 ms (patch 0031)
+    # at scale 4 on the 250 Hz tick, COLAB's 2.5 ms is two ticks, 8 ms (patch 0032)
     slow_tick = write_run(
         runs,
         platform="2B2L",
