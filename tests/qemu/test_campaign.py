@@ -187,3 +187,36 @@ def test_a_second_runner_is_refused(tmp_path: Path) -> None:
     finally:
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
+
+
+def test_a_sitting_starts_only_the_runs_expected_to_end_in_it(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    # QEMU does not model the cores, so a run has no estimate and is
+    # expected at its wall-clock limit: 60 s of mix and the engine's
+    # allowance on top, more than a 100 s sitting and less than 10 minutes.
+    spec_path = tmp_path / "sitting.toml"
+    spec_path.write_text(
+        f"""
+name = "sitting-test"
+platforms = ["2B2L"]
+policies = ["cfs"]
+mixes = ["{DATA / "pair.toml"}"]
+references = []
+
+[limits]
+mix_limit_s = 60
+wall_limit_s = 120
+"""
+    )
+    root = tmp_path / "camp"
+    short = ampkit("campaign", "run", str(spec_path), "--dir", str(root), "--sitting", "100s")
+    assert "0 of the 1 runs to run are expected to fit" in short.stderr, short.stderr
+    assert "the sitting ends: 1 run(s) left" in short.stderr, short.stderr
+    assert finished(root) == {} and not list((root / "runs").glob("*.partial"))
+    assert "1 todo" in short.stdout, short.stdout
+
+    long = ampkit("campaign", "run", str(spec_path), "--dir", str(root), "--sitting", "10m")
+    assert "1 of the 1 runs to run are expected to fit" in long.stderr, long.stderr
+    assert "the sitting ends" not in long.stderr
+    assert list(finished(root).values()) == ["ok"], long.stderr
