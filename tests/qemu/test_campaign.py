@@ -25,6 +25,19 @@ def ampkit(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     return result
 
 
+def pair_spec(
+    tmp_path: Path, name: str, policies: str, tail: str = "", *, head: str = "", wall_s: int = 0
+) -> Path:
+    """A campaign of the pair mix on 2B2L, a mix limit of 60 s."""
+    path = tmp_path / f"{name}.toml"
+    wall = f"wall_limit_s = {wall_s}\n" if wall_s else ""
+    path.write_text(
+        f'name = "{name}"\nplatforms = ["2B2L"]\npolicies = {policies}\n'
+        f'mixes = ["{DATA / "pair.toml"}"]\n{head}\n\n[limits]\nmix_limit_s = 60\n{wall}\n{tail}\n'
+    )
+    return path
+
+
 def finished(root: Path) -> dict[str, str]:
     runs = root / "runs"
     if not runs.is_dir():
@@ -39,21 +52,7 @@ def finished(root: Path) -> dict[str, str]:
 def test_local_campaign_survives_sigkill_and_resumes(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
-    spec_path = tmp_path / "campaign.toml"
-    spec_path.write_text(
-        f"""
-name = "local-test"
-platforms = ["2B2L"]
-policies = ["cfs", "colab"]
-mixes = ["{DATA / "pair.toml"}"]
-
-[limits]
-mix_limit_s = 60
-
-[executor]
-jobs = 1
-"""
-    )
+    spec_path = pair_spec(tmp_path, "local-test", '["cfs", "colab"]', "[executor]\njobs = 1")
     root = tmp_path / "camp"
     planned = {r.run_id for r in expand(load_spec(spec_path))}
     assert len(planned) == 6  # two policies, and each application alone and little-only
@@ -195,20 +194,7 @@ def test_a_sitting_starts_only_the_runs_expected_to_end_in_it(
     # QEMU does not model the cores, so a run has no estimate and is
     # expected at its wall-clock limit: 60 s of mix and the engine's
     # allowance on top, more than a 100 s sitting and less than 10 minutes.
-    spec_path = tmp_path / "sitting.toml"
-    spec_path.write_text(
-        f"""
-name = "sitting-test"
-platforms = ["2B2L"]
-policies = ["cfs"]
-mixes = ["{DATA / "pair.toml"}"]
-references = []
-
-[limits]
-mix_limit_s = 60
-wall_limit_s = 120
-"""
-    )
+    spec_path = pair_spec(tmp_path, "sitting-test", '["cfs"]', head="references = []", wall_s=120)
     root = tmp_path / "camp"
     short = ampkit("campaign", "run", str(spec_path), "--dir", str(root), "--sitting", "100s")
     assert "0 of the 1 runs to run are expected to fit" in short.stderr, short.stderr

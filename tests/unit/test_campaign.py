@@ -651,6 +651,20 @@ def test_a_kernel_that_does_not_hold_a_knob_its_command_line_set_fails_the_run()
     ) == (3000, 1536)
 
 
+def finish_run(cdir: CampaignDir, run: PlannedRun, wall_s: float) -> None:
+    """A finished run of the campaign, synthetic, that took ``wall_s``."""
+    request = run.request
+    made = write_run(
+        cdir.runs,
+        platform=request.platform.name,
+        policy=request.policy,
+        mix=request.mix.name,
+        apps=[SynthApp(a.program, a.threads, 10**7) for a in request.mix.apps],
+        wall_s=wall_s,
+    )
+    assert made.name == run.run_id
+
+
 def test_status_counts_what_the_finished_runs_cost_and_what_is_left(tmp_path: Path) -> None:
     from ampkit.campaign.runner import Entry, cost_lines
     from ampkit.campaign.store import RunState
@@ -671,17 +685,7 @@ def test_status_counts_what_the_finished_runs_cost_and_what_is_left(tmp_path: Pa
             failed_one = True
             continue
         done += 1
-        wall = walls.get(request.policy, 300.0) if r.role == MATRIX else 100.0
-        apps = [SynthApp(a.program, a.threads, 10**7) for a in request.mix.apps]
-        made = write_run(
-            cdir.runs,
-            platform=request.platform.name,
-            policy=request.policy,
-            mix=request.mix.name,
-            apps=apps,
-            wall_s=wall,
-        )
-        assert made.name == r.run_id
+        finish_run(cdir, r, walls.get(request.policy, 300.0) if r.role == MATRIX else 100.0)
         rows.append(Entry(r, None, RunState(OK)))
     assert sum(1 for e in rows if e.state.state == FAILED) == 1
     lines = cost_lines(spec, cdir, rows)

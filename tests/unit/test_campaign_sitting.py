@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.campaign import runner, sitting
 from ampkit.campaign.plan import expand
 from ampkit.campaign.progress import Progress
@@ -17,6 +16,7 @@ from ampkit.campaign.spec import load_spec
 from ampkit.campaign.store import OK, TODO, CampaignDir, RunState
 from ampkit.cli import main
 from ampkit.errors import EXIT_USAGE, UsageError
+from tests.unit.test_campaign import finish_run
 from tests.unit.test_estimate import small_spec
 
 pytestmark = pytest.mark.unit
@@ -114,18 +114,8 @@ def test_a_sitting_budget_learns_from_the_campaigns_finished_runs(tmp_path: Path
     spent = {"2B2L-cfs-m-r0": 776.0, "2B2L-cfs-alone-contend-t4-n40-r0": 255.0}
     rows = []
     for r in expand(spec):
-        request = r.request
         if r.run_id in spent:
-            apps = [SynthApp(a.program, a.threads, 10**7) for a in request.mix.apps]
-            made = write_run(
-                cdir.runs,
-                platform=request.platform.name,
-                policy=request.policy,
-                mix=request.mix.name,
-                apps=apps,
-                wall_s=spent[r.run_id],
-            )
-            assert made.name == r.run_id
+            finish_run(cdir, r, spent[r.run_id])
         rows.append(runner.Entry(r, None, RunState(OK if r.run_id in spent else TODO)))
     todo = [e.run.run_id for e in rows if e.state.state == TODO]
     budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 700.0)
