@@ -567,7 +567,7 @@ def run_campaign(
     or, with a sitting, if every run it started is."""
     from ampkit.campaign import slurm
 
-    if sitting_s is not None and (spec.executor.kind != "local"):
+    if sitting_s is not None and spec.executor.kind != "local":
         raise UsageError(
             "--sitting is for the local executor",
             "a SLURM array's tasks have the cluster's own time limits: leave --sitting out",
