@@ -491,6 +491,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
         engine=args.engine,
         kernel_variant=args.kernel,
         cmdline=args.append,
+        count_pmu=not args.no_pmu,
     )
     identity = get_engine(args.engine).identity()
     provenance = {
@@ -508,6 +509,34 @@ def cmd_profile(args: argparse.Namespace) -> int:
     for e in prof.entries:
         print(f"{e.app.program:10} t{e.app.threads} n{e.app.size}: speedup {e.speedup:.3f}")
     print(f"{args.out}: {len(prof.entries)} applications; runs in {runs}")
+    return 0
+
+
+def cmd_model_train(args: argparse.Namespace) -> int:
+    from ampkit import speedupmodel
+
+    if args.events is not None and args.events < 1:
+        raise UsageError("--events must be at least 1")
+    prof = load_profile(Path(args.profile))
+    models, check = speedupmodel.train(prof, args.events)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for m in models:
+        path = out / f"{m.target}-{m.core}.toml"
+        path.write_text(m.render())
+        terms = " ".join(f"{c:+.4g} x {e}" for c, e in zip(m.coefficients, m.events, strict=True))
+        print(f"{path}: {m.target} = {m.intercept:.4g} {terms}")
+    check.to_csv(out / "validation.csv", index=False)
+    speedupmodel.plot_validation(check, out / "validation.png")
+    print("leave one program out (each program predicted by a model trained without it):")
+    for _, r in check.iterrows():
+        print(
+            f"  {r['target']:7} {r['core']:6} {r['app']:24} measured {r['measured']:8.4g}  "
+            f"predicted {r['predicted']:8.4g}  error {r['error']:+.1%}"
+        )
+    for (target, core), rows in check.groupby(["target", "core"], sort=False):
+        print(f"  {target} from {core} counts: mean |error| {rows['error'].abs().mean():.1%}")
+    print(f"{out}: {len(models)} models, validation.csv, validation.png")
     return 0
 
 
@@ -1060,7 +1089,29 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--append", default="", help="extra kernel command line (sched_timescale=4)")
     s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
+    s.add_argument(
+        "--no-pmu",
+        action="store_true",
+        help="do not count PMU events (the speedup model's training data: ampkit/pmu.py)",
+    )
     s.set_defaults(func=cmd_profile)
+
+    md = sub.add_parser(
+        "model", help="the speedup model: speedup and EEF from PMU counts"
+    ).add_subparsers(dest="model_cmd", required=True)
+    s = md.add_parser(
+        "train",
+        help="train from a profile's PMU counts, validated leaving one program out "
+        "(ampkit/speedupmodel.py)",
+    )
+    s.add_argument("profile", help="a speedup profile whose runs counted PMU events")
+    s.add_argument("--out", default="model", help="where the models and their validation go")
+    s.add_argument(
+        "--events",
+        type=int,
+        help="at most this many events a model (default: as many as the PMU counts at once)",
+    )
+    s.set_defaults(func=cmd_model_train)
 
     s = sub.add_parser("run", help="run one mix under one policy")
     _add_machine_args(s)

@@ -22,6 +22,15 @@ generate --speedups`` take their hints from it.
     big_runs = ["2B0L-cfs-alone-compute-t2-n8000-r0"]
     little_runs = ["0B2L-cfs-alone-compute-t2-n8000-r0"]
     speedup = 1.998
+    # where the runs counted PMU events (the runner's pmu 1): each event's
+    # count over the application's process on each core type, the mean
+    # over repetitions (ampkit.pmu names them; absent: not counted there)
+    big_pmu = { INST_RETIRED = 151234567, CPU_CYCLES = 98765432 }
+    little_pmu = { INST_RETIRED = 151234890, CPU_CYCLES = 197530864 }
+    # on gem5: the big cluster's energy (CPUs and L2, its power model) per
+    # instruction its CPUs committed over the big runs' measured interval,
+    # nJ: Saez et al.'s EPI_big
+    big_epi_nj = 0.51
 
 An optional ``[provenance]`` table (strings) says what measured it: the
 engine binary's hash, on gem5 the machine model's (ampkit.calibration),
@@ -49,7 +58,8 @@ from ampkit.mix import (
     known_programs,
 )
 from ampkit.paths import CONFIGS
-from ampkit.rundir import Excluded, RunDir
+from ampkit.pmu import NAMES as PMU_NAMES
+from ampkit.rundir import AppRecord, Excluded, RunDir
 from ampkit.tomlfile import TomlFile
 
 if TYPE_CHECKING:
@@ -70,6 +80,12 @@ class Entry:
     little_ns: tuple[int, ...]
     big_runs: tuple[str, ...] = ()
     little_runs: tuple[str, ...] = ()
+    #: PMU event -> count over the process, the mean over repetitions, on
+    #: each core type; empty where the runs did not count
+    big_pmu: tuple[tuple[str, float], ...] = ()
+    little_pmu: tuple[tuple[str, float], ...] = ()
+    #: nJ per instruction of the big cluster over the big runs (gem5)
+    big_epi_nj: float | None = None
 
     @property
     def speedup(self) -> float:
@@ -152,6 +168,12 @@ class Profile:
                 f"little_runs = {json.dumps(list(e.little_runs))}",
                 f"speedup = {e.speedup:.4f}",
             ]
+            for key, counts in (("big_pmu", e.big_pmu), ("little_pmu", e.little_pmu)):
+                if counts:
+                    table = ", ".join(f"{name} = {round(value)}" for name, value in counts)
+                    lines.append(f"{key} = {{ {table} }}")
+            if e.big_epi_nj is not None:
+                lines.append(f"big_epi_nj = {e.big_epi_nj:.6g}")
         return "\n".join(lines) + "\n"
 
 
@@ -167,6 +189,9 @@ _PROGRAM_KEYS = (
     "big_runs",
     "little_runs",
     "speedup",
+    "big_pmu",
+    "little_pmu",
+    "big_epi_nj",
 )
 
 
@@ -184,6 +209,26 @@ def _times(toml: TomlFile, i: int, key: str) -> tuple[int, ...]:
     ):
         toml.fail(("program", i, key), "must be a non-empty list of positive ns", hint=_HINT)
     return tuple(value)
+
+
+def _pmu_counts(toml: TomlFile, i: int, key: str) -> tuple[tuple[str, float], ...]:
+    value = toml.get(("program", i, key))
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        toml.fail(("program", i, key), "must be a table of PMU event counts", hint=_HINT)
+    counts = []
+    for name, count in value.items():
+        if name not in PMU_NAMES:
+            toml.fail(
+                ("program", i, key),
+                f"has {name!r}, which is not an event the kit counts",
+                hint=f"the events: {', '.join(PMU_NAMES)} (ampkit/pmu.py)",
+            )
+        if not isinstance(count, int | float) or isinstance(count, bool) or count < 0:
+            toml.fail(("program", i, key), f"{name} must be a count, not {count!r}", _HINT)
+        counts.append((name, float(count)))
+    return tuple(counts)
 
 
 def _check_identity(toml: TomlFile) -> None:
@@ -230,6 +275,13 @@ def load_profile(path: Path) -> Profile:
                 little_ns=_times(toml, i, "little_ns"),
                 big_runs=tuple(toml.strings(("program", i, "big_runs"), default=[])),
                 little_runs=tuple(toml.strings(("program", i, "little_runs"), default=[])),
+                big_pmu=_pmu_counts(toml, i, "big_pmu"),
+                little_pmu=_pmu_counts(toml, i, "little_pmu"),
+                big_epi_nj=(
+                    toml.number(("program", i, "big_epi_nj"), low=0)
+                    if toml.get(("program", i, "big_epi_nj")) is not None
+                    else None
+                ),
             )
         )
         _check_speedup(toml, i, entries[-1])
@@ -281,11 +333,14 @@ def measure(
     engine: str = DEFAULT_ENGINE,
     kernel_variant: str = "default",
     cmdline: str = "",
+    count_pmu: bool = True,
 ) -> Profile:
     """Runs each application alone on <cpus>B0L and 0B<cpus>L under the
     baseline, ``repetitions`` times each, into ``runs_dir`` (sound runs
     already there are kept), on ``build`` (of ``kernel_variant``) with
-    ``cmdline`` appended, and returns the profile they give."""
+    ``cmdline`` appended, and returns the profile they give; with
+    ``count_pmu``, with each application's PMU events on each core type
+    (and on gem5 the big cluster's energy per instruction)."""
     # imported here: ampkit.run needs the engines, the profile format does not
     from ampkit.platform import make_platform
     from ampkit.policies import BASELINE
@@ -304,6 +359,8 @@ def measure(
     for app in apps:
         times: dict[str, list[int]] = {"big": [], "little": []}
         runs: dict[str, list[str]] = {"big": [], "little": []}
+        pmu: dict[str, list[dict[str, float]]] = {"big": [], "little": []}
+        epi: list[float] = []
         for kind, plat in platforms.items():
             for rep in range(repetitions):
                 request = RunRequest(
@@ -315,19 +372,24 @@ def measure(
                     method="once",
                     kernel_variant=kernel_variant,
                     extra_cmdline=cmdline,
+                    count_pmu=count_pmu,
                 )
                 run_dir = runs_dir / request.run_id
                 prepared = prepare_for(request, build, image)
                 if not is_done(run_dir, prepared.key):
                     execute(request, run_dir, build, image, force=True, prepared=prepared)
                 try:
-                    times[kind].append(RunDir(run_dir).only_turnaround_ns())
+                    record = RunDir(run_dir).only_record()
+                    if kind == "big" and count_pmu:
+                        epi.extend(_epi_nj(RunDir(run_dir)))
                 except Excluded as e:
                     raise AmpkitError(
                         f"{run_dir}: made again, and still does not count: {e}",
                         "see its console.log and manifest.json; a profile is made of runs "
                         "that count only",
                     ) from e
+                times[kind].append(record.turnaround_ns)
+                pmu[kind].append(_counted(record))
                 runs[kind].append(run_dir.name)
         entries.append(
             Entry(
@@ -336,6 +398,44 @@ def measure(
                 little_ns=tuple(times["little"]),
                 big_runs=tuple(runs["big"]),
                 little_runs=tuple(runs["little"]),
+                big_pmu=_mean_counts(pmu["big"]),
+                little_pmu=_mean_counts(pmu["little"]),
+                big_epi_nj=sum(epi) / len(epi) if len(epi) == repetitions else None,
             )
         )
     return Profile(engine=engine, cpus=cpus, entries=tuple(entries))
+
+
+def _counted(record: AppRecord) -> dict[str, float]:
+    """The events the run counted, each over the whole process."""
+    return {name: scaled for name, c in record.pmu.items() if (scaled := c.scaled) is not None}
+
+
+def _mean_counts(per_run: list[dict[str, float]]) -> tuple[tuple[str, float], ...]:
+    """Each event counted in every repetition: the mean, a whole count (as
+    the profile writes it), in ampkit.pmu's order."""
+    if not per_run:
+        return ()
+    return tuple(
+        (name, float(round(sum(run[name] for run in per_run) / len(per_run))))
+        for name in PMU_NAMES
+        if all(name in run for run in per_run)
+    )
+
+
+def _epi_nj(run: RunDir) -> list[float]:
+    """The big cluster's nJ per instruction over a gem5 run's measured
+    interval (its CPUs and L2, by the power model); none for a run without
+    gem5's statistics or a power model."""
+    try:
+        clusters = run.gem5_summary().get("clusters") or []
+    except Excluded:
+        return []
+    if len(clusters) != 1:
+        return []
+    energy, insts = clusters[0].get("energy_j"), clusters[0].get("insts")
+    if not isinstance(energy, int | float) or not isinstance(insts, int | float):
+        return []
+    if not math.isfinite(energy) or insts <= 0:
+        return []
+    return [energy / insts * 1e9]

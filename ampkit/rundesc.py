@@ -56,6 +56,9 @@ class RunDescription:
     warmup_ms: int = 0
     disk: tuple[str, str] | None = None  # (device, mountpoint) of the PARSEC disk
     env: tuple[str, ...] = ()  # NAME=value for every application
+    #: count each application's PMU events over its first run (the speedup
+    #: model's training data: ampkit.speedupmodel); off, the line is absent
+    pmu: bool = False
 
     @classmethod
     def for_mix(
@@ -71,6 +74,7 @@ class RunDescription:
         warmup_ms: int = 0,
         suite: SuiteImage | None = None,
         start_delays_us: Sequence[int] | None = None,
+        pmu: bool = False,
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
@@ -119,6 +123,7 @@ class RunDescription:
             warmup_ms=warmup_ms,
             disk=disk,
             env=env,
+            pmu=pmu,
         )
 
     def render(self) -> str:
@@ -147,6 +152,8 @@ class RunDescription:
             )
         if self.warmup_ms:
             lines.append(f"warmup_ms {self.warmup_ms}")
+        if self.pmu:
+            lines.append("pmu 1")
         if self.disk:
             lines.append(f"disk {self.disk[0]} {self.disk[1]}")
         lines += [f"env {e}" for e in self.env]

@@ -187,6 +187,51 @@ def _tasks(name: str, value: Any) -> tuple[dict[str, Any], ...]:
 
 
 @dataclass(frozen=True)
+class PmuCount:
+    """One PMU event of an application's first run (the runner's pmu 1):
+    its count as read, and for how long it was enabled and counting (the
+    kernel time-shares the counters when more events are open than the
+    PMU has); or why it was not counted."""
+
+    count: int | None
+    enabled_ns: int = 0
+    running_ns: int = 0
+    error: str | None = None
+
+    @property
+    def scaled(self) -> float | None:
+        """The count over the whole time the event was enabled (perf's
+        estimate when the counters were shared); None when not counted."""
+        if self.count is None or self.running_ns <= 0:
+            return None
+        return self.count * self.enabled_ns / self.running_ns
+
+
+def _pmu(name: str, value: Any) -> dict[str, PmuCount]:
+    """The runner's "pmu" object, or none (a run that did not count)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise Excluded(f"corrupt: {name} record: pmu is not an object: {value!r}")
+    counts = {}
+    for event, entry in value.items():
+        if not isinstance(entry, dict):
+            raise Excluded(f"corrupt: {name} record: pmu {event} is not an object")
+        try:
+            if "count" in entry:
+                counts[str(event)] = PmuCount(
+                    count=int(entry["count"]),
+                    enabled_ns=int(entry["enabled_ns"]),
+                    running_ns=int(entry["running_ns"]),
+                )
+            else:
+                counts[str(event)] = PmuCount(count=None, error=str(entry.get("error")))
+        except (KeyError, TypeError, ValueError) as e:
+            raise Excluded(f"corrupt: {name} record: pmu {event}: {e!r}") from e
+    return counts
+
+
+@dataclass(frozen=True)
 class AppRecord:
     """One application's record in results.jsonl."""
 
@@ -213,6 +258,9 @@ class AppRecord:
     #: The kit kernel's counters of each task (objects: class, big_ns,
     #: little_ns...); empty on a kernel without them.
     tasks: tuple[dict[str, Any], ...] = ()
+    #: Its PMU events over its first run, by event name (INST_RETIRED...),
+    #: where the run counted them (the runner's pmu 1); empty otherwise.
+    pmu: dict[str, PmuCount] = field(default_factory=dict)
 
     @property
     def process_ns(self) -> int:
@@ -272,6 +320,7 @@ class AppRecord:
                 name, "thread_cpu_ns", rec.get("thread_cpu_ns"), record.threads
             ),
             tasks=_tasks(name, rec.get("tasks")),
+            pmu=_pmu(name, rec.get("pmu")),
         )
 
 
@@ -817,13 +866,18 @@ class RunDir:
             raise Excluded(f"failed application: {'; '.join(bad)}")
         return [AppRecord.parse(by_app[ident]) for ident in wanted]
 
-    def only_turnaround_ns(self) -> int:
-        """The turnaround of a sound run of one application (a reference or
+    def only_record(self) -> AppRecord:
+        """The record of a sound run of one application (a reference or
         profile run); Excluded otherwise."""
         _, records = self.check()
         if len(records) != 1:
             raise Excluded(f"expected one application, found {len(records)}")
-        return records[0].turnaround_ns
+        return records[0]
+
+    def only_turnaround_ns(self) -> int:
+        """The turnaround of a sound run of one application (a reference or
+        profile run); Excluded otherwise."""
+        return self.only_record().turnaround_ns
 
 
 def find_run_dirs(root: Path) -> tuple[list[Path], list[Path]]:

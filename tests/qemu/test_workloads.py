@@ -12,6 +12,7 @@ from ampkit.mix import SMALL_SIZES, App, known_programs
 from ampkit.platform import get_platform
 from ampkit.profile import load_profile, measure
 from ampkit.run import RunRequest, execute, prepare_for
+from ampkit.rundir import RunDir
 
 from .helpers import make_mix, run_mix
 
@@ -147,6 +148,15 @@ def test_a_speedup_profile_is_measured_from_real_runs(
     assert entry.big_ns[0] > 0 and entry.little_ns[0] > 0
     # QEMU runs both core types at one speed: right in shape, not in number
     assert 0.2 < entry.speedup < 5
+    # the runs counted the PMU events ampkit.pmu names: QEMU's PMU counts
+    # cycles (instructions only with a fixed icount shift), and the record
+    # says why each other event was not counted
+    counted = dict(entry.big_pmu)
+    assert counted.get("CPU_CYCLES", 0) > 0 and "LD_RETIRED" not in counted, counted
+    pmu = RunDir(tmp_path / "runs" / entry.big_runs[0]).only_record().pmu
+    assert pmu["CPU_CYCLES"].running_ns > 0, pmu
+    assert pmu["LD_RETIRED"].error == "not listed by the kernel's PMU", pmu
+    assert entry.big_epi_nj is None  # no power model on QEMU
     path = tmp_path / "speedups.toml"
     path.write_text(prof.render())
     assert load_profile(path).entries == prof.entries

@@ -382,6 +382,19 @@ def test_the_run_description_carries_the_mix_limit() -> None:
     assert desc.mix_limit_s == 42 and "\ntimeout_s 42\n" in desc.render()
 
 
+def test_pmu_counting_is_in_the_description_only_when_asked() -> None:
+    """Counting costs the counted threads' context switches: a run asks for
+    it (the profile's), and a description that does not ask is the one it
+    was before counting existed, so that its run key is too."""
+    from ampkit.mix import load_mix
+    from ampkit.rundesc import RunDescription
+
+    plain = RunDescription.for_mix("r", "cfs", 0, mix_limit_s=42, mix=load_mix("demo"))
+    counted = RunDescription.for_mix("r", "cfs", 0, 42, load_mix("demo"), pmu=True)
+    assert "pmu" not in plain.render()
+    assert counted.render() == plain.render().replace("\napp ", "\npmu 1\napp ", 1)
+
+
 def test_a_run_under_a_stale_calibration_says_so(tmp_path: Path) -> None:
     """The manifest records why the calibration in force may not describe
     the machine that ran; 'ampkit run' tells the user at once."""

@@ -331,3 +331,27 @@ def test_a_bad_start_delay_names_the_line(
     report = parse_console(run_runner(host_bin, tmp_path, header() + lines).stdout)
     assert len(report.runner_errors) == 1 and says in report.runner_errors[0]
     assert not report.saw_begin
+
+
+def test_pmu_counting_records_every_event_or_why_not(host_bin: Path, tmp_path: Path) -> None:
+    """With pmu 1 each first run's record holds every event ampkit.pmu
+    names: counted, with its times, where the kernel's PMU lists it; with
+    the reason where not (this host lists none of the armv8 events: the
+    counts themselves are checked on QEMU and gem5). Without it, none."""
+    from ampkit.pmu import NAMES
+
+    app = f"app compute 0 2 0 {host_bin}/compute -t 2 -n 200\n"
+    report = parse_console(run_runner(host_bin, tmp_path, header() + "pmu 1\n" + app).stdout)
+    assert report.complete and not report.problems(), report.problems()
+    pmu = report.apps[0]["pmu"]
+    assert list(pmu) == list(NAMES)
+    for event in pmu.values():
+        assert ("count" in event and event["running_ns"] <= event["enabled_ns"]) or event[
+            "error"
+        ], event
+    (tmp_path / "plain").mkdir()
+    report = parse_console(run_runner(host_bin, tmp_path / "plain", header() + app).stdout)
+    assert "pmu" not in report.apps[0]
+    (tmp_path / "bad").mkdir()
+    result = run_runner(host_bin, tmp_path / "bad", header() + "pmu 2\n" + app)
+    assert result.returncode != 0 and "pmu must be 0 or 1" in result.stdout + result.stderr

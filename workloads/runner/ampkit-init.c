@@ -38,6 +38,10 @@
  *                               perturbation, ampkit/perturb.py; 0 to
  *                               1000000, default 0)
  *   env <NAME>=<value>         (in every application's environment)
+ *   pmu 0|1                    (count each first run's PMU events, the
+ *                               speedup model's training data: pmu.h;
+ *                               default 0, since counting costs every
+ *                               context switch of the counted threads)
  *   disk <device> <mountpoint> (an ext4 disk, mounted read-only first)
  *
  * As init it reads it from /ampkit/run.desc, or, booted with ampkit_desc=m5
@@ -66,6 +70,7 @@
 #include "sbuf.h"
 #include "ampctl.h"
 #include "m5ops.h"
+#include "pmu.h"
 #include "ampkit_workload.h"
 #include "sysinfo.h"
 
@@ -95,6 +100,8 @@ struct app {
 	 * record says so and only a kit kernel's refusal fails the app.
 	 */
 	int speedup_err;
+	/* The first run's PMU events, with the run's pmu 1 */
+	struct pmu_counts pmu;
 
 	pid_t pid;			/* the instance running now, or 0 */
 	/* The first run: the one that counts. */
@@ -115,6 +122,7 @@ struct run {
 	int restart;	/* the restart method */
 	int m5ops;	/* on gem5: work items and m5 exit */
 	int warmup_ms;	/* the warm-up before the measured run */
+	int pmu;	/* count each first run's PMU events */
 	char *disk_dev, *disk_mnt;	/* the benchmark disk (PARSEC images) */
 	char *env[MAX_ENV];
 	int nenv;
@@ -364,6 +372,9 @@ static void parse_desc(char *text, struct run *run)
 		} else if (!strcmp(w[0], "m5ops")) {
 			if (parse_int(w[1], 0, 1, &run->m5ops))
 				fail("run description: m5ops must be 0 or 1", where);
+		} else if (!strcmp(w[0], "pmu")) {
+			if (parse_int(w[1], 0, 1, &run->pmu))
+				fail("run description: pmu must be 0 or 1", where);
 		} else if (!strcmp(w[0], "warmup_ms")) {
 			if (parse_int(w[1], 0, 600000, &run->warmup_ms))
 				fail("run description: warmup_ms must be 0 to 600000", where);
@@ -577,6 +588,9 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 		if (first)
 			app->speedup_err = err;
 	}
+	/* Counting starts at its exec, once the gate has let it go. */
+	if (first && the_run->pmu)
+		pmu_open(&app->pmu, app->pid);
 }
 
 /* Starts @app again, at once: another application has not completed yet. */
@@ -640,6 +654,8 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 			app->wstatus = st;
 			app->done = 1;
 			remaining--;
+			if (run->pmu)
+				pmu_close(&app->pmu);
 			if (use_m5ops)
 				m5_work_end((uint64_t)i, 0);
 		} else if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
@@ -853,6 +869,8 @@ static void run_mix(struct run *run, const char *tmpdir)
 			app->wstatus = st;
 			app->end_ns = ampkit_now_ns();
 			app->done = 1;
+			if (run->pmu)
+				pmu_close(&app->pmu);
 		}
 	}
 	sigprocmask(SIG_SETMASK, &orig, NULL);
@@ -1014,6 +1032,8 @@ static void app_record(const struct run *run, const struct app *app)
 		sb_printf(&sb, "}");
 	}
 	report_json(&sb, app->report_path);
+	if (run->pmu)
+		pmu_json(&sb, &app->pmu);
 	sb_printf(&sb, ",\"output\":");
 	output_tail_json(&sb, app->out_path, OUTPUT_TAIL);
 	sb_printf(&sb, "}");
