@@ -452,6 +452,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from ampkit import calibration
     from ampkit.engines import get_engine
     from ampkit.mix import CATALOGUE_SIZES, App
+    from ampkit.pmu import EVENT_SETS
     from ampkit.profile import measure
 
     if args.cpus < 1 or args.repetitions < 1:
@@ -491,7 +492,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
         engine=args.engine,
         kernel_variant=args.kernel,
         cmdline=args.append,
-        count_pmu=not args.no_pmu,
+        pmu_sets=() if args.no_pmu else EVENT_SETS,
     )
     identity = get_engine(args.engine).identity()
     provenance = {

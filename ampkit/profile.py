@@ -22,9 +22,9 @@ generate --speedups`` take their hints from it.
     big_runs = ["2B0L-cfs-alone-compute-t2-n8000-r0"]
     little_runs = ["0B2L-cfs-alone-compute-t2-n8000-r0"]
     speedup = 1.998
-    # where the runs counted PMU events (the runner's pmu 1): each event's
-    # count over the application's process on each core type, the mean
-    # over repetitions (ampkit.pmu names them; absent: not counted there)
+    # where the runs counted PMU events (ampkit.pmu names them): each
+    # event's count over the application's process on each core type, the
+    # mean over repetitions (absent: not counted there)
     big_pmu = { INST_RETIRED = 151234567, CPU_CYCLES = 98765432 }
     little_pmu = { INST_RETIRED = 151234890, CPU_CYCLES = 197530864 }
     # on gem5: the big cluster's energy (CPUs and L2, its power model) per
@@ -58,6 +58,7 @@ from ampkit.mix import (
     known_programs,
 )
 from ampkit.paths import CONFIGS
+from ampkit.pmu import EVENT_SETS, INSTRUCTIONS
 from ampkit.pmu import NAMES as PMU_NAMES
 from ampkit.rundir import AppRecord, Excluded, RunDir
 from ampkit.tomlfile import TomlFile
@@ -333,14 +334,20 @@ def measure(
     engine: str = DEFAULT_ENGINE,
     kernel_variant: str = "default",
     cmdline: str = "",
-    count_pmu: bool = True,
+    pmu_sets: tuple[tuple[str, ...], ...] = EVENT_SETS,
 ) -> Profile:
     """Runs each application alone on <cpus>B0L and 0B<cpus>L under the
     baseline, ``repetitions`` times each, into ``runs_dir`` (sound runs
     already there are kept), on ``build`` (of ``kernel_variant``) with
-    ``cmdline`` appended, and returns the profile they give; with
-    ``count_pmu``, with each application's PMU events on each core type
-    (and on gem5 the big cluster's energy per instruction)."""
+    ``cmdline`` appended, and returns the profile they give.
+
+    With ``pmu_sets`` (ampkit.pmu.EVENT_SETS: groups the PMU holds at
+    once), each application's PMU events on each core type, and on gem5
+    the big cluster's energy per instruction: the first set counted in
+    the run that times the application, each further set in a run of its
+    own (its mix named ...-pmu<k>, not among the entry's runs), its counts
+    brought to the first run's instructions, so that every rate is the
+    one its own run measured."""
     # imported here: ampkit.run needs the engines, the profile format does not
     from ampkit.platform import make_platform
     from ampkit.policies import BASELINE
@@ -355,42 +362,52 @@ def measure(
         source=Path("profile"),
     )
     platforms = {"big": make_platform(cpus, 0), "little": make_platform(0, cpus)}
+
+    def run(request: "RunRequest") -> tuple[Path, AppRecord]:
+        run_dir = runs_dir / request.run_id
+        prepared = prepare_for(request, build, image)
+        if not is_done(run_dir, prepared.key):
+            execute(request, run_dir, build, image, force=True, prepared=prepared)
+        try:
+            record = RunDir(run_dir).only_record()
+        except Excluded as e:
+            raise AmpkitError(
+                f"{run_dir}: made again, and still does not count: {e}",
+                "see its console.log and manifest.json; a profile is made of runs that count only",
+            ) from e
+        _check_counts(run_dir, record)
+        return run_dir, record
+
     entries = []
     for app in apps:
         times: dict[str, list[int]] = {"big": [], "little": []}
         runs: dict[str, list[str]] = {"big": [], "little": []}
         pmu: dict[str, list[dict[str, float]]] = {"big": [], "little": []}
         epi: list[float] = []
+        alone = alone_mix(holder, app)
         for kind, plat in platforms.items():
             for rep in range(repetitions):
-                request = RunRequest(
-                    platform=plat,
-                    policy=BASELINE,
-                    mix=alone_mix(holder, app),
-                    repetition=rep,
-                    engine=engine,
-                    method="once",
-                    kernel_variant=kernel_variant,
-                    extra_cmdline=cmdline,
-                    count_pmu=count_pmu,
-                )
-                run_dir = runs_dir / request.run_id
-                prepared = prepare_for(request, build, image)
-                if not is_done(run_dir, prepared.key):
-                    execute(request, run_dir, build, image, force=True, prepared=prepared)
-                try:
-                    record = RunDir(run_dir).only_record()
-                    if kind == "big" and count_pmu:
-                        epi.extend(_epi_nj(RunDir(run_dir)))
-                except Excluded as e:
-                    raise AmpkitError(
-                        f"{run_dir}: made again, and still does not count: {e}",
-                        "see its console.log and manifest.json; a profile is made of runs "
-                        "that count only",
-                    ) from e
+                passes = []
+                for k, events in enumerate(pmu_sets or ((),)):
+                    request = RunRequest(
+                        platform=plat,
+                        policy=BASELINE,
+                        mix=alone if k == 0 else replace(alone, name=f"{alone.name}-pmu{k}"),
+                        repetition=rep,
+                        engine=engine,
+                        method="once",
+                        kernel_variant=kernel_variant,
+                        extra_cmdline=cmdline,
+                        pmu_events=events,
+                    )
+                    passes.append(run(request))
+                run_dir, record = passes[0]
                 times[kind].append(record.turnaround_ns)
-                pmu[kind].append(_counted(record))
                 runs[kind].append(run_dir.name)
+                if pmu_sets:
+                    pmu[kind].append(_merged([_counted(r) for _, r in passes]))
+                    if kind == "big":
+                        epi.extend(_epi_nj(RunDir(run_dir)))
         entries.append(
             Entry(
                 app=replace(app, speedup=None),
@@ -400,10 +417,56 @@ def measure(
                 little_runs=tuple(runs["little"]),
                 big_pmu=_mean_counts(pmu["big"]),
                 little_pmu=_mean_counts(pmu["little"]),
-                big_epi_nj=sum(epi) / len(epi) if len(epi) == repetitions else None,
+                big_epi_nj=sum(epi) / len(epi) if epi and len(epi) == repetitions else None,
             )
         )
     return Profile(engine=engine, cpus=cpus, entries=tuple(entries))
+
+
+def _check_counts(run_dir: Path, record: AppRecord) -> None:
+    """Refuses counts that cannot be: more instructions counted for the
+    application than the engine's statistics say every CPU committed over
+    the measured interval. gem5 v24 does that: its PMU zeroes a counter
+    when the PMU is enabled again unless the counter was written since it
+    last counted (PMU::CounterState::attach), and Linux's perf disables and
+    enables the PMU around a switch between two threads that share
+    inherited counters without writing them, so perf's next delta gains
+    2^31 - 1, and again at every such switch."""
+    counted = record.pmu.get(INSTRUCTIONS)
+    scaled = counted.scaled if counted else None
+    if scaled is None:
+        return
+    try:
+        cpus = RunDir(run_dir).gem5_summary().get("cpus") or []
+    except Excluded:
+        return  # an engine without statistics: nothing to check against
+    committed = sum(float(c.get("insts", 0)) for c in cpus if isinstance(c, dict))
+    if committed and scaled > committed:
+        raise AmpkitError(
+            f"{run_dir}: the guest's PMU counted {scaled:.0f} instructions for "
+            f"{record.name}, and the CPUs committed {committed:.0f} in all: the "
+            "counters were reset under the kernel (gem5 v24's PMU zeroes a counter "
+            "when the PMU is enabled again, which perf does at switches between "
+            "threads that share counters)",
+            "profile without counting (--no-pmu), or with a gem5 whose PMU keeps "
+            "a counter's value when it is enabled again",
+        )
+
+
+def _merged(passes: list[dict[str, float]]) -> dict[str, float]:
+    """One application's counts from the runs of each event set: the first
+    run's, and each later run's other events brought to the first run's
+    instructions (each rate stays its own run's); none without them."""
+    first = passes[0]
+    instructions = first.get(INSTRUCTIONS, 0.0)
+    merged = dict(first)
+    for more in passes[1:]:
+        theirs = more.get(INSTRUCTIONS, 0.0)
+        if instructions <= 0 or theirs <= 0:
+            continue
+        for name, count in more.items():
+            merged.setdefault(name, count * instructions / theirs)
+    return merged
 
 
 def _counted(record: AppRecord) -> dict[str, float]:

@@ -65,10 +65,11 @@ class RunRequest:
     #: each app released after a seeded delay of up to this many
     #: microseconds (ampkit.perturb); 0: none, the description as before
     perturb_us: int = 0
-    #: count each app's PMU events over its first run (ampkit.speedupmodel's
-    #: training data, 'ampkit profile'); counting costs every context switch
-    #: of the counted threads, so a comparison's runs leave it off
-    count_pmu: bool = False
+    #: the PMU events to count over each app's first run, one group that the
+    #: PMU holds at once (ampkit.pmu; the speedup model's training data,
+    #: 'ampkit profile'); counting costs every context switch of the counted
+    #: threads, so a comparison's runs count none
+    pmu_events: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -224,7 +225,7 @@ def prepare(
         warmup_ms=warmup_ms,
         suite=suite,
         start_delays_us=perturbed.start_delays_us if perturbed else None,
-        pmu=request.count_pmu,
+        pmu=request.pmu_events,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline

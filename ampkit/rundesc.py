@@ -56,9 +56,9 @@ class RunDescription:
     warmup_ms: int = 0
     disk: tuple[str, str] | None = None  # (device, mountpoint) of the PARSEC disk
     env: tuple[str, ...] = ()  # NAME=value for every application
-    #: count each application's PMU events over its first run (the speedup
-    #: model's training data: ampkit.speedupmodel); off, the line is absent
-    pmu: bool = False
+    #: the PMU events to count over each application's first run (the
+    #: speedup model's training data: ampkit.pmu); none, the line is absent
+    pmu: tuple[str, ...] = ()
 
     @classmethod
     def for_mix(
@@ -74,7 +74,7 @@ class RunDescription:
         warmup_ms: int = 0,
         suite: SuiteImage | None = None,
         start_delays_us: Sequence[int] | None = None,
-        pmu: bool = False,
+        pmu: tuple[str, ...] = (),
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
@@ -153,7 +153,7 @@ class RunDescription:
         if self.warmup_ms:
             lines.append(f"warmup_ms {self.warmup_ms}")
         if self.pmu:
-            lines.append("pmu 1")
+            lines.append(f"pmu {','.join(self.pmu)}")
         if self.disk:
             lines.append(f"disk {self.disk[0]} {self.disk[1]}")
         lines += [f"env {e}" for e in self.env]

@@ -188,7 +188,7 @@ def _tasks(name: str, value: Any) -> tuple[dict[str, Any], ...]:
 
 @dataclass(frozen=True)
 class PmuCount:
-    """One PMU event of an application's first run (the runner's pmu 1):
+    """One PMU event of an application's first run (the runner's pmu line):
     its count as read, and for how long it was enabled and counting (the
     kernel time-shares the counters when more events are open than the
     PMU has); or why it was not counted."""
@@ -197,6 +197,9 @@ class PmuCount:
     enabled_ns: int = 0
     running_ns: int = 0
     error: str | None = None
+    #: whether the guest kernel's PMU lists it as implemented (gem5 lists
+    #: what its boot CPUs count: not the branch predictor's events)
+    listed: bool = True
 
     @property
     def scaled(self) -> float | None:
@@ -223,6 +226,7 @@ def _pmu(name: str, value: Any) -> dict[str, PmuCount]:
                     count=int(entry["count"]),
                     enabled_ns=int(entry["enabled_ns"]),
                     running_ns=int(entry["running_ns"]),
+                    listed=bool(entry.get("listed", True)),
                 )
             else:
                 counts[str(event)] = PmuCount(count=None, error=str(entry.get("error")))
@@ -259,7 +263,7 @@ class AppRecord:
     #: little_ns...); empty on a kernel without them.
     tasks: tuple[dict[str, Any], ...] = ()
     #: Its PMU events over its first run, by event name (INST_RETIRED...),
-    #: where the run counted them (the runner's pmu 1); empty otherwise.
+    #: where the run counted them (the runner's pmu line); empty otherwise.
     pmu: dict[str, PmuCount] = field(default_factory=dict)
 
     @property

@@ -102,6 +102,9 @@ def training_frame(profile: Profile) -> pd.DataFrame:
 
 
 def _fits_pmu(events: Sequence[str]) -> bool:
+    """Whether a model reading these rates counts its events in one group:
+    INST_RETIRED and these in the event counters, CPU_CYCLES in the cycle
+    counter."""
     return sum(1 for e in events if e != rate_name(CYCLES)) <= EVENT_BUDGET
 
 

@@ -387,12 +387,18 @@ def test_pmu_counting_is_in_the_description_only_when_asked() -> None:
     it (the profile's), and a description that does not ask is the one it
     was before counting existed, so that its run key is too."""
     from ampkit.mix import load_mix
+    from ampkit.pmu import EVENT_SETS, NAMES, fits
     from ampkit.rundesc import RunDescription
 
     plain = RunDescription.for_mix("r", "cfs", 0, mix_limit_s=42, mix=load_mix("demo"))
-    counted = RunDescription.for_mix("r", "cfs", 0, 42, load_mix("demo"), pmu=True)
+    events = EVENT_SETS[0]
+    counted = RunDescription.for_mix("r", "cfs", 0, 42, load_mix("demo"), pmu=events)
     assert "pmu" not in plain.render()
-    assert counted.render() == plain.render().replace("\napp ", "\npmu 1\napp ", 1)
+    line = f"\npmu {','.join(events)}\napp "
+    assert counted.render() == plain.render().replace("\napp ", line, 1)
+    # every set a profile counts is one group the PMU holds, led by INST_RETIRED
+    assert all(fits(s) and s[0] == "INST_RETIRED" for s in EVENT_SETS)
+    assert sorted({e for s in EVENT_SETS for e in s}) == sorted(NAMES)
 
 
 def test_a_run_under_a_stale_calibration_says_so(tmp_path: Path) -> None:

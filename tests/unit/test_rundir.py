@@ -157,17 +157,18 @@ def test_per_thread_times_and_tasks_are_typed_fields() -> None:
 
 
 def test_pmu_counts_are_scaled_by_the_time_they_were_counted() -> None:
-    """A run that counted PMU events (pmu 1) gives each its count over the
+    """A run that counted PMU events (a pmu line) gives each its count over the
     whole time it was enabled, the counters having been time-shared; an
     event not counted says why, and a run that did not count has none."""
     pmu = {
         "INST_RETIRED": {"count": 600, "enabled_ns": 1000, "running_ns": 600},
-        "CPU_CYCLES": {"count": 900, "enabled_ns": 1000, "running_ns": 1000},
+        "CPU_CYCLES": {"count": 900, "enabled_ns": 1000, "running_ns": 1000, "listed": False},
         "LD_RETIRED": {"error": "not listed by the kernel's PMU"},
     }
     rec = AppRecord.parse(record(pmu=pmu))
     assert rec.pmu["INST_RETIRED"].scaled == pytest.approx(1000)
-    assert rec.pmu["CPU_CYCLES"].scaled == 900
+    assert rec.pmu["CPU_CYCLES"].scaled == 900 and not rec.pmu["CPU_CYCLES"].listed
+    assert rec.pmu["INST_RETIRED"].listed
     assert rec.pmu["LD_RETIRED"].scaled is None
     assert rec.pmu["LD_RETIRED"].error == "not listed by the kernel's PMU"
     assert AppRecord.parse(record()).pmu == {}

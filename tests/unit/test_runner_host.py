@@ -334,24 +334,36 @@ def test_a_bad_start_delay_names_the_line(
 
 
 def test_pmu_counting_records_every_event_or_why_not(host_bin: Path, tmp_path: Path) -> None:
-    """With pmu 1 each first run's record holds every event ampkit.pmu
-    names: counted, with its times, where the kernel's PMU lists it; with
-    the reason where not (this host lists none of the armv8 events: the
-    counts themselves are checked on QEMU and gem5). Without it, none."""
-    from ampkit.pmu import NAMES
+    """With a pmu line each first run's record holds the events it names:
+    counted, with its times and whether the kernel's PMU lists it, or why
+    not (this host has no armv8 PMU: the counts themselves are checked on
+    QEMU and gem5). Without the line, none; a bad list names the line."""
+    from ampkit.pmu import EVENT_SETS
 
+    events = EVENT_SETS[0]
     app = f"app compute 0 2 0 {host_bin}/compute -t 2 -n 200\n"
-    report = parse_console(run_runner(host_bin, tmp_path, header() + "pmu 1\n" + app).stdout)
+    desc = header() + f"pmu {','.join(events)}\n" + app
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
     assert report.complete and not report.problems(), report.problems()
     pmu = report.apps[0]["pmu"]
-    assert list(pmu) == list(NAMES)
+    assert list(pmu) == list(events)
     for event in pmu.values():
-        assert ("count" in event and event["running_ns"] <= event["enabled_ns"]) or event[
-            "error"
-        ], event
-    (tmp_path / "plain").mkdir()
-    report = parse_console(run_runner(host_bin, tmp_path / "plain", header() + app).stdout)
-    assert "pmu" not in report.apps[0]
-    (tmp_path / "bad").mkdir()
-    result = run_runner(host_bin, tmp_path / "bad", header() + "pmu 2\n" + app)
-    assert result.returncode != 0 and "pmu must be 0 or 1" in result.stdout + result.stderr
+        assert (
+            event == {"error": "no CPU PMU in sysfs"} or event["running_ns"] <= event["enabled_ns"]
+        ), event
+    for i, (lines, says) in enumerate(
+        [
+            ("", None),
+            ("pmu INST_RETIRED,L2D_CACHE\n", "not: L2D_CACHE"),
+            ("pmu CPU_CYCLES,INST_RETIRED\n", "not: CPU_CYCLES"),
+            ("pmu " + ",".join(["INST_RETIRED"] * 9) + "\n", "not: INST_RETIRED"),
+        ]
+    ):
+        (tmp_path / str(i)).mkdir()
+        result = run_runner(host_bin, tmp_path / str(i), header() + lines + app)
+        if says is None:
+            report = parse_console(result.stdout)
+            assert report.complete and "pmu" not in report.apps[0]
+        else:
+            assert result.returncode != 0, result.stdout
+            assert says in result.stdout + result.stderr, result.stdout + result.stderr

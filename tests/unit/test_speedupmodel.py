@@ -161,7 +161,7 @@ def test_a_model_file_reading_events_the_pmu_cannot_hold_is_refused(tmp_path: Pa
     model = sm.Model("speedup", "big", "gem5", tuple(events), 1.0, tuple(0.1 for _ in events))
     path = tmp_path / "m.toml"
     path.write_text(model.render())
-    with pytest.raises(AmpkitError, match="more than the PMU's 6 counters hold"):
+    with pytest.raises(AmpkitError, match="more than the PMU's 5 counters hold"):
         sm.load_model(path)
     path.write_text(model.render().replace("BR_PRED/", "L2D_CACHE/"))
     with pytest.raises(AmpkitError, match="not a rate the kit counts"):
@@ -218,3 +218,26 @@ def test_the_command_trains_every_model_and_writes_its_validation(
     profile.write_text(few.render())
     assert main(["model", "train", str(profile), "--out", str(out)]) != 0
     assert "leaving one out needs three at least" in capsys.readouterr().err
+
+
+def test_counts_beyond_what_the_cpus_committed_are_refused(tmp_path: Path) -> None:
+    """gem5 v24's PMU zeroes a counter under perf at a switch between
+    threads that share counters, and perf's delta gains 2^31 - 1: a count
+    of more instructions than every CPU committed is refused, saying so."""
+    import json
+
+    from ampkit.profile import _check_counts
+    from ampkit.rundir import AppRecord
+
+    (tmp_path / "gem5.json").write_text(json.dumps({"cpus": [{"insts": 2_391_248.0}]}))
+
+    def record(count: int) -> AppRecord:
+        pmu = {"INST_RETIRED": {"count": count, "enabled_ns": 9, "running_ns": 9}}
+        rec = {"app": "compute", "instance": 0, "threads": 1, "start_ns": 1, "end_ns": 2}
+        return AppRecord.parse({**rec, "status": "ok", "pmu": pmu})
+
+    _check_counts(tmp_path, record(1_901_736))
+    with pytest.raises(AmpkitError, match="counted 2149385383 instructions for compute#0"):
+        _check_counts(tmp_path, record(1_901_736 + 2**31 - 1))
+    # no statistics (QEMU): nothing to check against
+    _check_counts(tmp_path / "elsewhere", record(2**40))

@@ -38,9 +38,10 @@
  *                               perturbation, ampkit/perturb.py; 0 to
  *                               1000000, default 0)
  *   env <NAME>=<value>         (in every application's environment)
- *   pmu 0|1                    (count each first run's PMU events, the
- *                               speedup model's training data: pmu.h;
- *                               default 0, since counting costs every
+ *   pmu <EVENT>,<EVENT>...     (count these PMU events over each first
+ *                               run, INST_RETIRED first: the speedup
+ *                               model's training data, pmu.h; none by
+ *                               default, since counting costs every
  *                               context switch of the counted threads)
  *   disk <device> <mountpoint> (an ext4 disk, mounted read-only first)
  *
@@ -100,7 +101,7 @@ struct app {
 	 * record says so and only a kit kernel's refusal fails the app.
 	 */
 	int speedup_err;
-	/* The first run's PMU events, with the run's pmu 1 */
+	/* The first run's PMU events, where the run counts them */
 	struct pmu_counts pmu;
 
 	pid_t pid;			/* the instance running now, or 0 */
@@ -122,7 +123,7 @@ struct run {
 	int restart;	/* the restart method */
 	int m5ops;	/* on gem5: work items and m5 exit */
 	int warmup_ms;	/* the warm-up before the measured run */
-	int pmu;	/* count each first run's PMU events */
+	char *pmu;	/* the PMU events to count over each first run, or NULL */
 	char *disk_dev, *disk_mnt;	/* the benchmark disk (PARSEC images) */
 	char *env[MAX_ENV];
 	int nenv;
@@ -373,8 +374,7 @@ static void parse_desc(char *text, struct run *run)
 			if (parse_int(w[1], 0, 1, &run->m5ops))
 				fail("run description: m5ops must be 0 or 1", where);
 		} else if (!strcmp(w[0], "pmu")) {
-			if (parse_int(w[1], 0, 1, &run->pmu))
-				fail("run description: pmu must be 0 or 1", where);
+			run->pmu = w[1];
 		} else if (!strcmp(w[0], "warmup_ms")) {
 			if (parse_int(w[1], 0, 600000, &run->warmup_ms))
 				fail("run description: warmup_ms must be 0 to 600000", where);
@@ -401,6 +401,16 @@ static void parse_desc(char *text, struct run *run)
 		fail("run description is empty", NULL);
 	if (!run->run_id || run->napps == 0)
 		fail("run description needs a run_id and at least one app", NULL);
+	for (n = 0; run->pmu && n < run->napps; n++) {
+		const char *bad = NULL;
+		char *copy = strdup(run->pmu);
+
+		if (!copy)
+			fail("out of memory", NULL);
+		if (pmu_parse(&run->apps[n].pmu, copy, &bad))
+			fail("run description: pmu needs INST_RETIRED first, then at most 7 more of "
+			     "the events ampkit/pmu.py names, not", bad);
+	}
 }
 
 static char *read_file(const char *path)

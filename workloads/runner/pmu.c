@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "pmu.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -13,24 +14,61 @@
 
 #define PMU_DEVICES "/sys/bus/event_source/devices"
 
-/* The name a record uses, and the one the driver's sysfs directory does. */
-static const char *const pmu_names[PMU_NR_EVENTS][2] = {
-	{ "INST_RETIRED", "inst_retired" },
-	{ "CPU_CYCLES", "cpu_cycles" },
-	{ "LD_RETIRED", "ld_retired" },
-	{ "ST_RETIRED", "st_retired" },
-	{ "MEM_ACCESS", "mem_access" },
-	{ "BR_RETIRED", "br_retired" },
-	{ "BR_PRED", "br_pred" },
-	{ "BR_MIS_PRED", "br_mis_pred" },
-	{ "L1I_TLB_REFILL", "l1i_tlb_refill" },
-	{ "L1D_TLB_REFILL", "l1d_tlb_refill" },
+/*
+ * The architected events gem5's ArmPMU implements (addArchEvents in its
+ * src/arch/arm/ArmPMU.py), SW_INCR aside: ampkit/pmu.py names the same.
+ */
+static const struct {
+	const char *name;
+	unsigned int number;
+} pmu_events[] = {
+	{ "INST_RETIRED", 0x08 },
+	{ "CPU_CYCLES", 0x11 },
+	{ "LD_RETIRED", 0x06 },
+	{ "ST_RETIRED", 0x07 },
+	{ "MEM_ACCESS", 0x13 },
+	{ "BR_RETIRED", 0x21 },
+	{ "BR_PRED", 0x12 },
+	{ "BR_MIS_PRED", 0x10 },
+	{ "L1I_TLB_REFILL", 0x02 },
+	{ "L1D_TLB_REFILL", 0x05 },
 };
+
+#define NR_KNOWN (sizeof(pmu_events) / sizeof(pmu_events[0]))
+
+static int event_number(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KNOWN; i++)
+		if (!strcmp(pmu_events[i].name, name))
+			return (int)pmu_events[i].number;
+	return -1;
+}
+
+int pmu_parse(struct pmu_counts *c, char *list, const char **bad)
+{
+	char *save, *name;
+
+	memset(c, 0, sizeof(*c));
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (c->n == PMU_MAX_EVENTS || event_number(name) < 0) {
+			*bad = name;
+			return -1;
+		}
+		c->events[c->n++].name = name;
+	}
+	if (!c->n || strcmp(c->events[0].name, "INST_RETIRED")) {
+		*bad = c->n ? c->events[0].name : list;
+		return -1;
+	}
+	return 0;
+}
 
 /*
  * The CPU PMU's directory under PMU_DEVICES (the first that lists
- * cpu_cycles, which every armv8 PMU counts; its driver lists only the
- * events the cores implement) and its perf type; 0 if there is none.
+ * cpu_cycles, which every armv8 PMU counts) and its perf type; 0 if there
+ * is none (a host that is not arm64).
  */
 static int find_pmu(char *dir, size_t len, unsigned int *type)
 {
@@ -60,20 +98,17 @@ static int find_pmu(char *dir, size_t len, unsigned int *type)
 	return found;
 }
 
-/* The event number sysfs gives for @name ("event=0x0008"); -1 if unlisted. */
-static long event_config(const char *dir, const char *name)
+/* Whether the driver lists @name: the events the PMU says it implements. */
+static int listed(const char *dir, const char *name)
 {
-	char path[600];
-	char *text, *term;
-	long config = -1;
+	char path[600], lower[32];
+	size_t i;
 
-	snprintf(path, sizeof(path), "%s/events/%s", dir, name);
-	text = read_text(path);
-	term = text ? strstr(text, "event=") : NULL;
-	if (term)
-		config = strtol(term + strlen("event="), NULL, 0);
-	free(text);
-	return config;
+	for (i = 0; name[i] && i < sizeof(lower) - 1; i++)
+		lower[i] = (char)tolower((unsigned char)name[i]);
+	lower[i] = '\0';
+	snprintf(path, sizeof(path), "%s/events/%s", dir, lower);
+	return !access(path, R_OK);
 }
 
 void pmu_open(struct pmu_counts *c, pid_t pid)
@@ -82,28 +117,38 @@ void pmu_open(struct pmu_counts *c, pid_t pid)
 	unsigned int type = 0;
 	char dir[512];
 	int have_pmu = find_pmu(dir, sizeof(dir), &type);
-	int i;
+	int i, leader = -1;
 
-	for (i = 0; i < PMU_NR_EVENTS; i++) {
+	for (i = 0; i < c->n; i++) {
 		struct pmu_count *e = &c->events[i];
-		long config = have_pmu ? event_config(dir, pmu_names[i][1]) : -1;
 
-		memset(e, 0, sizeof(*e));
 		e->fd = -1;
-		if (config < 0)
+		e->read = 0;
+		if (!have_pmu) {
+			e->err = ENODEV;
 			continue;
+		}
+		e->listed = listed(dir, e->name);
+		if (i && leader < 0) {
+			e->err = c->events[0].err;	/* no leader, no group */
+			continue;
+		}
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		attr.type = type;
-		attr.config = (uint64_t)config;
-		attr.disabled = 1;
-		attr.enable_on_exec = 1;
+		attr.config = (uint64_t)event_number(e->name);
+		/* the leader starts the group at exec; members follow it */
+		attr.disabled = !i;
+		attr.enable_on_exec = !i;
 		attr.inherit = 1;
 		attr.exclude_hv = 1;
 		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-		e->fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		e->fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, leader,
+				     PERF_FLAG_FD_CLOEXEC);
 		if (e->fd < 0)
 			e->err = errno;
+		else if (!i)
+			leader = e->fd;
 	}
 }
 
@@ -111,7 +156,7 @@ void pmu_close(struct pmu_counts *c)
 {
 	int i;
 
-	for (i = 0; i < PMU_NR_EVENTS; i++) {
+	for (i = 0; i < c->n; i++) {
 		struct pmu_count *e = &c->events[i];
 		uint64_t v[3];
 
@@ -125,8 +170,12 @@ void pmu_close(struct pmu_counts *c)
 		} else {
 			e->err = errno ? errno : EIO;
 		}
-		close(e->fd);
-		e->fd = -1;
+	}
+	/* members before their leader */
+	for (i = c->n - 1; i >= 0; i--) {
+		if (c->events[i].fd >= 0)
+			close(c->events[i].fd);
+		c->events[i].fd = -1;
 	}
 }
 
@@ -135,19 +184,19 @@ void pmu_json(struct sbuf *sb, const struct pmu_counts *c)
 	int i;
 
 	sb_printf(sb, ",\"pmu\":{");
-	for (i = 0; i < PMU_NR_EVENTS; i++) {
+	for (i = 0; i < c->n; i++) {
 		const struct pmu_count *e = &c->events[i];
 
-		sb_printf(sb, "%s\"%s\":{", i ? "," : "", pmu_names[i][0]);
+		sb_printf(sb, "%s\"%s\":{", i ? "," : "", e->name);
 		if (e->read)
-			sb_printf(sb, "\"count\":%llu,\"enabled_ns\":%llu,\"running_ns\":%llu",
-				  (unsigned long long)e->value,
+			sb_printf(sb, "\"count\":%llu,\"enabled_ns\":%llu,\"running_ns\":%llu,"
+				  "\"listed\":%s", (unsigned long long)e->value,
 				  (unsigned long long)e->enabled_ns,
-				  (unsigned long long)e->running_ns);
-		else if (e->err)
-			sb_printf(sb, "\"error\":\"%s\"", strerror(e->err));
+				  (unsigned long long)e->running_ns, e->listed ? "true" : "false");
+		else if (e->err == ENODEV)
+			sb_printf(sb, "\"error\":\"no CPU PMU in sysfs\"");
 		else
-			sb_printf(sb, "\"error\":\"not listed by the kernel's PMU\"");
+			sb_printf(sb, "\"error\":\"%s\"", strerror(e->err ? e->err : EIO));
 		sb_printf(sb, "}");
 	}
 	sb_printf(sb, "}");

@@ -11,29 +11,42 @@
 
 #include "sbuf.h"
 
-/*
- * The architected events gem5's ArmPMU implements (addArchEvents in its
- * src/arch/arm/ArmPMU.py), by the names the kernel's armv8 PMU driver
- * gives them in sysfs: every one a gem5 core counts, SW_INCR aside.
- */
-#define PMU_NR_EVENTS 10
+/* At most this many events a run: one group, which the PMU must hold at once. */
+#define PMU_MAX_EVENTS 8
 
 struct pmu_count {
-	int fd;		/* -1: not counted */
-	int err;	/* why not: an errno, or 0 with fd -1 if not listed */
+	const char *name;	/* as ampkit/pmu.py spells it */
+	int fd;			/* -1: not counted */
+	int err;		/* why not (an errno) */
+	int listed;		/* the kernel's PMU lists it in sysfs */
 	uint64_t value, enabled_ns, running_ns;
-	int read;	/* value and times are final */
+	int read;		/* value and times are final */
 };
 
 struct pmu_counts {
-	struct pmu_count events[PMU_NR_EVENTS];
+	int n;
+	struct pmu_count events[PMU_MAX_EVENTS];
 };
 
 /*
- * Opens every event on @pid and the threads and processes it creates from
- * now on (inherit), counting from its next exec (enable_on_exec), in user
- * and kernel mode. An event the kernel's PMU does not list (none on a
- * host that is not arm64, most of them under QEMU) is recorded as such.
+ * Parses "INST_RETIRED,CPU_CYCLES,..." (the run description's pmu line:
+ * INST_RETIRED first, the group's leader) into @c. Returns 0, or -1 with
+ * @bad pointing at a name it does not know or a list that is too long.
+ */
+int pmu_parse(struct pmu_counts *c, char *list, const char **bad);
+
+/*
+ * Opens the events as one group on @pid and the threads and processes it
+ * creates from now on (inherit), counting from its next exec
+ * (enable_on_exec), in user and kernel mode, each by its architected
+ * number on the CPU PMU. One group, so that the kernel schedules all of
+ * them or none and never time-shares the counters: gem5 v24 zeroes a
+ * counter each time the PMU is enabled again without the counter having
+ * been written (PMU::CounterState::attach), which perf's rotation of
+ * shared counters does on every tick. An event the kernel's PMU does not
+ * list is still opened, and recorded as unlisted: gem5 boots on atomic
+ * CPUs, without the branch predictor whose events the detailed CPUs count
+ * after the checkpoint.
  */
 void pmu_open(struct pmu_counts *c, pid_t pid);
 
@@ -44,11 +57,9 @@ void pmu_open(struct pmu_counts *c, pid_t pid);
 void pmu_close(struct pmu_counts *c);
 
 /*
- * Appends ,"pmu":{"INST_RETIRED":{"count":N,"enabled_ns":E,"running_ns":R},
- * "LD_RETIRED":{"error":"..."},...}. A count is as read: the kernel
- * time-shares the counters when there are more events than counters, and
- * running_ns against enabled_ns says for how much of the time each event
- * was counted (the reader scales).
+ * Appends ,"pmu":{"INST_RETIRED":{"count":N,"enabled_ns":E,"running_ns":R,
+ * "listed":true},...,"BR_PRED":{"error":"..."}}: running_ns 0 when the
+ * group never got the counters (more events than the PMU holds).
  */
 void pmu_json(struct sbuf *sb, const struct pmu_counts *c);
 
