@@ -453,8 +453,15 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from ampkit.engines import get_engine
     from ampkit.mix import CATALOGUE_SIZES, App
     from ampkit.pmu import EVENT_SETS
-    from ampkit.profile import measure
+    from ampkit.profile import from_runs, measure
 
+    if args.from_runs:
+        prof = from_runs(Path(args.from_runs))
+        Path(args.out).write_text(prof.render())
+        for e in prof.entries:
+            print(f"{e.app.program:10} t{e.app.threads} n{e.app.size}: speedup {e.speedup:.3f}")
+        print(f"{args.out}: {len(prof.entries)} applications from the runs in {args.from_runs}")
+        return 0
     if args.cpus < 1 or args.repetitions < 1:
         raise UsageError("--cpus and --repetitions must be at least 1")
     if not 0 < args.scale <= 1:
@@ -536,7 +543,10 @@ def cmd_model_train(args: argparse.Namespace) -> int:
             f"predicted {r['predicted']:8.4g}  error {r['error']:+.1%}"
         )
     for (target, core), rows in check.groupby(["target", "core"], sort=False):
-        print(f"  {target} from {core} counts: mean |error| {rows['error'].abs().mean():.1%}")
+        print(
+            f"  {target} from {core} counts: mean |error| {rows['error'].abs().mean():.1%} "
+            f"(the other programs' mean as the prediction: {rows['mean_error'].abs().mean():.1%})"
+        )
     print(f"{out}: {len(models)} models, validation.csv, validation.png")
     return 0
 
@@ -1094,6 +1104,12 @@ def parser() -> argparse.ArgumentParser:
         "--no-pmu",
         action="store_true",
         help="do not count PMU events (the speedup model's training data: ampkit/pmu.py)",
+    )
+    s.add_argument(
+        "--from-runs",
+        metavar="DIR",
+        help="run nothing: the profile of the alone runs already under DIR (on big CPUs "
+        "only and on little CPUs only), PMU events from the engine's statistics",
     )
     s.set_defaults(func=cmd_profile)
 

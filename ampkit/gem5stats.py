@@ -220,6 +220,52 @@ def cpu_rows(dumps: list[dict[str, float]]) -> list[dict[str, Any]]:
     return rows
 
 
+#: Each PMU event gem5's ArmPMU implements (ampkit.pmu), as the statistics
+#: of a CPU count what feeds its probe (gem5 v24): the retired-instruction
+#: probes fire at commit per instruction (loads, stores and branches per
+#: micro-op, as the op classes count them), Branches at each predictor
+#: lookup, Misses where it counts a conditional misprediction, a TLB's
+#: Refills at each insertion. Exact but for CPU_CYCLES, which counts the
+#: cycles the CPU was awake and numCycles also some it slept (cpu_rows).
+PMU_STATS: dict[str, tuple[str, ...]] = {
+    "INST_RETIRED": ("commitStats0.numInsts",),
+    "CPU_CYCLES": ("numCycles",),
+    "LD_RETIRED": (
+        "commitStats0.committedInstType::MemRead",
+        "commitStats0.committedInstType::FloatMemRead",
+    ),
+    "ST_RETIRED": (
+        "commitStats0.committedInstType::MemWrite",
+        "commitStats0.committedInstType::FloatMemWrite",
+    ),
+    "MEM_ACCESS": (
+        "commitStats0.committedInstType::MemRead",
+        "commitStats0.committedInstType::FloatMemRead",
+        "commitStats0.committedInstType::MemWrite",
+        "commitStats0.committedInstType::FloatMemWrite",
+    ),
+    "BR_RETIRED": ("branchPred.committed_0::total",),
+    "BR_PRED": ("branchPred.lookups_0::total",),
+    "BR_MIS_PRED": ("branchPred.condIncorrect",),
+    "L1I_TLB_REFILL": ("mmu.itb.inserts",),
+    "L1D_TLB_REFILL": ("mmu.dtb.inserts",),
+}
+
+
+def pmu_counts(stats: dict[str, float]) -> dict[str, float]:
+    """Each PMU event of PMU_STATS over one dump, summed over its CPUs (a
+    statistic a CPU leaves out, as gem5 does a zero it flags nozero,
+    counts 0)."""
+    per_stat: dict[str, float] = {}
+    for name, value in stats.items():
+        m = _CPU.match(name)
+        if m:
+            per_stat[m["stat"]] = per_stat.get(m["stat"], 0.0) + value
+    return {
+        event: sum(per_stat.get(stat, 0.0) for stat in names) for event, names in PMU_STATS.items()
+    }
+
+
 def _energy(stats: dict[str, float], prefix: str, seconds: float) -> float:
     """Energy of the object whose power model's stats start with prefix."""
     dynamic = stats.get(f"{prefix}.power_model.dynamicPower", math.nan)
@@ -304,5 +350,7 @@ def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]
         # would pass for the whole machine's energy
         "energy_j": sum(c["energy_j"] for c in clusters.values())
         + sum(m["energy_j"] for m in memory),
+        # what the PMU's architected events would have counted on every CPU
+        "pmu": pmu_counts(dump),
         "work_items": [items[k] for k in sorted(items) if items[k].get("samples")],
     }

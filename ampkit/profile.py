@@ -342,17 +342,23 @@ def measure(
     ``cmdline`` appended, and returns the profile they give.
 
     With ``pmu_sets`` (ampkit.pmu.EVENT_SETS: groups the PMU holds at
-    once), each application's PMU events on each core type, and on gem5
-    the big cluster's energy per instruction: the first set counted in
-    the run that times the application, each further set in a run of its
-    own (its mix named ...-pmu<k>, not among the entry's runs), its counts
-    brought to the first run's instructions, so that every rate is the
-    one its own run measured."""
+    once), each application's PMU events on each core type: on an engine
+    that writes statistics (gem5) what they count of every event over the
+    measured interval (run_counts; the guest counts nothing), with the big
+    cluster's energy per instruction; elsewhere as the guest's PMU counts
+    them, the first set in the run that times the application, each
+    further set in a run of its own (its mix named ...-pmu<k>, not among
+    the entry's runs), its counts brought to the first run's instructions,
+    so that every rate is the one its own run measured."""
     # imported here: ampkit.run needs the engines, the profile format does not
+    from ampkit.engines import get_engine
     from ampkit.platform import make_platform
     from ampkit.policies import BASELINE
     from ampkit.references import alone_mix, is_done
     from ampkit.run import RunRequest, execute, prepare_for
+
+    from_statistics = get_engine(engine).writes_statistics
+    guest_sets = () if from_statistics else pmu_sets
 
     holder = Mix(
         name="profile",
@@ -388,7 +394,7 @@ def measure(
         for kind, plat in platforms.items():
             for rep in range(repetitions):
                 passes = []
-                for k, events in enumerate(pmu_sets or ((),)):
+                for k, events in enumerate(guest_sets or ((),)):
                     request = RunRequest(
                         platform=plat,
                         policy=BASELINE,
@@ -404,10 +410,12 @@ def measure(
                 run_dir, record = passes[0]
                 times[kind].append(record.turnaround_ns)
                 runs[kind].append(run_dir.name)
-                if pmu_sets:
-                    pmu[kind].append(_merged([_counted(r) for _, r in passes]))
+                if pmu_sets and from_statistics:
+                    pmu[kind].append(run_counts(RunDir(run_dir)))
                     if kind == "big":
                         epi.extend(_epi_nj(RunDir(run_dir)))
+                elif pmu_sets:
+                    pmu[kind].append(_merged([_counted(r) for _, r in passes]))
         entries.append(
             Entry(
                 app=replace(app, speedup=None),
@@ -421,6 +429,111 @@ def measure(
             )
         )
     return Profile(engine=engine, cpus=cpus, entries=tuple(entries))
+
+
+def run_counts(run: RunDir) -> dict[str, float]:
+    """Every PMU event over a run's measured interval on all its CPUs, as
+    the engine's statistics count it (ampkit.gem5stats.PMU_STATS): the
+    application's own where it ran alone, with the little the runner and
+    the kernel did beside it; empty without statistics."""
+    try:
+        info = run.info()
+        measured = run.statistics(info).measured
+    except Excluded:
+        return {}
+    counts = measured.get("pmu") if measured else None
+    return dict(counts) if isinstance(counts, dict) else {}
+
+
+def from_runs(root: Path) -> Profile:
+    """The profile the sound alone runs under ``root`` give, without
+    running anything: each application's runs on big CPUs only (<N>B0L)
+    and on as many little ones (0B<N>L), its PMU events from the engine's
+    statistics (run_counts) and, on gem5, the big cluster's energy per
+    instruction. Applications measured on one side only are left out."""
+    from ampkit.rundir import find_run_dirs
+
+    found, _ = find_run_dirs(root)
+    sides: dict[App, dict[str, list[tuple[str, int, dict[str, float], list[float]]]]] = {}
+    engines, cpus, machines = set(), set(), set()
+    for path in sorted(found):
+        run = RunDir(path)
+        try:
+            info = run.info()
+            record = run.only_record()
+        except Excluded:
+            continue
+        if info.big is None or info.little is None or (info.big and info.little):
+            continue
+        kind = "big" if info.big else "little"
+        app = App(
+            program=record.program,
+            threads=record.threads,
+            size=_size_of(record.argv),
+            args=tuple(record.argv[5:]),
+        )
+        epi = _epi_nj(run) if kind == "big" else []
+        runs = sides.setdefault(app, {"big": [], "little": []})[kind]
+        runs.append((path.name, record.turnaround_ns, run_counts(run), epi))
+        engines.add(info.engine)
+        cpus.add(info.big or info.little)
+        machines.add(_machine_of(run) if not info.calibration_stale else "")
+    entries = []
+    for app, by_kind in sides.items():
+        big, little = by_kind["big"], by_kind["little"]
+        if not big or not little:
+            continue
+        epis = [e for _, _, _, es in big for e in es]
+        entries.append(
+            Entry(
+                app=app,
+                big_ns=tuple(t for _, t, _, _ in big),
+                little_ns=tuple(t for _, t, _, _ in little),
+                big_runs=tuple(n for n, _, _, _ in big),
+                little_runs=tuple(n for n, _, _, _ in little),
+                big_pmu=_mean_counts([c for _, _, c, _ in big if c]),
+                little_pmu=_mean_counts([c for _, _, c, _ in little if c]),
+                big_epi_nj=sum(epis) / len(epis) if len(epis) == len(big) else None,
+            )
+        )
+    if not entries:
+        raise AmpkitError(
+            f"{root}: no application with sound alone runs on big CPUs only and on "
+            "little CPUs only",
+            "point at the runs 'ampkit profile' made (<N>B0L and 0B<N>L)",
+        )
+    if len(engines) != 1 or len(cpus) != 1:
+        raise AmpkitError(
+            f"{root}: runs of {len(engines)} engines and {len(cpus)} CPU counts: "
+            "a profile is of one engine and one platform size",
+        )
+    provenance = {"runs": str(root), "pmu": "the engine's statistics (ampkit.gem5stats)"}
+    if len(machines) == 1 and (machine := machines.pop()):
+        provenance["model_sha256"] = machine
+    return Profile(
+        engine=engines.pop(),
+        cpus=cpus.pop(),
+        entries=tuple(entries),
+        provenance=tuple(provenance.items()),
+    )
+
+
+def _machine_of(run: RunDir) -> str:
+    """The simulated machine's model hash the run's calibration record
+    holds (ampkit.calibration.model_sha256), or ""."""
+    platform = run.manifest().get("platform")
+    calibration = platform.get("calibration") if isinstance(platform, dict) else None
+    record = calibration.get("record") if isinstance(calibration, dict) else None
+    model = record.get("model_sha256") if isinstance(record, dict) else None
+    return model if isinstance(model, str) else ""
+
+
+def _size_of(argv: tuple[str, ...]) -> int:
+    """The -n of a catalogue program's command line (0 for a suite program)."""
+    try:
+        return int(argv[argv.index("-n") + 1])
+    except (ValueError, IndexError):
+        return 0
 
 
 def _check_counts(run_dir: Path, record: AppRecord) -> None:

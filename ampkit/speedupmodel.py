@@ -236,11 +236,14 @@ def validate(frame: pd.DataFrame, core: str, target: str, limit: int | None = No
     """Leave one program out: for each program, the model trained on the
     others (events chosen again) predicting its applications. One row per
     application: program, app, core, target, measured, predicted, error
-    (predicted / measured - 1) and the events that fold chose."""
+    (predicted / measured - 1), the events that fold chose, and what
+    predicting the others' mean would have erred (mean_error): a model
+    earns its counters only where it does better than that."""
     rows = frame[(frame["core"] == core) & frame[target].notna()].reset_index(drop=True)
     out = []
     for train, test in LeaveOneGroupOut().split(rows, groups=rows["program"]):
         model = fit(rows.iloc[train], core, target, limit)
+        mean = float(rows.iloc[train][target].mean())
         for _, r in rows.iloc[test].iterrows():
             predicted = model.predict({e: float(r[e]) for e in model.events})
             out.append(
@@ -253,6 +256,7 @@ def validate(frame: pd.DataFrame, core: str, target: str, limit: int | None = No
                     "predicted": predicted,
                     "error": predicted / float(r[target]) - 1,
                     "events": " ".join(model.events),
+                    "mean_error": mean / float(r[target]) - 1,
                 }
             )
     return pd.DataFrame(out)
@@ -287,6 +291,7 @@ def train(profile: Profile, limit: int | None = None) -> tuple[list[Model], pd.D
                 "programs": " ".join(sorted(rows["program"].unique())),
                 "lopo_mean_abs_error": f"{check['error'].abs().mean():.4f}",
                 "lopo_max_abs_error": f"{check['error'].abs().max():.4f}",
+                "lopo_mean_abs_error_of_the_mean": f"{check['mean_error'].abs().mean():.4f}",
             }
             models.append(
                 Model(

@@ -2,6 +2,7 @@
 leave-one-program-out validation, and the model file (ampkit.speedupmodel)."""
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from ampkit import speedupmodel as sm
 from ampkit.errors import AmpkitError
 from ampkit.mix import App
+from ampkit.paths import REPO_ROOT
 from ampkit.pmu import INSTRUCTIONS, NAMES
 from ampkit.profile import Entry, Profile, load_profile
 
@@ -121,6 +123,7 @@ def test_validation_leaves_each_program_out_and_predicts_it() -> None:
         "predicted",
         "error",
         "events",
+        "mean_error",
     ]
     assert len(check) == 2 * len(PROGRAMS) and set(check["program"]) == set(PROGRAMS)
     assert (check["core"] == "little").all() and (check["target"] == "speedup").all()
@@ -128,6 +131,8 @@ def test_validation_leaves_each_program_out_and_predicts_it() -> None:
     # the little core's rates are the big ones' within 10%: a close but
     # imperfect model, its errors held-out ones
     assert 0 < check["error"].abs().mean() < 0.2
+    # where the counters say something, the model does better than the mean
+    assert check["error"].abs().mean() < check["mean_error"].abs().mean()
 
 
 def test_the_model_file_round_trips_and_refuses_another_setup(tmp_path: Path) -> None:
@@ -241,3 +246,62 @@ def test_counts_beyond_what_the_cpus_committed_are_refused(tmp_path: Path) -> No
         _check_counts(tmp_path, record(1_901_736 + 2**31 - 1))
     # no statistics (QEMU): nothing to check against
     _check_counts(tmp_path / "elsewhere", record(2**40))
+
+
+CALIBRATION = REPO_ROOT / "evaluations" / "gem5-2B2L" / "calibration"
+
+
+def test_gem5_statistics_give_every_event_as_its_probe_counts() -> None:
+    """The events of a gem5 run from its statistics: instructions as the
+    CPUs committed them, memory accesses the loads and stores, and on the
+    out-of-order core the branches retired as commit counts its controls."""
+    from ampkit import gem5stats
+
+    run = CALIBRATION / "profile-runs" / "4B0L-cfs-alone-compute-t2-n74775-r0"
+    dumps = gem5stats.read_stats(run / "m5out")
+    assert dumps is not None
+    measured = gem5stats.run_summary(dumps)
+    counts = measured["pmu"]
+    assert set(counts) == set(NAMES)
+    assert counts["INST_RETIRED"] == sum(c["insts"] for c in measured["cpus"])
+    assert counts["MEM_ACCESS"] == counts["LD_RETIRED"] + counts["ST_RETIRED"]
+    dump = dumps[gem5stats.MEASURED_DUMP]
+    controls = sum(v for k, v in dump.items() if k.endswith("committedControl::IsControl"))
+    assert counts["BR_RETIRED"] == controls > 0
+    assert 0 < counts["BR_MIS_PRED"] < counts["BR_PRED"]
+
+
+def test_the_committed_model_is_what_its_runs_give() -> None:
+    """evaluations/gem5-2B2L/calibration/model: the profile of the hint runs
+    and the models' validation, made again from the committed runs."""
+    from ampkit.profile import from_runs
+
+    path = CALIBRATION / "model" / "profile.toml"
+    committed = load_profile(path)
+    again = from_runs(CALIBRATION / "profile-runs")
+    assert dict(again.provenance)["model_sha256"] == dict(committed.provenance)["model_sha256"]
+    # the same file but where the runs were looked for
+    assert replace(again, provenance=committed.provenance).render() == path.read_text()
+    hints = load_profile(CALIBRATION / "speedups.toml")
+    assert [round(e.speedup, 4) for e in again.entries] == [
+        round(e.speedup, 4) for e in hints.entries
+    ]
+    _, check = sm.train(committed)
+    expected = pd.read_csv(CALIBRATION / "model" / "validation.csv")
+    pd.testing.assert_frame_equal(
+        check.reset_index(drop=True), expected, check_exact=False, rtol=1e-9
+    )
+
+
+def test_a_profile_from_runs_needs_both_sides(tmp_path: Path) -> None:
+    from ampkit.profile import from_runs
+
+    with pytest.raises(AmpkitError, match="no application with sound alone runs"):
+        from_runs(tmp_path)
+    # one side only: the big runs of the hints, without their little ones
+    import shutil
+
+    for run in (CALIBRATION / "profile-runs").glob("4B0L-*"):
+        shutil.copytree(run, tmp_path / run.name)
+    with pytest.raises(AmpkitError, match="no application with sound alone runs"):
+        from_runs(tmp_path)
