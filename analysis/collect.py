@@ -13,7 +13,9 @@ runs     one row per run directory, whether it counts (``included``) and,
          periods as its kernel held them (guest.json's amp.knobs, unscaled:
          the kernel divides them by the time scale): colab_rank_period_ms,
          wash_quantum_ms, and the scale the kernel says it runs at,
-         timescale_knob (NaN where the guest did not record them);
+         timescale_knob (NaN where the guest did not record them); and
+         counters, whether the kernel kept its per-task counters under
+         every policy (kernel.sched_colab_stats: 1 or 0; NaN unrecorded);
 apps     one row per application per included run: campaign, run, run_id,
          engine, platform, timescale (the kernel's time scale), tick_hz
          (its tick, CONFIG_HZ), big, little (its CPU counts), policy, mix,
@@ -166,6 +168,9 @@ def _knob_columns(run: RunDir) -> dict[str, float]:
             out[column] = float(value)
         else:
             out[column] = math.nan
+    stats = knobs.get("sched_colab_stats")
+    kept = stats in (0, 1) and isinstance(stats, int) and not isinstance(stats, bool)
+    out["counters"] = float(stats == 1) if kept else math.nan
     return out
 
 

@@ -449,7 +449,34 @@ def _timescale_text(col: Collection) -> str:
             "load balancing, CFS's slices, COLAB's periods and WASH's quantum k times as "
             "fast, the tick not): runs are compared and referenced only within one scale."
         )
-    return text + _tick_text(runs)
+    return text + _tick_text(runs) + _counters_text(runs)
+
+
+def _counters_text(runs: pd.DataFrame) -> str:
+    """The header's account of the kernel's per-task counters, which cost
+    every policy that keeps them (the reference included): whether the
+    included runs kept them, as their guests read kernel.sched_colab_stats;
+    nothing where no run recorded it."""
+    if "counters" not in runs.columns:
+        return ""
+    kept = runs.loc[runs["included"], "counters"].dropna()
+    if kept.empty:
+        return ""
+    if (kept == 1).all():
+        return (
+            " Every run kept the kernel's per-task counters (kernel.sched_colab_stats=1: "
+            "run time per side, futex waiting, flags, moves) under every policy, the "
+            "reference included, so that every policy is measured alike and every "
+            "policy carries their cost (on gem5, 0.4-0.6% of a pipe round trip and "
+            "2.6-4% of a mutex hand-off under cfs: evaluations/gem5-2B2L/README.md, "
+            "'Scheduler overhead')."
+        )
+    if (kept == 0).all():
+        return " No run kept the per-task counters beyond what its policy needs."
+    return (
+        f" {int((kept == 1).sum())} of {len(kept)} runs kept the per-task counters under "
+        "every policy and the others did not: their costs differ."
+    )
 
 
 def _tick_text(runs: pd.DataFrame) -> str:

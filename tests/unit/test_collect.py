@@ -558,8 +558,12 @@ def test_each_run_is_counted_against_the_clocks_of_its_own_setup(tmp_path: Path)
         cmdline="sched_timescale=4",
     )
     knobs = {"sched_colab_rank_period_ms": 10, "sched_wash_quantum_ms": 40, "sched_timescale": 2}
+    knobs["sched_colab_stats"] = 1
     (slow_tick / "guest.json").write_text(json.dumps({"amp": {"knobs": knobs}}))
     col = collect(runs)
+    # whether the kernel kept its per-task counters, as the guest read it
+    kept = col.runs.set_index("policy")["counters"]
+    assert kept["wash"] == 1.0 and pd.isna(kept["colab"]) and pd.isna(kept["cfs"])
     spans = report_mod.clocks_spanned(col).set_index("policy")
     w = spans.loc["wash"]
     assert w["colab_periods"] == pytest.approx(40 / 8) and w["wash_quanta"] == pytest.approx(4)

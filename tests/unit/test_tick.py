@@ -206,3 +206,16 @@ def test_a_report_of_runs_at_the_default_tick_says_nothing_of_it(tmp_path: Path)
     assert " Hz" not in before + after and "tick" not in before + after
     assert [line for line in md.splitlines() if line.startswith("## 2B2L")] == ["## 2B2L on qemu"]
     assert not any("hz" in p for p in written.plots)
+
+
+def test_the_report_says_whether_every_policy_carried_the_counters() -> None:
+    """The per-task counters cost every policy that keeps them: the header
+    says whether the runs kept them (their guests' sched_colab_stats), and
+    nothing where no guest recorded it."""
+    frame = pd.DataFrame({"included": [True, True, False], "counters": [1.0, 1.0, 0.0]})
+    assert "Every run kept the kernel's per-task counters" in report._counters_text(frame)
+    frame["counters"] = [1.0, 0.0, 1.0]
+    assert report._counters_text(frame).startswith(" 1 of 2 runs kept")
+    frame["counters"] = [float("nan")] * 3
+    assert report._counters_text(frame) == ""
+    assert report._counters_text(frame.drop(columns="counters")) == ""
