@@ -61,7 +61,7 @@ from ampkit.paths import CONFIGS
 from ampkit.pmu import EVENT_SETS, INSTRUCTIONS
 from ampkit.pmu import NAMES as PMU_NAMES
 from ampkit.rundir import AppRecord, Excluded, RunDir
-from ampkit.tomlfile import TomlFile
+from ampkit.tomlfile import TomlFile, provenance_lines
 
 if TYPE_CHECKING:
     from ampkit.kernel import KernelBuild
@@ -152,9 +152,7 @@ class Profile:
             f"engine = {json.dumps(self.engine)}",
             f"cpus = {self.cpus}",
         ]
-        if self.provenance:
-            lines += ["", "[provenance]"]
-            lines += [f"{key} = {json.dumps(value)}" for key, value in self.provenance]
+        lines += provenance_lines(self.provenance)
         for e in self.entries:
             lines += [
                 "",

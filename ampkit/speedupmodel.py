@@ -50,7 +50,7 @@ from sklearn.preprocessing import StandardScaler
 from ampkit.errors import AmpkitError
 from ampkit.pmu import COUNTERS, CYCLES, INSTRUCTIONS, NAMES
 from ampkit.profile import Profile
-from ampkit.tomlfile import TomlFile
+from ampkit.tomlfile import TomlFile, provenance_lines
 
 KIND = "ampkit-speedup-model"
 VERSION = 1
@@ -204,9 +204,7 @@ class Model:
             f"intercept = {self.intercept!r}",
             f"coefficients = {json.dumps(list(self.coefficients))}",
         ]
-        if self.provenance:
-            lines += ["", "[provenance]"]
-            lines += [f"{key} = {json.dumps(value)}" for key, value in self.provenance]
+        lines += provenance_lines(self.provenance)
         return "\n".join(lines) + "\n"
 
 

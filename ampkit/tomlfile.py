@@ -394,3 +394,10 @@ def _describe(value: Any) -> str:
 
 def _range(low: float, high: float | None) -> str:
     return f" from {low} to {high}" if high is not None else f" of at least {low}"
+
+
+def provenance_lines(provenance: Iterable[tuple[str, str]]) -> list[str]:
+    """A ``[provenance]`` table of strings (what measured or trained a file),
+    after a blank line; nothing when there is none."""
+    lines = [f"{key} = {json.dumps(value)}" for key, value in provenance]
+    return ["", "[provenance]", *lines] if lines else []
