@@ -10,6 +10,7 @@ not, and runs only the missing ones.
 """
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -535,6 +536,13 @@ def sitting_budget(
         finished,
         spec.limits.wall_s,
     )
+    # A run of the same mix under the same policy on the same platform that
+    # ran out of the wall-clock limit says the others would too: each is
+    # hours of the machine for nothing, until the limit is changed.
+    doomed = _timed_out(cdir, rows)
+    held = [e.run.run_id for e in rows if e.run.run_id in wanted and _mix_kind(e) in doomed]
+    for run_id in held:
+        expected[run_id] = math.inf
     fits = sum(1 for run_id in todo if expected[run_id] <= length_s)
     lines = [
         f"  sitting of {length_s / 3600:.2f} h: {fits} of the {len(todo)} runs to run are "
@@ -542,7 +550,35 @@ def sitting_budget(
         f"wall-clock limit, {spec.limits.wall_s:,} s); the longest that fits the time left "
         "starts first"
     ]
+    if held:
+        kinds = ", ".join(sorted(f"{m} under {p} on {pl}" for pl, p, m in doomed))
+        lines.append(
+            f"  not started: {len(held)} run(s) of {kinds}, where a run already ran out of "
+            f"the {spec.limits.wall_s:,} s wall-clock limit (a longer limit, or smaller "
+            "sizes, first; outside a sitting they run)"
+        )
     return Budget(time.monotonic() + length_s, expected), lines
+
+
+def _mix_kind(e: Entry) -> tuple[str, str, str]:
+    request = e.run.request
+    return (request.platform.name, request.policy, request.mix.name)
+
+
+def _timed_out(cdir: CampaignDir, rows: list[Entry]) -> set[tuple[str, str, str]]:
+    """The (platform, policy, mix) of the runs that ran out of their
+    wall-clock limit: failed so now, or in an attempt set aside."""
+    out = set()
+    for e in rows:
+        details = [e.state.detail] if e.state.state == FAILED else []
+        base = cdir.attempts / e.run.run_id
+        if base.is_dir():
+            for attempt in sorted(base.iterdir()):
+                status = RunDir(attempt / "run").status() if (attempt / "run").is_dir() else ""
+                details.append(status.removeprefix("failed: "))
+        if any(d.startswith("timeout") for d in details):
+            out.add(_mix_kind(e))
+    return out
 
 
 # --- the campaign commands -----------------------------------------------------------

@@ -13,7 +13,7 @@ from ampkit.campaign import runner, sitting
 from ampkit.campaign.plan import expand
 from ampkit.campaign.progress import Progress
 from ampkit.campaign.spec import load_spec
-from ampkit.campaign.store import OK, TODO, CampaignDir, RunState
+from ampkit.campaign.store import FAILED, OK, TODO, CampaignDir, RunState
 from ampkit.cli import main
 from ampkit.errors import EXIT_USAGE, UsageError
 from tests.unit.test_campaign import finish_run
@@ -139,3 +139,37 @@ def test_a_sitting_is_for_the_local_executor(tmp_path: Path) -> None:
     )
     code = main(["campaign", "run", str(spec_path), "--sitting", "2h", "--no-build"])
     assert code == EXIT_USAGE
+
+
+def test_a_sitting_holds_back_the_runs_of_a_mix_that_ran_out_of_the_limit(
+    tmp_path: Path,
+) -> None:
+    """A run that ran out of the wall-clock limit, failed now or set aside
+    as an earlier attempt, keeps the other runs of its mix under its policy
+    on its platform out of a sitting: each would cost the limit for
+    nothing. The other runs are planned as before, and the sitting says so."""
+    spec_path = small_spec(tmp_path)
+    text = spec_path.read_text().replace("span_ms = 20", "span_ms = 20\nrepetitions = 2")
+    spec_path.write_text(text)
+    spec = load_spec(spec_path, behaviour=tmp_path / "table.toml")
+    cdir = CampaignDir(tmp_path / "camp")
+    timeout = "timeout: the guest did not power off within 600 s"
+    rows = []
+    for r in expand(spec):
+        state = RunState(FAILED, timeout) if r.run_id == "2B2L-colab-m-r0" else RunState(TODO)
+        rows.append(runner.Entry(r, None, state))
+    todo = [e.run.run_id for e in rows if e.state.state == TODO]
+    assert "2B2L-colab-m-r1" in todo and "2B2L-cfs-m-r1" in todo
+    budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 1e6)
+    assert budget.expected["2B2L-colab-m-r1"] == float("inf")
+    assert budget.expected["2B2L-cfs-m-r1"] < float("inf")
+    assert "not started: 1 run(s) of m under colab on 2B2L" in lines[-1]
+    # run again after 'rerun --failed': the timed-out attempt, set aside, still counts
+    attempt = cdir.attempts / "2B2L-colab-m-r0" / "1-failed" / "run"
+    attempt.mkdir(parents=True)
+    (attempt / "status").write_text(f"failed: {timeout}\n")
+    rows = [runner.Entry(e.run, None, RunState(TODO)) for e in rows]
+    todo = [e.run.run_id for e in rows]
+    budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 1e6)
+    held = {k for k, v in budget.expected.items() if v == float("inf")}
+    assert held == {"2B2L-colab-m-r0", "2B2L-colab-m-r1"}, lines
