@@ -542,7 +542,7 @@ def _check_counts(run_dir: Path, record: AppRecord) -> None:
     last counted (PMU::CounterState::attach), and Linux's perf disables and
     enables the PMU around a switch between two threads that share
     inherited counters without writing them, so perf's next delta gains
-    2^31 - 1, and again at every such switch."""
+    2^31 - 1 (measured once; by the source, again at each such switch)."""
     counted = record.pmu.get(INSTRUCTIONS)
     scaled = counted.scaled if counted else None
     if scaled is None:
