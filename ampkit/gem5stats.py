@@ -238,18 +238,13 @@ PMU_STATS: dict[str, tuple[str, ...]] = {
         "commitStats0.committedInstType::MemWrite",
         "commitStats0.committedInstType::FloatMemWrite",
     ),
-    "MEM_ACCESS": (
-        "commitStats0.committedInstType::MemRead",
-        "commitStats0.committedInstType::FloatMemRead",
-        "commitStats0.committedInstType::MemWrite",
-        "commitStats0.committedInstType::FloatMemWrite",
-    ),
     "BR_RETIRED": ("branchPred.committed_0::total",),
     "BR_PRED": ("branchPred.lookups_0::total",),
     "BR_MIS_PRED": ("branchPred.condIncorrect",),
     "L1I_TLB_REFILL": ("mmu.itb.inserts",),
     "L1D_TLB_REFILL": ("mmu.dtb.inserts",),
 }
+PMU_STATS["MEM_ACCESS"] = PMU_STATS["LD_RETIRED"] + PMU_STATS["ST_RETIRED"]
 
 
 def pmu_counts(stats: dict[str, float]) -> dict[str, float]:

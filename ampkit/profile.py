@@ -60,7 +60,7 @@ from ampkit.mix import (
 from ampkit.paths import CONFIGS
 from ampkit.pmu import EVENT_SETS, INSTRUCTIONS
 from ampkit.pmu import NAMES as PMU_NAMES
-from ampkit.rundir import AppRecord, Excluded, RunDir
+from ampkit.rundir import AppRecord, Excluded, RunDir, Statistics
 from ampkit.tomlfile import TomlFile, provenance_lines
 
 if TYPE_CHECKING:
@@ -216,18 +216,14 @@ def _pmu_counts(toml: TomlFile, i: int, key: str) -> tuple[tuple[str, float], ..
         return ()
     if not isinstance(value, dict):
         toml.fail(("program", i, key), "must be a table of PMU event counts", hint=_HINT)
-    counts = []
-    for name, count in value.items():
+    for name in value:
         if name not in PMU_NAMES:
             toml.fail(
                 ("program", i, key),
                 f"has {name!r}, which is not an event the kit counts",
                 hint=f"the events: {', '.join(PMU_NAMES)} (ampkit/pmu.py)",
             )
-        if not isinstance(count, int | float) or isinstance(count, bool) or count < 0:
-            toml.fail(("program", i, key), f"{name} must be a count, not {count!r}", _HINT)
-        counts.append((name, float(count)))
-    return tuple(counts)
+    return tuple((name, toml.number(("program", i, key, name), low=0)) for name in value)
 
 
 def _check_identity(toml: TomlFile) -> None:
@@ -342,7 +338,7 @@ def measure(
     With ``pmu_sets`` (ampkit.pmu.EVENT_SETS: groups the PMU holds at
     once), each application's PMU events on each core type: on an engine
     that writes statistics (gem5) what they count of every event over the
-    measured interval (run_counts; the guest counts nothing), with the big
+    measured interval (statistics_counts; the guest counts nothing), with the big
     cluster's energy per instruction; elsewhere as the guest's PMU counts
     them, the first set in the run that times the application, each
     further set in a run of its own (its mix named ...-pmu<k>, not among
@@ -367,20 +363,21 @@ def measure(
     )
     platforms = {"big": make_platform(cpus, 0), "little": make_platform(0, cpus)}
 
-    def run(request: "RunRequest") -> tuple[Path, AppRecord]:
+    def run(request: "RunRequest") -> tuple[Path, AppRecord, dict[str, float]]:
         run_dir = runs_dir / request.run_id
         prepared = prepare_for(request, build, image)
         if not is_done(run_dir, prepared.key):
             execute(request, run_dir, build, image, force=True, prepared=prepared)
         try:
-            record = RunDir(run_dir).only_record()
+            verdict = RunDir(run_dir).judge()
+            record = verdict.only_record()
         except Excluded as e:
             raise AmpkitError(
                 f"{run_dir}: made again, and still does not count: {e}",
                 "see its console.log and manifest.json; a profile is made of runs that count only",
             ) from e
         _check_counts(run_dir, record)
-        return run_dir, record
+        return run_dir, record, statistics_counts(verdict.statistics)
 
     entries = []
     for app in apps:
@@ -405,15 +402,15 @@ def measure(
                         pmu_events=events,
                     )
                     passes.append(run(request))
-                run_dir, record = passes[0]
+                run_dir, record, counts = passes[0]
                 times[kind].append(record.turnaround_ns)
                 runs[kind].append(run_dir.name)
                 if pmu_sets and from_statistics:
-                    pmu[kind].append(run_counts(RunDir(run_dir)))
+                    pmu[kind].append(counts)
                     if kind == "big":
                         epi.extend(_epi_nj(RunDir(run_dir)))
                 elif pmu_sets:
-                    pmu[kind].append(_merged([_counted(r) for _, r in passes]))
+                    pmu[kind].append(_merged([_counted(r) for _, r, _ in passes]))
         entries.append(
             Entry(
                 app=replace(app, speedup=None),
@@ -429,17 +426,12 @@ def measure(
     return Profile(engine=engine, cpus=cpus, entries=tuple(entries))
 
 
-def run_counts(run: RunDir) -> dict[str, float]:
+def statistics_counts(statistics: Statistics) -> dict[str, float]:
     """Every PMU event over a run's measured interval on all its CPUs, as
     the engine's statistics count it (ampkit.gem5stats.PMU_STATS): the
     application's own where it ran alone, with the little the runner and
     the kernel did beside it; empty without statistics."""
-    try:
-        info = run.info()
-        measured = run.statistics(info).measured
-    except Excluded:
-        return {}
-    counts = measured.get("pmu") if measured else None
+    counts = statistics.measured.get("pmu") if statistics.measured else None
     return dict(counts) if isinstance(counts, dict) else {}
 
 
@@ -447,7 +439,7 @@ def from_runs(root: Path) -> Profile:
     """The profile the sound alone runs under ``root`` give, without
     running anything: each application's runs on big CPUs only (<N>B0L)
     and on as many little ones (0B<N>L), its PMU events from the engine's
-    statistics (run_counts) and, on gem5, the big cluster's energy per
+    statistics (statistics_counts) and, on gem5, the big cluster's energy per
     instruction. Applications measured on one side only are left out."""
     from ampkit.rundir import find_run_dirs
 
@@ -457,22 +449,25 @@ def from_runs(root: Path) -> Profile:
     for path in sorted(found):
         run = RunDir(path)
         try:
-            info = run.info()
-            record = run.only_record()
+            verdict = run.judge()
+            record = verdict.only_record()
         except Excluded:
             continue
+        info = verdict.info
         if info.big is None or info.little is None or (info.big and info.little):
             continue
         kind = "big" if info.big else "little"
+        # what ran, as the manifest describes its mix (as ampkit.behaviour reads it)
+        (described,) = info.mix_apps
         app = App(
             program=record.program,
             threads=record.threads,
-            size=_size_of(record.argv),
-            args=tuple(record.argv[5:]),
+            size=int(described.get("size") or 0),
+            args=tuple(str(a) for a in described.get("args") or ()),
         )
         epi = _epi_nj(run) if kind == "big" else []
         runs = sides.setdefault(app, {"big": [], "little": []})[kind]
-        runs.append((path.name, record.turnaround_ns, run_counts(run), epi))
+        runs.append((path.name, record.turnaround_ns, statistics_counts(verdict.statistics), epi))
         engines.add(info.engine)
         cpus.add(info.big or info.little)
         machines.add(_machine_of(run) if not info.calibration_stale else "")
@@ -524,14 +519,6 @@ def _machine_of(run: RunDir) -> str:
     record = calibration.get("record") if isinstance(calibration, dict) else None
     model = record.get("model_sha256") if isinstance(record, dict) else None
     return model if isinstance(model, str) else ""
-
-
-def _size_of(argv: tuple[str, ...]) -> int:
-    """The -n of a catalogue program's command line (0 for a suite program)."""
-    try:
-        return int(argv[argv.index("-n") + 1])
-    except (ValueError, IndexError):
-        return 0
 
 
 def _check_counts(run_dir: Path, record: AppRecord) -> None:

@@ -536,6 +536,13 @@ class Verdict:
     records: list["AppRecord"]
     statistics: "Statistics"
 
+    def only_record(self) -> "AppRecord":
+        """The record of a run of one application (a reference or profile
+        run); Excluded when it holds another number."""
+        if len(self.records) != 1:
+            raise Excluded(f"expected one application, found {len(self.records)}")
+        return self.records[0]
+
 
 @dataclass(frozen=True)
 class Statistics:
@@ -869,19 +876,6 @@ class RunDir:
         if bad:
             raise Excluded(f"failed application: {'; '.join(bad)}")
         return [AppRecord.parse(by_app[ident]) for ident in wanted]
-
-    def only_record(self) -> AppRecord:
-        """The record of a sound run of one application (a reference or
-        profile run); Excluded otherwise."""
-        _, records = self.check()
-        if len(records) != 1:
-            raise Excluded(f"expected one application, found {len(records)}")
-        return records[0]
-
-    def only_turnaround_ns(self) -> int:
-        """The turnaround of a sound run of one application (a reference or
-        profile run); Excluded otherwise."""
-        return self.only_record().turnaround_ns
 
 
 def find_run_dirs(root: Path) -> tuple[list[Path], list[Path]]:

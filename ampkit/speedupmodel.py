@@ -48,7 +48,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ampkit.errors import AmpkitError
-from ampkit.pmu import COUNTERS, CYCLES, INSTRUCTIONS, NAMES
+from ampkit.pmu import COUNTERS, INSTRUCTIONS, NAMES, fits
 from ampkit.profile import Profile
 from ampkit.tomlfile import TomlFile, provenance_lines
 
@@ -105,7 +105,7 @@ def _fits_pmu(events: Sequence[str]) -> bool:
     """Whether a model reading these rates counts its events in one group:
     INST_RETIRED and these in the event counters, CPU_CYCLES in the cycle
     counter."""
-    return sum(1 for e in events if e != rate_name(CYCLES)) <= EVENT_BUDGET
+    return fits([INSTRUCTIONS, *(e.removesuffix(f"/{INSTRUCTIONS}") for e in events)])
 
 
 def _pcr_weights(x: pd.DataFrame, y: pd.Series) -> pd.Series:

@@ -154,11 +154,11 @@ def test_a_speedup_profile_is_measured_from_real_runs(
     # lists neither loads nor (without a fixed icount shift) instructions
     counted = dict(entry.big_pmu)
     assert counted.get("CPU_CYCLES", 0) > 0, counted
-    pmu = RunDir(tmp_path / "runs" / entry.big_runs[0]).only_record().pmu
+    pmu = RunDir(tmp_path / "runs" / entry.big_runs[0]).judge().only_record().pmu
     assert set(pmu) == set(EVENT_SETS[0])
     assert pmu["CPU_CYCLES"].listed and pmu["CPU_CYCLES"].running_ns > 0, pmu
     assert not pmu["LD_RETIRED"].listed, pmu
-    second = RunDir(tmp_path / "runs" / f"{entry.big_runs[0][:-3]}-pmu1-r0").only_record()
+    second = RunDir(tmp_path / "runs" / f"{entry.big_runs[0][:-3]}-pmu1-r0").judge().only_record()
     assert set(second.pmu) == set(EVENT_SETS[1])
     assert entry.big_epi_nj is None  # no power model on QEMU
     path = tmp_path / "speedups.toml"

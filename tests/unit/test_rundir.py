@@ -89,12 +89,12 @@ def test_a_gem5_run_without_statistics_is_excluded_alike_by_every_reader(tmp_pat
         RunDir(run).check()
     assert str(e.value) == "incomplete: a gem5 run without its statistics"
     with pytest.raises(Excluded, match="without its statistics"):
-        RunDir(run).only_turnaround_ns()
+        RunDir(run).judge().only_record()
     excluded = collect(tmp_path).excluded
     assert excluded["reason"].tolist() == [str(e.value)]
     # the same run on QEMU, whose engine keeps no statistics, counts
     qemu = write_run(tmp_path, platform="2B2L", policy="cfs", mix="q", apps=apps)
-    assert RunDir(qemu).only_turnaround_ns() == 10**7
+    assert RunDir(qemu).judge().only_record().turnaround_ns == 10**7
 
 
 def test_the_summary_gives_the_notices_of_its_runs_engines_only(tmp_path: Path) -> None:
