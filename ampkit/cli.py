@@ -320,7 +320,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for ref in references.references(request, kinds):
         ref_dir = out.parent / ref.request.run_id
         prepared = prepare_for(ref.request, build, image)
-        if references.is_done(ref_dir, prepared.key) and not args.force:
+        if references.is_done(ref_dir, prepared.run_key) and not args.force:
             print(f"{ref_dir}: ok (kept; {ref.kind} reference)")
             continue
         print(f"reference ({ref.kind}) {ref.request.run_id} -> {ref_dir}", file=sys.stderr)

@@ -366,7 +366,7 @@ def measure(
     def run(request: "RunRequest") -> tuple[Path, AppRecord, dict[str, float]]:
         run_dir = runs_dir / request.run_id
         prepared = prepare_for(request, build, image)
-        if not is_done(run_dir, prepared.key):
+        if not is_done(run_dir, prepared.run_key):
             execute(request, run_dir, build, image, force=True, prepared=prepared)
         try:
             verdict = RunDir(run_dir).judge()

@@ -19,7 +19,7 @@ from ampkit.mix import App, Mix
 from ampkit.platform import Platform
 from ampkit.policies import BASELINE
 from ampkit.run import RunRequest
-from ampkit.rundir import ALONE_PREFIX, RunDir
+from ampkit.rundir import ALONE_PREFIX, PlannedKey, RunDir
 
 #: Where each kind of reference runs, given the mix's platform.
 KINDS = ("alone", "little-only", "big-only")
@@ -76,9 +76,9 @@ def references(request: RunRequest, kinds: Iterable[str] = KINDS) -> list[Refere
     return out
 
 
-def is_done(run_dir: Path, key: str) -> bool:
+def is_done(run_dir: Path, key: PlannedKey) -> bool:
     """A run that counts is there (finished, sound, its statistics too),
-    made from the same inputs (``key``: run.PreparedRun.key, which hashes
+    made from the same inputs (``key``: run.PreparedRun.run_key, which hashes
     the kernel, the initramfs, the engine's binaries and configuration and
     the run's description): a second call skips it. One that does not
     count, or that other inputs made (a changed core model, a rebuilt

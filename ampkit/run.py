@@ -22,13 +22,22 @@ from ampkit.engines import (
 )
 from ampkit.engines.base import BootInputs, Engine, EngineIdentity, EngineResult, Machine
 from ampkit.errors import AmpkitError, UsageError
-from ampkit.hashing import sha256_bytes, sha256_file, sha256_json
+from ampkit.hashing import sha256_bytes, sha256_file
 from ampkit.mix import Mix
 from ampkit.perturb import Perturbation, perturbation
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS, RunDescription
-from ampkit.rundir import DEVICE_TREE, OK, RUN_DESC, Ending, EngineEntry, Manifest, RunWriter
+from ampkit.rundir import (
+    DEVICE_TREE,
+    OK,
+    RUN_DESC,
+    Ending,
+    EngineEntry,
+    Manifest,
+    RunKey,
+    RunWriter,
+)
 from ampkit.sizes import sized_for
 
 __all__ = ["ENGINES", "EngineIdentity", "RunRequest", "engine_identity", "execute", "prepare"]
@@ -142,7 +151,9 @@ class PreparedRun:
     ``key`` names the run by what it ran, not by where: two runs with the
     same key booted the same engine binary, kernel, device tree, initramfs,
     PARSEC image and run description with the same command line and limit,
-    on any machine. A campaign runs each key once.
+    on any machine. A campaign runs each key once. ``run_key`` is what
+    callers plan by (RunDir.done()): the key, and the keys of the same
+    inputs under other limits.
     """
 
     request: RunRequest
@@ -154,9 +165,13 @@ class PreparedRun:
     limit_s: float
     suite: parsec.SuiteImage | None
     inputs: dict[str, str]
-    key: str
+    run_key: RunKey
     #: the seeded start delays the description carries; None: unperturbed
     perturbation: Perturbation | None = None
+
+    @property
+    def key(self) -> str:
+        return self.run_key.digest
 
 
 def warmup_of(request: RunRequest) -> int:
@@ -239,13 +254,14 @@ def prepare(
         "run_desc_sha256": sha256_bytes(desc.encode()),
         **({"suite_image_sha256": suite.sha256} if suite else {}),
     }
-    key = sha256_json(
+    run_key = RunKey.of(
         {
             "engine": {
                 "name": engine.name,
                 "binary_sha256": engine.binary_sha256,
                 **setup.key_parts,
-                # the key's own field name, kept so that keys stay stable
+                # the key's own field name, kept so that keys stay stable;
+                # a finished run keeps its key under a longer limit (RunKey)
                 "wall_clock_limit_s": limit_s,
             },
             "kernel_digest": kernel_digest,
@@ -253,7 +269,7 @@ def prepare(
         }
     )
     return PreparedRun(
-        request, engine, machine, desc, dtb, cmdline, limit_s, suite, inputs, key, perturbed
+        request, engine, machine, desc, dtb, cmdline, limit_s, suite, inputs, run_key, perturbed
     )
 
 

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from ampkit import gem5stats
-from ampkit.hashing import atomic_write_text, write_json
+from ampkit.hashing import atomic_write_text, sha256_json, write_json
 from ampkit.timescale import DEFAULT_TICK_HZ, timescale_of
 
 #: How a reference run's mix is named (ampkit.references): its application
@@ -111,6 +111,48 @@ NO_STATUS = "failed: no status file (the run did not finish)"
 
 class Excluded(Exception):
     """A run that must not count, and why (the message is the reason)."""
+
+
+#: Where the key's hashed value holds the engine's wall-clock limit.
+_KEY_LIMIT = ("engine", "wall_clock_limit_s")
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """A planned run's key (run.PreparedRun.key), and the key the same
+    inputs have under another wall-clock limit.
+
+    The key hashes every input of a run and, since the first manifests, the
+    engine's wall-clock limit, kept in it so that keys stay stable. The
+    limit decides only whether a run is cut short, not what the guest does
+    (the engines run it alike under any limit), so a run that ended ok
+    under limit L1 is the run a plan with limit L2 asks for, if the planned
+    inputs hashed with L1 give its key and its wall time fits in L2: a
+    campaign whose limit is raised after runs ran out of it keeps every
+    run that finished, and runs again those that were cut short.
+    """
+
+    digest: str
+    limit_s: float
+    #: the hashed value, as canonical JSON
+    hashed: str
+
+    @classmethod
+    def of(cls, value: dict[str, Any]) -> "RunKey":
+        """The key of ``value``, the run's inputs with its limit at _KEY_LIMIT."""
+        limit = value[_KEY_LIMIT[0]][_KEY_LIMIT[1]]
+        return cls(sha256_json(value), limit, json.dumps(value, sort_keys=True))
+
+    def under(self, limit_s: float) -> str:
+        """The key of the same inputs under ``limit_s`` (the number as the
+        manifest recorded it: 4084 and 4084.0 hash apart)."""
+        value = json.loads(self.hashed)
+        value[_KEY_LIMIT[0]][_KEY_LIMIT[1]] = limit_s
+        return sha256_json(value)
+
+
+#: What a caller plans: a RunKey, or a bare key that only itself matches.
+PlannedKey = RunKey | str
 
 
 #: Why a ``*.partial`` directory, one whose run never finished, does not count.
@@ -645,17 +687,54 @@ class RunDir:
         may still lack what the metrics need."""
         return self.path.is_dir() and self.status() == OK
 
-    def done(self, key: str | None) -> bool:
+    def done(self, key: PlannedKey | None) -> bool:
         """The one answer to "is this run done?": it counts (judge()), and
-        the inputs the caller plans, ``key`` (run.PreparedRun.key), made it;
-        a run made from other inputs, or without a key, is not done. With
-        ``key`` None (a caller that does not know the plan's key yet: a
-        campaign before its initramfs is built, an executor reporting what
-        a run left) any inputs will do. A campaign and the references skip
-        a run by it, and make again any run it does not call done."""
-        if key is not None and self.recorded_key() != key:
+        the inputs the caller plans, ``key`` (run.PreparedRun.run_key), made
+        it (made_from()); a run made from other inputs, or without a key, is
+        not done. With ``key`` None (a caller that does not know the plan's
+        key yet: a campaign before its initramfs is built, an executor
+        reporting what a run left) any inputs will do. A campaign and the
+        references skip a run by it, and make again any run it does not call
+        done."""
+        if key is not None and not self.made_from(key):
             return False
         return self.counts()
+
+    def made_from(self, key: PlannedKey) -> bool:
+        """Whether the inputs ``key`` plans made this run: its recorded key
+        is the key, or (a RunKey) the run ended ok under a wall-clock limit
+        of its own, within the planned one, and the planned inputs under its
+        limit give its key (RunKey)."""
+        recorded = self.recorded_key()
+        if recorded is None:
+            return False
+        if isinstance(key, str) or recorded == key.digest:
+            return recorded == (key if isinstance(key, str) else key.digest)
+        limit, wall = self.recorded_limit()
+        return (
+            limit is not None
+            and wall is not None
+            and wall <= key.limit_s
+            and self.is_ok()
+            and key.under(limit) == recorded
+        )
+
+    def recorded_limit(self) -> tuple[int | float | None, float | None]:
+        """(the engine's wall-clock limit, the wall seconds the run took),
+        as the manifest recorded them; None for either it lacks. The limit
+        keeps the type it was hashed with (RunKey.under())."""
+        try:
+            m = self.manifest()
+        except Excluded:
+            return None, None
+        engine = m.get("engine")
+        if not isinstance(engine, dict):
+            return None, _seconds(m.get("wall_s"))
+        # manifests of format 1 called it wall_clock_limit_s
+        limit = engine.get("wall_limit_s", engine.get("wall_clock_limit_s"))
+        if _seconds(limit) is None:
+            limit = None
+        return limit, _seconds(m.get("wall_s"))
 
     def was_interrupted(self) -> bool:
         return self.partial.exists()

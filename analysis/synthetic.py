@@ -41,13 +41,16 @@ def write_run(
     timing_notice: str | None = QEMU_NOTICE,
     key: str | None = None,
     wall_s: float = 0.0,
+    wall_limit_s: float | None = None,
     cmdline: str | None = None,
     tick_hz: int | None = None,
 ) -> Path:
     """A finished run directory; ``statistics`` and ``timing_notice`` are
     what its engine records (the defaults: QEMU's), ``key`` the inputs'
-    hash its manifest records, ``cmdline`` the kernel command line its
-    inputs record and ``tick_hz`` its kernel's tick (none by default)."""
+    hash its manifest records, ``wall_s`` and ``wall_limit_s`` its wall
+    time and its engine's wall-clock limit, ``cmdline`` the kernel command
+    line its inputs record and ``tick_hz`` its kernel's tick (none by
+    default)."""
     run_id = f"{platform}-{policy}-{mix}-r{repetition}"
     writer = RunWriter(parent / run_id)
     counts = re.fullmatch(r"(\d+)B(\d+)L", platform)
@@ -59,6 +62,7 @@ def write_run(
             statistics=statistics,
             stats_dumps=RUN_DUMPS if statistics else (),
             timing_notice=timing_notice,
+            wall_limit_s=wall_limit_s,
         ),
         platform={
             "name": platform,

@@ -20,6 +20,7 @@ from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
 from ampkit.profile import load_profile
 from ampkit.run import EngineIdentity, RunRequest, engine_identity, prepare
+from ampkit.rundir import RunKey
 
 #: The role of a run that is part of the matrix (references carry their kind).
 MATRIX = "matrix"
@@ -102,8 +103,8 @@ def pins_for(spec: Spec, runs: list[PlannedRun], kernel_digest: str, initramfs: 
     )
 
 
-def keys(runs: list[PlannedRun], pins: Pins) -> Iterator[tuple[PlannedRun, str]]:
-    """Each run with its key (run.PreparedRun.key)."""
+def keys(runs: list[PlannedRun], pins: Pins) -> Iterator[tuple[PlannedRun, RunKey]]:
+    """Each run with its key (run.PreparedRun.run_key)."""
     dtbs: dict[str, bytes] = {}
     for run in runs:
         prepared = prepare(
@@ -114,7 +115,7 @@ def keys(runs: list[PlannedRun], pins: Pins) -> Iterator[tuple[PlannedRun, str]]
             dtb_cache=dtbs,
             suite=pins.suite,
         )
-        yield run, prepared.key
+        yield run, prepared.run_key
 
 
 def unreferenced(spec: Spec) -> list[str]:

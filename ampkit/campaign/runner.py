@@ -42,7 +42,7 @@ from ampkit.errors import AmpkitError, MissingDependency, UsageError
 from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import REPO_ROOT, cache_dir
 from ampkit.run import engine_identity, execute, prepare
-from ampkit.rundir import MANIFEST, Excluded, RunDir, find_run_dirs
+from ampkit.rundir import MANIFEST, Excluded, PlannedKey, RunDir, RunKey, find_run_dirs
 from ampkit.timescale import describe_setup
 
 #: exec's exit statuses: the run is done (RunDir.done) / it failed or does not count.
@@ -52,7 +52,7 @@ EXEC_OK, EXEC_RUN_FAILED = 0, 1
 @dataclass(frozen=True)
 class Entry:
     run: PlannedRun
-    key: str | None
+    key: PlannedKey | None
     state: RunState
 
 
@@ -391,7 +391,7 @@ def exec_run(cdir: CampaignDir, run_id: str) -> int:
         prepared = prepare(
             request, pins.engine, pins.kernel_digest, pins.initramfs_sha256, suite=pins.suite
         )
-        state = cdir.state(run_id, prepared.key)
+        state = cdir.state(run_id, prepared.run_key)
         if state.state == OK:
             print(f"{run_id}: ok (already done with the same inputs)")
             return EXEC_OK
@@ -404,7 +404,7 @@ def exec_run(cdir: CampaignDir, run_id: str) -> int:
         )
         print(f"{run_id}: {outcome.status}")
         # done as the campaign judges it (RunDir.done), not only ended ok
-        done = cdir.state(run_id, prepared.key).state == OK
+        done = cdir.state(run_id, prepared.run_key).state == OK
         return EXEC_OK if done else EXEC_RUN_FAILED
 
 
@@ -566,16 +566,23 @@ def _mix_kind(e: Entry) -> tuple[str, str, str]:
 
 
 def _timed_out(cdir: CampaignDir, rows: list[Entry]) -> set[tuple[str, str, str]]:
-    """The (platform, policy, mix) of the runs that ran out of their
-    wall-clock limit: failed so now, or in an attempt set aside."""
+    """The (platform, policy, mix) of the runs that ran out of a wall-clock
+    limit no shorter than the planned one: failed so now (with the planned
+    inputs, the planned limit), or in an attempt set aside. A run cut short
+    by a shorter limit says nothing of a longer one."""
     out = set()
     for e in rows:
+        planned = e.key.limit_s if isinstance(e.key, RunKey) else None
         details = [e.state.detail] if e.state.state == FAILED else []
         base = cdir.attempts / e.run.run_id
         if base.is_dir():
             for attempt in sorted(base.iterdir()):
-                status = RunDir(attempt / "run").status() if (attempt / "run").is_dir() else ""
-                details.append(status.removeprefix("failed: "))
+                run = RunDir(attempt / "run")
+                if not run.path.is_dir():
+                    continue
+                limit, _ = run.recorded_limit()
+                if planned is None or limit is None or limit >= planned:
+                    details.append(run.status().removeprefix("failed: "))
         if any(d.startswith("timeout") for d in details):
             out.add(_mix_kind(e))
     return out
@@ -711,7 +718,7 @@ def take_archived(cdir: CampaignDir, rows: list[Entry], archive: Path) -> list[s
         if e.key is None or e.state.state != TODO or not (source / MANIFEST).is_file():
             continue
         run = RunDir(source)
-        if run.recorded_key() != e.key or run.exclusion() is not None:
+        if not run.made_from(e.key) or run.exclusion() is not None:
             other += 1
             continue
         target = cdir.run_dir(e.run.run_id)

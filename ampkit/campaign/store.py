@@ -47,7 +47,7 @@ from typing import Any
 from ampkit import rundir
 from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import write_json
-from ampkit.rundir import CONSOLE, RunDir, partial_of
+from ampkit.rundir import CONSOLE, PlannedKey, RunDir, partial_of
 
 META = "campaign.json"
 
@@ -191,11 +191,11 @@ class CampaignDir:
         record["recorded"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         write_json(self.failures / f"{run_id}.json", record)
 
-    def state(self, run_id: str, key: str | None) -> RunState:
+    def state(self, run_id: str, key: PlannedKey | None) -> RunState:
         """What the directory says about a run planned with ``key``."""
         run = RunDir(self.run_dir(run_id))
         if run.is_finished():
-            if key is not None and run.recorded_key() != key:
+            if key is not None and not run.made_from(key):
                 return RunState(STALE, "finished with other inputs than planned", run.path)
             if run.done(key):
                 return RunState(OK, "", run.path)

@@ -2,6 +2,7 @@
 to end in the time the machine is there, and the local executor starting
 only those, the longest first."""
 
+import json
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ from ampkit.campaign.spec import load_spec
 from ampkit.campaign.store import FAILED, OK, TODO, CampaignDir, RunState
 from ampkit.cli import main
 from ampkit.errors import EXIT_USAGE, UsageError
+from ampkit.rundir import RunKey
 from tests.unit.test_campaign import finish_run
 from tests.unit.test_estimate import small_spec
 
@@ -173,3 +175,15 @@ def test_a_sitting_holds_back_the_runs_of_a_mix_that_ran_out_of_the_limit(
     budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 1e6)
     held = {k for k, v in budget.expected.items() if v == float("inf")}
     assert held == {"2B2L-colab-m-r0", "2B2L-colab-m-r1"}, lines
+    # an attempt cut short by a shorter limit than the one planned now holds nothing back
+    manifest = {"key": "k", "wall_s": 600.0, "engine": {"name": "gem5", "wall_limit_s": 600}}
+    (attempt / "manifest.json").write_text(json.dumps(manifest))
+
+    def planned(limit_s: int) -> RunKey:
+        return RunKey.of({"engine": {"name": "gem5", "wall_clock_limit_s": limit_s}})
+
+    for limit_s, expect in ((600, {"2B2L-colab-m-r0", "2B2L-colab-m-r1"}), (1200, set())):
+        rows = [runner.Entry(e.run, planned(limit_s), RunState(TODO)) for e in rows]
+        budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 1e6)
+        held = {k for k, v in budget.expected.items() if v == float("inf")}
+        assert held == expect, (limit_s, lines)

@@ -22,6 +22,7 @@ from ampkit.rundir import (
     Excluded,
     Manifest,
     RunDir,
+    RunKey,
     RunWriter,
 )
 from ampkit.summary import summarize
@@ -241,6 +242,40 @@ def test_a_run_that_does_not_count_is_made_again(tmp_path: Path) -> None:
     assert not references.is_done(qemu, "other")
     keyless = write_run(tmp_path, platform="2B2L", policy="cfs", mix="n", apps=apps)
     assert RunDir(keyless).counts() and not references.is_done(keyless, "k")
+
+
+def test_a_finished_run_keeps_its_key_under_a_longer_wall_clock_limit(tmp_path: Path) -> None:
+    """The limit is hashed into the key but decides only whether a run is
+    cut short: a run that ended ok within limit L1 is the run a plan with
+    limit L2 asks for while its wall time fits L2; one that was cut short
+    under L1 is made again under L2."""
+    inputs = {"kernel_digest": "d", "inputs": {"cmdline": "c"}}
+    at_1000 = RunKey.of({**inputs, "engine": {"name": "gem5", "wall_clock_limit_s": 1000}})
+    at_2000 = RunKey.of({**inputs, "engine": {"name": "gem5", "wall_clock_limit_s": 2000}})
+    other = RunKey.of({**inputs, "engine": {"name": "qemu", "wall_clock_limit_s": 2000}})
+    assert at_1000.digest != at_2000.digest and at_1000.under(2000) == at_2000.digest
+    assert at_2000.under(1000) == at_1000.digest and at_2000.limit_s == 2000
+    # the number as hashed: 1000 and 1000.0 are two keys, as they always were
+    assert at_2000.under(1000.0) != at_1000.digest
+    apps = [SynthApp("x", 1, 10**7)]
+
+    def made(mix: str, status: str, wall_s: float) -> RunDir:
+        return RunDir(
+            write_run(tmp_path, platform="2B2L", policy="cfs", mix=mix, apps=apps,
+                      key=at_1000.digest, status=status, wall_s=wall_s, wall_limit_s=1000)
+        )  # fmt: skip
+
+    ok = made("ok", "ok", 700.0)
+    assert ok.recorded_limit() == (1000, 700.0)
+    assert ok.made_from(at_1000) and ok.made_from(at_2000) and ok.done(at_2000)
+    assert references.is_done(ok.path, at_2000)
+    # a bare key matches only itself; other inputs, or a limit it did not fit, do not
+    assert ok.made_from(at_1000.digest) and not ok.made_from(at_2000.digest)
+    assert not ok.made_from(other)
+    at_600 = RunKey.of({**inputs, "engine": {"name": "gem5", "wall_clock_limit_s": 600}})
+    assert not ok.made_from(at_600)
+    cut = made("cut", "failed: timeout: the guest did not power off within 1000 s", 1000.0)
+    assert cut.made_from(at_1000) and not cut.made_from(at_2000)
 
 
 @pytest.mark.parametrize(
