@@ -136,7 +136,7 @@ SMALL_SIZES = {
     "compute": 4000,
     "contend": 63,
     "intmark": 200,
-    "pipeline": 500,
+    "pipeline": 40,
     "stages": 50,
     "stream": 16384,
 }
@@ -151,7 +151,7 @@ CATALOGUE_SIZES = {
     "compute": 8000,
     "contend": 125,
     "intmark": 2000,
-    "pipeline": 1000,
+    "pipeline": 100,
     "stages": 100,
     "stream": 32768,
 }

@@ -169,7 +169,7 @@ def test_many_threads_on_few_cpus(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
     mix = make_mix(
-        App("pipeline", threads=6, size=2000),
+        App("pipeline", threads=6, size=100),
         App("contend", threads=8, size=63),
         App("compute", threads=3, size=5000),
     )

@@ -22,8 +22,8 @@ def test_each_distinct_application_once_per_kind() -> None:
         assert {(r.policy, r.method, r.repetition) for r in mine} == {("cfs", "once", 3)}
     names = [r.request.mix.name for r in refs if r.kind == "alone"]
     assert names == [
-        "alone-pipeline-t2-n1000",
-        "alone-pipeline-t3-n1000",
+        "alone-pipeline-t2-n100",
+        "alone-pipeline-t3-n100",
         "alone-chase-t2-n8192",
         "alone-compute-t2-n8000",
     ]

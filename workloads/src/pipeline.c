@@ -9,11 +9,24 @@
  * consumer the producer waits for room in the queue; with three or more
  * the consumers wait for items, and the producer is the pipeline's
  * bottleneck (the thread a scheduler that sees who ends others' waiting
- * should speed up). With -t 1 the one thread does both in turn. Every item
- * is consumed exactly once: the consumers' checksum must equal that of a
- * serial replay, made after the region of interest, outside every thread's
- * clock (a producer that checked as it went would do the consumers' work
- * again and be the pipeline's slowest stage).
+ * should speed up). With -t 1 the one thread does both in turn.
+ *
+ * An item is coarse, as a chunk of dedup or an image of ferret is: tens of
+ * microseconds of work on a big core, so that a hand-off (a futex wake and
+ * a context switch, a few microseconds, several times more on an in-order
+ * little core) is a small part of it. With items of a few microseconds the
+ * hand-offs were the work: four threads on two little CPUs took nine times
+ * as long as on two big ones, whose cores are two to three times as fast.
+ *
+ * Every item is consumed exactly once, and right: the producer keeps each
+ * item it makes and queues its index; a consumer keeps its result and
+ * counts the index as taken. After the region of interest, outside every
+ * thread's clock, each index must have been taken once, the results must
+ * add up to the consumers' checksums, and CHECKED_ITEMS items spread over
+ * the run are made and worked again on one thread. Replaying every item
+ * would be the whole pipeline's work on one CPU after its region: three
+ * times the region's length, which a mix would run beside its other
+ * programs.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,10 +34,14 @@
 #include "ampkit_workload.h"
 
 #define QUEUE_LEN 16
-#define WORK_PER_ITEM 300	/* mixing rounds per item, consumer */
-#define PRODUCE_WORK 150	/* mixing rounds per item, producer */
+#define CHECKED_ITEMS 16	/* items made and worked again to check */
+#define WORK_PER_ITEM 6000	/* mixing rounds per item, consumer */
+#define PRODUCE_WORK 3000	/* mixing rounds per item, producer */
 
 static struct ampkit_queue q;
+static uint64_t *made;		/* made[n]: item n as the producer made it */
+static uint64_t *result;	/* result[n]: what a consumer made of it */
+static unsigned int *taken;	/* taken[n]: how many times it was taken */
 
 struct worker {
 	long items;
@@ -42,18 +59,52 @@ static uint64_t produce(long n)
 	return ampkit_mix64_rounds((uint64_t)n, PRODUCE_WORK);
 }
 
+static void take(struct worker *w, uint64_t n)
+{
+	uint64_t r = work(made[n]);
+
+	result[n] = r;
+	__atomic_fetch_add(&taken[n], 1, __ATOMIC_RELAXED);
+	w->checksum += r;
+	w->items++;
+}
+
 static void *consume(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t item;
+	uint64_t n;
 
 	ampkit_thread_begin(&w->clock);
-	while (ampkit_queue_get(&q, &item)) {
-		w->checksum += work(item);
-		w->items++;
-	}
+	while (ampkit_queue_get(&q, &n))
+		take(w, n);
 	ampkit_thread_end(&w->clock);
 	return NULL;
+}
+
+/* Each item taken once, results that add up, and a sample made again. */
+static void check(const struct worker *w, int threads, long size)
+{
+	uint64_t results = 0, consumed = 0;
+	long n, items = 0;
+	int i;
+
+	for (i = 0; i < threads; i++) {
+		consumed += w[i].checksum;
+		items += w[i].items;
+	}
+	for (n = 0; n < size; n++) {
+		if (taken[n] != 1)
+			ampkit_fail("pipeline: item %ld taken %u times", n, taken[n]);
+		results += result[n];
+	}
+	if (items != size || consumed != results)
+		ampkit_fail("pipeline: %ld of %ld items consumed, checksum %s", items, size,
+			    consumed == results ? "matches" : "differs");
+	for (i = 0; i < CHECKED_ITEMS; i++) {
+		n = size > 1 ? (long)((size - 1) * i / (CHECKED_ITEMS - 1)) : 0;
+		if (made[n] != produce(n) || result[n] != work(produce(n)))
+			ampkit_fail("pipeline: item %ld was made or worked wrong", n);
+	}
 }
 
 int main(int argc, char **argv)
@@ -61,13 +112,16 @@ int main(int argc, char **argv)
 	struct ampkit_args args;
 	struct worker *w;
 	pthread_t *tids;
-	uint64_t produced = 0, consumed = 0;
-	long n, items = 0;
+	uint64_t consumed = 0;
+	long n;
 	int i;
 
-	ampkit_parse_args(argc, argv, "producer-consumer pipeline over a bounded queue", 3, 5000,
+	ampkit_parse_args(argc, argv, "producer-consumer pipeline over a bounded queue", 3, 250,
 			  &args);
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
+	made = ampkit_xcalloc((size_t)args.size, sizeof(*made));
+	result = ampkit_xcalloc((size_t)args.size, sizeof(*result));
+	taken = ampkit_xcalloc((size_t)args.size, sizeof(*taken));
 	ampkit_queue_init(&q, QUEUE_LEN, 1);
 	tids = ampkit_xcalloc((size_t)args.threads, sizeof(*tids));
 
@@ -78,14 +132,11 @@ int main(int argc, char **argv)
 
 	ampkit_thread_begin(&w[0].clock);
 	for (n = 0; n < args.size; n++) {
-		uint64_t item = produce(n);
-
-		if (args.threads == 1) {	/* no consumer: do its part here */
-			w[0].checksum += work(item);
-			w[0].items++;
-		} else {
-			ampkit_queue_put(&q, item);
-		}
+		made[n] = produce(n);
+		if (args.threads == 1)	/* no consumer: do its part here */
+			take(&w[0], (uint64_t)n);
+		else
+			ampkit_queue_put(&q, (uint64_t)n);
 	}
 	ampkit_queue_producer_done(&q);
 	ampkit_thread_end(&w[0].clock);
@@ -96,15 +147,9 @@ int main(int argc, char **argv)
 	if (ampkit_wrong_result())
 		w[0].checksum ^= 1;
 
-	for (n = 0; n < args.size; n++)
-		produced += work(produce(n));
-	for (i = 0; i < args.threads; i++) {
+	check(w, args.threads, args.size);
+	for (i = 0; i < args.threads; i++)
 		consumed += w[i].checksum;
-		items += w[i].items;
-	}
-	if (items != args.size || consumed != produced)
-		ampkit_fail("pipeline: %ld of %ld items consumed, checksum %s",
-			    items, args.size, consumed == produced ? "matches" : "differs");
 	printf("pipeline: %ld items through %d consumer(s), checksum %016llx\n", args.size,
 	       args.threads > 1 ? args.threads - 1 : 1, (unsigned long long)consumed);
 	ampkit_report_workers(&w[0].clock, sizeof(*w), args.threads);
