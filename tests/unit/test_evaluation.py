@@ -92,9 +92,10 @@ def test_every_run_of_the_evaluation_has_an_estimate_within_the_budget() -> None
     got = [estimate.estimate_run(r.request, r.role, table) for r in expand(spec)]
     runs = [e for e in got if isinstance(e, estimate.RunEstimate)]
     assert len(runs) == len(got)  # every program has a cost line
-    # about twelve wall hours with two gem5 processes (README here)
+    # about nineteen wall hours with two gem5 processes by the estimate,
+    # which errs long for pipeline (README here, "The plan's estimate")
     hours = sum(r.wall_s for r in runs) / 3600 / (spec.executor.jobs or 1)
-    assert 10 <= hours <= 14
+    assert 10 <= hours <= 20
     # every mix run, by the estimate, ten COLAB ranking periods long or more
     # at the evaluation's scale (10 ms over 4), so ten 1 ms ticks too
     assert timescale_of(spec.append) == 4
