@@ -1,6 +1,6 @@
 """Figures for the synthetic workloads: run time on QEMU at two sizes.
 
-    .venv/bin/python benchmarks/workloads.py [--platform 2B2L] [--threads 4]
+    .venv/bin/python benchmarks/workloads.py [--platform 2B2L] [--threads 4] [--program P]
 
 Boots the kit kernel once per workload and size, with the workload alone
 in the mix, and prints its turnaround (the runner's start to exit) at the
@@ -54,9 +54,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--platform", default="2B2L")
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument(
+        "--program", action="append", help="only this workload (repeatable; default: every one)"
+    )
     args = parser.parse_args()
     build_ = kit_kernel("host")
-    programs = [p for p in known_programs() if not p.startswith("ampkit-")]
+    programs = args.program or [p for p in known_programs() if not p.startswith("ampkit-")]
     print(f"QEMU {args.platform}, {args.threads} threads, policy cfs, one boot per cell")
     print(f"{'workload':10} {'small size':>10} {'ms':>8} {'default size':>13} {'ms':>8}")
     with tempfile.TemporaryDirectory(prefix="ampkit-workloads-") as tmp:
