@@ -706,10 +706,10 @@ class RunDir:
         of its own, within the planned one, and the planned inputs under its
         limit give its key (RunKey)."""
         recorded = self.recorded_key()
-        if recorded is None:
-            return False
-        if isinstance(key, str) or recorded == key.digest:
-            return recorded == (key if isinstance(key, str) else key.digest)
+        if isinstance(key, str):
+            return recorded == key
+        if recorded is None or recorded == key.digest:
+            return recorded is not None
         limit, wall = self.recorded_limit()
         return (
             limit is not None

@@ -717,8 +717,7 @@ def take_archived(cdir: CampaignDir, rows: list[Entry], archive: Path) -> list[s
         source = archive / e.run.run_id
         if e.key is None or e.state.state != TODO or not (source / MANIFEST).is_file():
             continue
-        run = RunDir(source)
-        if not run.made_from(e.key) or run.exclusion() is not None:
+        if not RunDir(source).done(e.key):
             other += 1
             continue
         target = cdir.run_dir(e.run.run_id)

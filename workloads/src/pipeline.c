@@ -101,8 +101,11 @@ static void check(const struct worker *w, int threads, long size)
 		ampkit_fail("pipeline: %ld of %ld items consumed, checksum %s", items, size,
 			    consumed == results ? "matches" : "differs");
 	for (i = 0; i < CHECKED_ITEMS; i++) {
+		uint64_t item;
+
 		n = size > 1 ? (long)((size - 1) * i / (CHECKED_ITEMS - 1)) : 0;
-		if (made[n] != produce(n) || result[n] != work(produce(n)))
+		item = produce(n);
+		if (made[n] != item || result[n] != work(item))
 			ampkit_fail("pipeline: item %ld was made or worked wrong", n);
 	}
 }
