@@ -780,10 +780,29 @@ def _spec_and_dir(args: argparse.Namespace) -> tuple["Spec", Path]:
             )
         spec, root = dir_spec(CampaignDir.existing(target)), target
     else:
+        _same_checkout(target)
         spec = load_spec(target)
         root = Path(args.dir) if args.dir else default_dir(spec)
         spec = with_pins(spec, root)  # sized and hinted as the campaign first was
     return _with_executor(spec, getattr(args, "executor", None)), root
+
+
+def _same_checkout(spec: Path) -> None:
+    """Refuse a spec kept in another ampkit checkout than the one this ampkit
+    runs from: its runs would be built from this checkout's kernel series and
+    workloads, not from the spec's (a worktree set aside for a campaign, run
+    with the main checkout's virtualenv, is the usual way to get there)."""
+    from ampkit.paths import REPO_ROOT, checkout_holding
+
+    holder = checkout_holding(spec)
+    if holder is not None and holder != REPO_ROOT:
+        raise UsageError(
+            f"{spec} is in the ampkit checkout {holder}, but this ampkit runs from"
+            f" {REPO_ROOT}: its runs would be built from {REPO_ROOT}'s kernel series"
+            " and workloads",
+            f"run that checkout's code: cd {holder} && python -m ampkit ..."
+            f" (python -m puts the current directory first), or PYTHONPATH={holder}",
+        )
 
 
 def _with_executor(spec: "Spec", kind: str | None) -> "Spec":

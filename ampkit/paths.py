@@ -20,6 +20,15 @@ def in_checkout() -> bool:
     return (REPO_ROOT / "kernel-patches").is_dir() and (REPO_ROOT / "SConstruct").is_file()
 
 
+def checkout_holding(path: Path) -> Path | None:
+    """The ampkit checkout a file lies in (the nearest parent with the kit's
+    kernel patches and package), or None when it lies in none."""
+    for parent in path.resolve().parents:
+        if (parent / "kernel-patches").is_dir() and (parent / "ampkit" / "paths.py").is_file():
+            return parent
+    return None
+
+
 def cache_dir() -> Path:
     """Kernel source trees and kernel builds: large, shared by every checkout.
 

@@ -274,6 +274,28 @@ def test_campaign_status_reads_a_spec_or_its_directory(
     assert main(["campaign", "status", str(tmp_dir), "--dir", "x"]) == EXIT_USAGE
 
 
+def test_a_spec_in_another_checkout_is_refused_and_this_ones_are_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a worktree set aside for a campaign, run with another checkout's ampkit:
+    # its runs would be built from the wrong kernel series and workloads
+    other = tmp_path / "ampkit-campaign"
+    (other / "kernel-patches").mkdir(parents=True)
+    (other / "ampkit").mkdir()
+    (other / "ampkit" / "paths.py").write_text("")
+    spec = other / "evaluations" / "e" / "spec.toml"
+    spec.parent.mkdir(parents=True)
+    spec.write_text('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n')
+    for command in ("plan", "run", "status"):
+        assert main(["campaign", command, str(spec), "--dir", str(tmp_path / "c")]) == EXIT_USAGE
+        err = capsys.readouterr().err
+        assert f"in the ampkit checkout {other}" in err and f"PYTHONPATH={other}" in err
+    assert paths.checkout_holding(spec) == other
+    # a spec of this checkout, and one in no checkout, are read
+    assert paths.checkout_holding(paths.REPO_ROOT / "evaluations" / "x.toml") == paths.REPO_ROOT
+    assert paths.checkout_holding(tmp_path / "c.toml") is None
+
+
 def test_campaign_plan_lists_every_run_with_list_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
