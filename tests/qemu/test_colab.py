@@ -403,9 +403,10 @@ def test_policy_flips_under_load_without_a_complaint(
         "stress",
         "60",
         policy="cfs",
-        wall_limit_s=400,
+        wall_limit_s=600,
     )
-    # every 10 ms for 60 s, give or take QEMU's pace
+    # every 10 ms for 60 s, and on until 1000 switches where a busy host
+    # gave the guest's flipper fewer turns (up to 300 s): the premise made
     assert result["flips"] >= 1000, result
     assert min(result["forks"], result["messages"], result["handoffs"]) > 0, result
     # back under cfs, no policy left a user thread with fewer allowed CPUs

@@ -31,8 +31,10 @@
  *                               CPU with two CPU hogs; the holder at NICE
  *   stress SECONDS              switches the policy every 10 ms under a fork,
  *                               pipe and futex load, through every policy
- *                               the kernel lists; then back to cfs, lists
- *                               user threads still restricted
+ *                               the kernel lists, for SECONDS and at least
+ *                               STRESS_MIN_FLIPS switches (up to 5 x
+ *                               SECONDS); then back to cfs, lists user
+ *                               threads still restricted
  *   wash-few SECONDS            two CPU-bound threads
  *   wash-scalable SECONDS       six CPU-bound threads, no lock
  *   wash-lock SECONDS           a thread holding a mutex 10 ms at a time,
@@ -1739,6 +1741,13 @@ static void timescale(double seconds, struct sbuf *sb)
 static atomic_int stop, stop_flips;
 static atomic_ullong flips, forks, messages, handoffs;
 
+/*
+ * The switches a stress run makes at the least: on a host busy enough
+ * that the guest's flipper gets few of its 10 ms turns, the run goes on
+ * past SECONDS until it has made them, rather than hoping for them.
+ */
+#define STRESS_MIN_FLIPS 1000
+
 /* Every policy the kernel lists, in turn. */
 static void *flipper(void *arg)
 {
@@ -1867,7 +1876,9 @@ static void *futex_load(void *arg)
 static void stress(double seconds, struct sbuf *sb)
 {
 	pthread_t flip, fork_thread, echo_thread, futex_threads[4];
-	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t start = ampkit_now_ns(), now;
+	uint64_t deadline = start + (uint64_t)(seconds * 1e9);
+	uint64_t last_resort = start + (uint64_t)(5 * seconds * 1e9);
 	struct wash_stats after_exit;
 	struct sbuf restricted;
 	int i, nr_restricted;
@@ -1881,7 +1892,8 @@ static void stress(double seconds, struct sbuf *sb)
 	pthread_create(&echo_thread, NULL, echo, NULL);
 	for (i = 0; i < 4; i++)
 		pthread_create(&futex_threads[i], NULL, futex_load, (void *)(intptr_t)i);
-	while (ampkit_now_ns() < deadline) {
+	while ((now = ampkit_now_ns()) < deadline ||
+	       (atomic_load(&flips) < STRESS_MIN_FLIPS && now < last_resort)) {
 		if (write(pipes[0][1], &c, 1) != 1 || read(pipes[1][0], &c, 1) != 1)
 			die("pipe round trip", errno);
 		atomic_fetch_add(&messages, 1);
@@ -1912,11 +1924,13 @@ static void stress(double seconds, struct sbuf *sb)
 		  "{\"scenario\":\"stress\",\"flips\":%llu,\"forks\":%llu,\"messages\":%llu,"
 		  "\"handoffs\":%llu,\"restricted_after_cfs\":[%s],\"nr_restricted\":%d,"
 		  "\"wash_quanta\":%llu,\"wash_binds\":%llu,\"wash_fork_copy_after_exit\":%d,"
-		  "\"wash_fences_after_exit\":%d,\"fork_copy_off_ms\":%.1f}\n",
+		  "\"wash_fences_after_exit\":%d,\"fork_copy_off_ms\":%.1f,"
+		  "\"seconds\":%.1f}\n",
 		  (unsigned long long)flips, (unsigned long long)forks,
 		  (unsigned long long)messages, (unsigned long long)handoffs,
 		  restricted.data, nr_restricted, after_exit.quanta, after_exit.binds,
-		  after_exit.fork_copy, after_exit.fences, (double)off_ns / 1e6);
+		  after_exit.fork_copy, after_exit.fences, (double)off_ns / 1e6,
+		  (double)(now - start) / 1e9);
 	sb_free(&restricted);
 }
 
