@@ -45,11 +45,13 @@ def test_policy_flips_under_load_on_the_debug_kernel(
         initramfs,
         "stress",
         "60",
+        "200",
         policy="cfs",
         kernel_variant="debug",
         wall_limit_s=500,
     )
-    # KASAN and lockdep slow every path down; the flips must still happen
+    # KASAN and lockdep slow every path down: 60 s and on until 200 switches
+    # (up to 300 s), the premise made
     assert result["flips"] >= 200, result
     assert min(result["forks"], result["messages"], result["handoffs"]) > 0, result
     # back under cfs, no policy left a user thread with fewer allowed CPUs

@@ -29,12 +29,12 @@
  *                               2.0 and 1.0
  *   bias SECONDS CPU [NICE]     a lock holder that others wait for, on one
  *                               CPU with two CPU hogs; the holder at NICE
- *   stress SECONDS              switches the policy every 10 ms under a fork,
+ *   stress SECONDS [FLIPS]      switches the policy every 10 ms under a fork,
  *                               pipe and futex load, through every policy
- *                               the kernel lists, for SECONDS and at least
- *                               STRESS_MIN_FLIPS switches (up to 5 x
- *                               SECONDS); then back to cfs, lists user
- *                               threads still restricted
+ *                               the kernel lists, for SECONDS and until it
+ *                               has made FLIPS switches (default 1000; up
+ *                               to 5 x SECONDS); then back to cfs, lists
+ *                               user threads still restricted
  *   wash-few SECONDS            two CPU-bound threads
  *   wash-scalable SECONDS       six CPU-bound threads, no lock
  *   wash-lock SECONDS           a thread holding a mutex 10 ms at a time,
@@ -1742,9 +1742,9 @@ static atomic_int stop, stop_flips;
 static atomic_ullong flips, forks, messages, handoffs;
 
 /*
- * The switches a stress run makes at the least: on a host busy enough
- * that the guest's flipper gets few of its 10 ms turns, the run goes on
- * past SECONDS until it has made them, rather than hoping for them.
+ * The switches a stress run makes at the least by default: on a host busy
+ * enough that the guest's flipper gets few of its 10 ms turns, the run
+ * goes on past SECONDS until it has made them, rather than hoping for them.
  */
 #define STRESS_MIN_FLIPS 1000
 
@@ -1873,7 +1873,7 @@ static void *futex_load(void *arg)
 	return NULL;
 }
 
-static void stress(double seconds, struct sbuf *sb)
+static void stress(double seconds, unsigned long long min_flips, struct sbuf *sb)
 {
 	pthread_t flip, fork_thread, echo_thread, futex_threads[4];
 	uint64_t start = ampkit_now_ns(), now;
@@ -1893,7 +1893,7 @@ static void stress(double seconds, struct sbuf *sb)
 	for (i = 0; i < 4; i++)
 		pthread_create(&futex_threads[i], NULL, futex_load, (void *)(intptr_t)i);
 	while ((now = ampkit_now_ns()) < deadline ||
-	       (atomic_load(&flips) < STRESS_MIN_FLIPS && now < last_resort)) {
+	       (atomic_load(&flips) < min_flips && now < last_resort)) {
 		if (write(pipes[0][1], &c, 1) != 1 || read(pipes[1][0], &c, 1) != 1)
 			die("pipe round trip", errno);
 		atomic_fetch_add(&messages, 1);
@@ -2517,7 +2517,7 @@ static int usage(const char *prog)
 		"usage: %s [-t N] [-n N] SCENARIO ARGS...\n"
 		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | exit-join SECONDS\n"
 		"  placement SECONDS | crowded SECONDS | evict SECONDS\n"
-		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | stress SECONDS\n"
+		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | stress SECONDS [FLIPS]\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS | wash-own SECONDS\n"
 		"  wash-fence SECONDS | wash-cpuset SECONDS | wash-hotplug SECONDS |\n"
 		"  pin-hotplug SECONDS | timescale SECONDS\n"
@@ -2618,8 +2618,9 @@ int main(int argc, char **argv)
 		timescale(seconds, &sb);
 	} else if (argc == 3 && !strcmp(scenario, "wash-overhead")) {
 		wash_overhead(seconds, atoi(argv[2]), &sb);
-	} else if (argc == 2 && !strcmp(scenario, "stress")) {
-		stress(seconds, &sb);
+	} else if ((argc == 2 || argc == 3) && !strcmp(scenario, "stress")) {
+		stress(seconds, argc == 3 ? strtoull(argv[2], NULL, 10) : STRESS_MIN_FLIPS,
+		       &sb);
 	} else if (argc == 2 && !strcmp(scenario, "pipe-pingpong")) {
 		sb_printf(&sb, "{\"scenario\":\"%s\",\"rounds\":%ld,\"ns_per_round\":%.1f}\n",
 			  scenario, (long)seconds, pipe_pingpong((long)seconds));
