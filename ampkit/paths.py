@@ -14,19 +14,22 @@ CONFIGS = REPO_ROOT / "configs"
 DISK_IMAGES = REPO_ROOT / "disk-images"
 
 
+def _is_checkout(directory: Path) -> bool:
+    """Whether ``directory`` is a checkout of the kit: its kernel patches and
+    the build that reads them."""
+    return (directory / "kernel-patches").is_dir() and (directory / "SConstruct").is_file()
+
+
 def in_checkout() -> bool:
     """Whether the package runs from its repository's checkout (an editable
     install, as 'make setup' makes), where its inputs are."""
-    return (REPO_ROOT / "kernel-patches").is_dir() and (REPO_ROOT / "SConstruct").is_file()
+    return _is_checkout(REPO_ROOT)
 
 
 def checkout_holding(path: Path) -> Path | None:
-    """The ampkit checkout a file lies in (the nearest parent with the kit's
-    kernel patches and package), or None when it lies in none."""
-    for parent in path.resolve().parents:
-        if (parent / "kernel-patches").is_dir() and (parent / "ampkit" / "paths.py").is_file():
-            return parent
-    return None
+    """The ampkit checkout a file lies in (its nearest parent that is one),
+    or None when it lies in none."""
+    return next((p for p in path.resolve().parents if _is_checkout(p)), None)
 
 
 def cache_dir() -> Path:

@@ -281,8 +281,7 @@ def test_a_spec_in_another_checkout_is_refused_and_this_ones_are_not(
     # its runs would be built from the wrong kernel series and workloads
     other = tmp_path / "ampkit-campaign"
     (other / "kernel-patches").mkdir(parents=True)
-    (other / "ampkit").mkdir()
-    (other / "ampkit" / "paths.py").write_text("")
+    (other / "SConstruct").write_text("")
     spec = other / "evaluations" / "e" / "spec.toml"
     spec.parent.mkdir(parents=True)
     spec.write_text('name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\nmixes = ["demo"]\n')
