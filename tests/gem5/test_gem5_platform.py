@@ -25,7 +25,7 @@ from ampkit.rundir import M5OUT
 from tests.dtc import decompile
 from tests.gem5ini import check_cores
 from tests.parsec_mini import make_release
-from tests.qemu.helpers import app_json, make_mix, probe
+from tests.qemu.helpers import PROBE_LOOP_INSTRUCTIONS, app_json, make_mix, probe
 
 #: Simulated seconds the tiny mix may take; the wall-clock limit is the
 #: engine's default for it (run.GEM5_WALL_PER_CPU_SIM_S).
@@ -235,12 +235,11 @@ def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOut
     assert guest["amp"]["policy"] == "colab"
     perf = app_json(colab_run, 0)
     counters = {c["event"]: c for c in perf["counters"]}
-    # the probe's loop is six instructions an iteration (a load, two adds,
-    # a store, a compare and a branch, as gcc 12 -O2 builds it), in user
-    # space only: bounds that a counter of garbage, of the kernel too or of
-    # another event would leave, and that another compiler would keep
+    # instructions as the probe's loop runs them; cycles at least one an
+    # iteration and not the 50 that would be another event or the kernel's
     loop = perf["loop"]
-    bounds = {"instructions": (4 * loop, 10 * loop), "cycles": (loop, 50 * loop)}
+    low, high = PROBE_LOOP_INSTRUCTIONS
+    bounds = {"instructions": (low * loop, high * loop), "cycles": (loop, 50 * loop)}
     for event, (low, high) in bounds.items():
         assert counters[event]["errno"] == 0, counters[event]
         assert low <= counters[event]["count"] <= high, (counters[event], low, high)

@@ -35,6 +35,14 @@ def probe(*args: str) -> App:
     return App(program="ampkit-probe", threads=1, size=1, args=tuple(args))
 
 
+#: User-space instructions an iteration of 'ampkit-probe perf''s loop may
+#: count: it is six (a load, two adds, a store, a compare and a branch, as
+#: gcc 12 -O2 builds it, read from the binary's disassembly); bounds that a
+#: counter of garbage, of the kernel too or of another event would leave,
+#: and that another compiler would keep.
+PROBE_LOOP_INSTRUCTIONS = (4, 10)
+
+
 def run_mix(
     out: Path,
     kernel: KernelBuild,
