@@ -298,6 +298,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         warmup_ms=args.warmup_ms,
         span_ms=_span_ms(args),
         perturb_us=perturb.check_max(args.perturb_us),
+        slice_ms=args.slice_ms,
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
@@ -1192,6 +1193,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="MS",
         help="guest milliseconds the mix's programs run before the measured run, "
         f"whose statistics start after it (default: gem5 {gem5.WARMUP_MS}, QEMU 0)",
+    )
+    s.add_argument(
+        "--slice-ms",
+        type=int,
+        metavar="MS",
+        help="gem5: run in slices of MS simulated milliseconds, each ending with a "
+        "checkpoint the next restores, so a run stopped midway resumes at its last "
+        "slice (default: one; ampkit/engines/gem5.py)",
     )
     s.add_argument(
         "--perturb-us",

@@ -290,6 +290,136 @@ RUN_DUMPS = ("restore", "start", "measured", "exit")
 MEASURED_DUMP = RUN_DUMPS.index("measured")
 
 
+#: Where the statistics of a run's later slices are, under its m5out/:
+#: slice-1/, slice-2/, ... (ampkit.engines.gem5); the first slice's are in
+#: m5out/ itself, as those of a run of one slice.
+SLICE_DIR = "slice-{}"
+#: The dumps a slice that reached its end tick (configs/bigLITTLE.py,
+#: --slice-until) ends with: its own, once the system is drained. gem5
+#: writes none at exit then, as it writes no two dumps in one tick.
+SLICE_END_DUMPS = ("slice end",)
+
+#: the CPU statistics a merged dump keeps, by name (cpu_rows, pmu_counts)
+_CPU_COUNTS = frozenset(
+    {"numCycles", *_INSTS, *(stat for names in PMU_STATS.values() for stat in names)}
+)
+_POWER = ("power_model.dynamicPower", "power_model.staticPower")
+
+
+def _merge_rule(name: str) -> str | None:
+    """How merge() combines a statistic: "sum", "power" (watts: averaged
+    over time), "mean" (a work item's: averaged over its samples), or None
+    (not kept)."""
+    if name in ("simTicks", "hostSeconds"):
+        return "sum"
+    if name.endswith(_POWER):
+        return "power"
+    if _DRAM_ENERGY.match(name):
+        return "sum"
+    item = _WORK_ITEM.match(name)
+    if item:
+        return "sum" if item["stat"] == "samples" else "mean"
+    cpu = _CPU.match(name)
+    if cpu:
+        stat = cpu["stat"]
+        if stat in _CPU_COUNTS or stat.startswith((_RESIDENCY, "commitStats0.")):
+            return "sum"
+    return None
+
+
+def merge(parts: list[dict[str, float]]) -> dict[str, float]:
+    """One dump of the interval that consecutive dumps ``parts`` cover
+    together (a measured interval cut by slice ends), holding what the kit
+    reads of a dump (cpu_rows, summary, pmu_counts): counts, ticks,
+    residencies and DRAM energy summed, each power model's watts averaged
+    over the parts' time (so watts x seconds is the energy of every part),
+    each work item's mean over its samples. Other statistics, such as
+    rates, are left out rather than summed. A part that covers no time adds
+    nothing and is skipped: its watts are not numbers. gem5 forgets a work
+    item begun in one slice when the next restores (System::workItemEnd
+    ignores an end without its begin), so only items that began and ended
+    in one slice are counted."""
+    timed = [part for part in parts if part.get("simTicks", 0.0) > 0]
+    if not timed:
+        raise StatsError("no statistics dump of the measured interval covers any time")
+    merged: dict[str, float] = {"simFreq": timed[0].get("simFreq", TICKS_PER_S)}
+    if "finalTick" in timed[-1]:
+        merged["finalTick"] = timed[-1]["finalTick"]
+    seconds = [part["simTicks"] / merged["simFreq"] for part in timed]
+    names = {name for part in timed for name in part}
+    for name in sorted(names):
+        rule = _merge_rule(name)
+        if rule == "sum":
+            merged[name] = sum(part.get(name, 0.0) for part in timed)
+        elif rule == "power":
+            # a part without the model's statistic leaves its energy unknown
+            watts = (part.get(name, math.nan) for part in timed)
+            merged[name] = sum(w * s for w, s in zip(watts, seconds, strict=True)) / sum(seconds)
+        elif rule == "mean":
+            samples_name = name.replace("::mean", "::samples")
+            pairs = [(p.get(samples_name, 0.0), p.get(name, 0.0)) for p in timed]
+            count = sum(n for n, _ in pairs)
+            merged[name] = sum(n * m for n, m in pairs if n) / count if count else math.nan
+    return _precise_seconds(merged)
+
+
+def run_dumps(slices: list[list[dict[str, float]]]) -> list[dict[str, float]]:
+    """A run's dumps in the RUN_DUMPS layout, from the dumps of each of its
+    slices in order. A run of one slice is its own dumps. Each slice begins
+    with its dump at restore (one tick: it is not counted, so a measured
+    interval cut by n slice ends misses n ticks, n picoseconds); each but
+    the last ends with SLICE_END_DUMPS. Between them are the runner's
+    dumps, two in the whole run: the measured interval's start and end. Its
+    pieces become one merged dump (merge()). A run whose runner did not
+    dump twice keeps all its dumps in order, and run_summary says its
+    measured interval is unknown."""
+    if len(slices) == 1:
+        return slices[0]
+    timeline: list[tuple[str, dict[str, float]]] = []
+    for index, written in enumerate(slices):
+        last = index == len(slices) - 1
+        dumps = list(written)
+        if not last:  # a dump of no time after the slice's own says nothing
+            while len(dumps) > 1 and dumps[-1].get("simTicks") == 0:
+                dumps.pop()
+        tail = ("exit",) if last else SLICE_END_DUMPS
+        if len(dumps) < 1 + len(tail):
+            return [dump for part in slices for dump in part]
+        timeline.append(("restore", dumps[0]))
+        timeline += [("runner", dump) for dump in dumps[1 : len(dumps) - len(tail)]]
+        timeline += list(zip(tail, dumps[len(dumps) - len(tail) :], strict=True))
+    runner = [at for at, (kind, _) in enumerate(timeline) if kind == "runner"]
+    if len(runner) != 2:
+        return [dump for part in slices for dump in part]
+    start, end = runner
+    measured = [dump for kind, dump in timeline[start + 1 : end + 1] if kind != "restore"]
+    return [slices[0][0], timeline[start][1], merge(measured), slices[-1][-1]]
+
+
+def read_run(m5out: Path) -> list[dict[str, float]] | None:
+    """A run's statistics dumps in the RUN_DUMPS layout, its slices joined
+    (run_dumps); None where gem5 wrote none."""
+    first = read_stats(m5out)
+    if first is None:
+        return None
+    slices = [first]
+    while (m5out / SLICE_DIR.format(len(slices))).is_dir():
+        later = m5out / SLICE_DIR.format(len(slices))
+        dumps = read_stats(later)
+        if not dumps:
+            raise StatsError(f"{later}: a slice without statistics")
+        slices.append(dumps)
+    return run_dumps(slices)
+
+
+def slice_count(m5out: Path) -> int:
+    """How many slices a run's statistics come from (1: it was not sliced)."""
+    count = 1
+    while (m5out / SLICE_DIR.format(count)).is_dir():
+        count += 1
+    return count
+
+
 def run_summary(dumps: list[dict[str, float]]) -> dict[str, Any]:
     """The summary of a kit run's measured interval (RUN_DUMPS)."""
     if len(dumps) != len(RUN_DUMPS):

@@ -79,6 +79,10 @@ class RunRequest:
     #: 'ampkit profile'); counting costs every context switch of the counted
     #: threads, so a comparison's runs count none
     pmu_events: tuple[str, ...] = ()
+    #: gem5: the run in slices of this many simulated milliseconds, each
+    #: ending with a checkpoint the next restores, so a run longer than its
+    #: machine's time resumes (ampkit.engines.gem5.run_in_slices); None: one
+    slice_ms: int | None = None
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -198,6 +202,27 @@ def check_guest_clock(clock: str, engine: Engine) -> None:
         )
 
 
+#: The longest slice a run may ask for, in simulated milliseconds
+MAX_SLICE_MS = 10_000
+
+
+def check_slices(slice_ms: int | None, engine: Engine) -> None:
+    """A run in slices only where the engine can checkpoint one, and slices
+    of a length it can use."""
+    if slice_ms is None:
+        return
+    if not engine.runs_in_slices:
+        raise UsageError(
+            f"a {engine.label} run cannot go in slices",
+            "drop --slice-ms (slice_ms in a campaign spec): slices are gem5's",
+        )
+    if not 1 <= slice_ms <= MAX_SLICE_MS:
+        raise UsageError(
+            f"slices of {slice_ms} simulated ms",
+            f"give 1 to {MAX_SLICE_MS} ms; a slice should take well under a sitting's wall time",
+        )
+
+
 def prepare(
     request: RunRequest,
     engine: EngineIdentity,
@@ -220,6 +245,7 @@ def prepare(
         suite = parsec.load_image(request.suite_manifest)
     engine_impl = get_engine(request.engine)
     check_guest_clock(request.qemu_clock, engine_impl)
+    check_slices(request.slice_ms, engine_impl)
     warmup_ms = warmup_of(request)
     # seeded by the run's identity but its policy (ampkit.perturb)
     perturbed = perturbation(
@@ -384,6 +410,7 @@ def execute(
             dtb_bytes=dtb,
             disk=suite.image if suite else None,
             disk_sha256=suite.sha256 if suite else None,
+            slice_ms=request.slice_ms,
         ),
         writer,
     )

@@ -875,7 +875,7 @@ class RunDir:
         QEMU's. Excluded when they are unreadable, when the run predates
         the measured dump, or when an engine that writes them left none."""
         try:
-            dumps = gem5stats.read_stats(self.path / M5OUT)
+            dumps = gem5stats.read_run(self.path / M5OUT)
         except gem5stats.StatsError as e:
             raise Excluded(f"corrupt: gem5 stats: {e}") from e
         if not dumps:

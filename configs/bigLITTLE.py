@@ -17,6 +17,15 @@ way the simulation ends when the runner executes m5 exit, and stats go to
 OUTDIR/stats.txt and OUTDIR/stats.json. --dtb-only PATH writes the device
 tree and exits without simulating.
 
+--slice-until TICK --slice-checkpoint DIR (detailed): a run in slices, so
+that one longer than the time its machine is there resumes where it
+stopped. If the guest has not ended by TICK, the system is drained, the
+slice's statistics are dumped and reset, a checkpoint of it is written to
+DIR and gem5 exits 0; the next slice restores it. The host chooses the
+ticks (ampkit.engines.gem5); every run restarts from a checkpoint at each
+of them, interrupted or not, so where a machine stopped never changes a
+result.
+
 The platform (clusters, clocks, capacities) comes from configs/platforms.toml
 through ampkit's own modules, and the device tree is gem5's, edited by
 ampkit.devicetree.for_gem5: the same cpu-map and capacities QEMU's tree
@@ -67,6 +76,13 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--checkpoint-dir", help="boot: where the checkpoint goes")
     p.add_argument("--restore-from", help="detailed: the checkpoint to restore")
     p.add_argument("--readfile", help="the file m5 readfile gives the guest")
+    p.add_argument(
+        "--slice-until",
+        type=int,
+        metavar="TICK",
+        help="detailed: end this slice at TICK with a checkpoint (--slice-checkpoint)",
+    )
+    p.add_argument("--slice-checkpoint", help="detailed: where the slice's checkpoint goes")
     p.add_argument("--no-power", action="store_true", help="no power models")
     p.add_argument("--dtb-only", metavar="PATH", help="write the device tree and exit")
     return p.parse_args()
@@ -169,8 +185,13 @@ def main() -> None:
     else:
         m5.instantiate()
 
+    slicing = args.mode == "detailed" and args.slice_until is not None
+    if slicing and not args.slice_checkpoint:
+        m5.fatal("--slice-until needs --slice-checkpoint")
+    if slicing and args.slice_until <= m5.curTick():
+        m5.fatal(f"--slice-until {args.slice_until} is not after tick {m5.curTick()}")
     while True:
-        event = m5.simulate()
+        event = m5.simulate(args.slice_until - m5.curTick()) if slicing else m5.simulate()
         cause = event.getCause()
         if cause == "checkpoint":
             if args.mode != "boot" or not args.checkpoint_dir:
@@ -179,8 +200,27 @@ def main() -> None:
             m5.checkpoint(args.checkpoint_dir)
             print(f"ampkit: checkpoint written to {args.checkpoint_dir} at tick {m5.curTick()}")
             sys.exit(0)
+        if slicing and cause == SLICE_LIMIT and m5.curTick() >= args.slice_until:
+            end_slice(args.slice_checkpoint)
+            sys.exit(0)
         print(f"ampkit: simulation ended: {cause} at tick {m5.curTick()}")
         sys.exit(event.getCode())
+
+
+#: what m5.simulate(ticks) returns with when the ticks have passed
+SLICE_LIMIT = "simulate() limit reached"
+
+
+def end_slice(checkpoint_dir: str) -> None:
+    """The slice's end: drained first (an out-of-order CPU drains by
+    completing what it has in flight, which takes simulated time), so its
+    statistics' dump reaches the checkpoint's tick and gem5 writes none at
+    exit (no two in one tick); then the checkpoint, caches written back."""
+    m5.drain()
+    m5.stats.dump()
+    m5.stats.reset()
+    m5.checkpoint(checkpoint_dir)
+    print(f"ampkit: slice ended at tick {m5.curTick()}, checkpoint written to {checkpoint_dir}")
 
 
 if __name__ == "__m5_main__":

@@ -6,7 +6,8 @@ build). An archived run keeps what the analysis and a reader need: the
 run's own files (manifest, description, console, results, guest record,
 gem5's log, summary and command line) and, from m5out/, the terminal and
 config.ini and stats.txt compressed with xz (ampkit.gem5stats reads them
-so). Every path of the machine becomes a stand-in (/path/to/cache,
+so), and a run in slices the terminal and stats.txt of each later slice
+(m5out/slice-<n>/). Every path of the machine becomes a stand-in (/path/to/cache,
 /path/to/gem5...), and a path left over stops the archive. The recorded
 key, a hash of the inputs, is kept: the archived run is the run.
 
@@ -15,13 +16,14 @@ the archive under the same key is left as it is, so archiving again after
 more runs finish adds only those.
 """
 
+import itertools
 import lzma
 import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from ampkit import paths
+from ampkit import gem5stats, paths
 from ampkit.errors import AmpkitError
 from ampkit.rundir import ARCHIVED, ARCHIVED_M5OUT, M5OUT, MANIFEST, RunDir, find_run_dirs
 
@@ -66,12 +68,16 @@ def archive_run(run: RunDir, out: Path, replacements: list[tuple[str, str]]) -> 
             source = run.path / name
             if source.is_file():
                 (staging / name).write_bytes(scrub(source.read_bytes(), replacements, str(source)))
-        for name, compress in ARCHIVED_M5OUT.items():
-            source = run.path / M5OUT / name
+        # a run in slices has its later slices' output in m5out/slice-<n>/
+        slices = range(gem5stats.slice_count(run.path / M5OUT))
+        for n, (name, compress) in itertools.product(slices, ARCHIVED_M5OUT.items()):
+            part = Path(M5OUT, gem5stats.SLICE_DIR.format(n)) if n else Path(M5OUT)
+            source = run.path / part / name
             if not source.is_file():
                 continue
             data = scrub(source.read_bytes(), replacements, str(source))
-            target = staging / M5OUT / (f"{name}.xz" if compress else name)
+            target = staging / part / (f"{name}.xz" if compress else name)
+            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(lzma.compress(data) if compress else data)
         if out.exists():
             shutil.rmtree(out)

@@ -69,6 +69,7 @@ def expand(spec: Spec) -> list[PlannedRun]:
                     qemu_clock=spec.qemu_clock,
                     warmup_ms=spec.warmup_ms,
                     perturb_us=spec.perturb_us,
+                    slice_ms=spec.slice_ms,
                 )
                 if runs_mix:
                     for policy in spec.policies:

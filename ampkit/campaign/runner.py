@@ -450,6 +450,8 @@ class Budget:
 
     ends: float
     expected: dict[str, float]
+    #: runs in slices resume where they stopped (sitting.next_run)
+    resumable: bool = False
 
 
 def run_local(
@@ -473,7 +475,7 @@ def run_local(
                     run_id = queue.pop(0)
                 else:
                     left = budget.ends - time.monotonic()
-                    picked = sitting.next_run(queue, budget.expected, left)
+                    picked = sitting.next_run(queue, budget.expected, left, budget.resumable)
                     if picked is None:
                         break
                     run_id = picked
@@ -557,7 +559,12 @@ def sitting_budget(
             f"the {spec.limits.wall_s:,} s wall-clock limit (a longer limit, or smaller "
             "sizes, first; outside a sitting they run)"
         )
-    return Budget(time.monotonic() + length_s, expected), lines
+    if spec.slice_ms:
+        lines.append(
+            f"  runs in slices of {spec.slice_ms} simulated ms resume at their last finished "
+            "slice: one that cannot end in the sitting starts while time is left"
+        )
+    return Budget(time.monotonic() + length_s, expected, resumable=bool(spec.slice_ms)), lines
 
 
 def _mix_kind(e: Entry) -> tuple[str, str, str]:

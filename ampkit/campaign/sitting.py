@@ -6,7 +6,9 @@ again from their start the next time. Given the sitting's length
 (``ampkit campaign run --sitting 2h30m``), the local executor starts a run
 only when it is expected to end before the sitting does, the longest such
 run first (the short ones then fill the sitting's end), and starts none
-once no run left fits; the runs left stay to run at the next sitting.
+once no run left fits; the runs left stay to run at the next sitting. Runs
+in slices (a gem5 campaign's ``slice_ms``) resume at their last finished
+slice, so the sitting then starts one while any time is left (next_run).
 
 A run's expected wall time is its estimate (``ampkit/campaign/estimate.py``)
 times the largest ratio of wall time to estimate among this campaign's
@@ -19,6 +21,7 @@ its wall-clock limit. The largest ratio, not the mean: a run that outlasts
 the sitting is lost whole, one that ends early only leaves a core idle.
 """
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -84,14 +87,24 @@ def expected_walls(
     return out
 
 
-def next_run(queue: Sequence[str], expected: Mapping[str, float], left_s: float) -> str | None:
+def next_run(
+    queue: Sequence[str], expected: Mapping[str, float], left_s: float, resumable: bool = False
+) -> str | None:
     """Of the runs not started, the longest expected to end within ``left_s``
-    (the first of equals, in the plan's order); None when none does."""
+    (the first of equals, in the plan's order); None when none does. Runs
+    in slices (``resumable``) keep every slice they finish, so while time
+    is left one starts even if it cannot end: a stop then costs only its
+    slice in flight, as an idle core would have cost the same time. The
+    longest first then too, as those need the most sittings; never one
+    expected never to end (math.inf: held back by the runner)."""
     best: str | None = None
     for run_id in queue:
         wall = expected[run_id]
         if wall <= left_s and (best is None or wall > expected[best]):
             best = run_id
+    if best is None and resumable and left_s > 0:
+        startable = [run_id for run_id in queue if expected[run_id] < math.inf]
+        best = max(startable, key=lambda run_id: expected[run_id], default=None)
     return best
 
 

@@ -8,6 +8,7 @@
     repetitions = 3
     references = ["alone", "little-only"]    # added for every mix (the default)
     perturb_us = 50      # each app released after a seeded delay of 0-50 us (0: none)
+    slice_ms = 20        # gem5: runs in slices of 20 simulated ms that resume (default: one)
 
     [mix_repetitions]    # mixes run more often than 'repetitions' says
     sync2-contend-compute = 5
@@ -52,7 +53,7 @@ from ampkit.engines import (
 from ampkit.errors import AmpkitError
 from ampkit.kernel import setup_of
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
-from ampkit.run import DEFAULT_MIX_LIMIT_S
+from ampkit.run import DEFAULT_MIX_LIMIT_S, MAX_SLICE_MS
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS
 from ampkit.sizes import sized_for
 from ampkit.timescale import describe_setup
@@ -80,6 +81,8 @@ _TOP_KEYS = {
     "references": f"reference kinds: {', '.join(references.KINDS)}",
     "method": f"one of {', '.join(METHODS)}",
     "warmup_ms": "guest milliseconds of warm-up before each run is measured",
+    "slice_ms": "gem5: each run in slices of this many simulated ms, each ending with a "
+    "checkpoint, so a run longer than a sitting resumes (ampkit/engines/gem5.py)",
     "span_ms": "gem5: simulated ms an app its mix leaves unsized spans alone (ampkit/sizes.py)",
     "behaviour": "gem5: the behaviour table whose cost lines size the apps, measured at the "
     "campaign's kernel and time scale (default: the engine's shipped one; ampkit/behaviour.py)",
@@ -167,6 +170,8 @@ class Spec:
     executor: Executor = field(default_factory=Executor)
     #: the largest seeded start delay of an app, in us (ampkit.perturb); 0: none
     perturb_us: int = 0
+    #: gem5: each run in slices of this many simulated ms (RunRequest.slice_ms)
+    slice_ms: int | None = None
     #: mixes (by name) run a number of times of their own, not ``repetitions``
     mix_repetitions: dict[str, int] = field(default_factory=dict)
     #: The behaviour table that sized the apps its mixes leave unsized (the
@@ -443,6 +448,15 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         )
 
     limits = _limits(toml, engine, platforms, warmup_ms)
+    slice_ms = None
+    if "slice_ms" in data:
+        slice_ms = toml.integer(("slice_ms",), low=1, high=MAX_SLICE_MS)
+        if not engine_impl.runs_in_slices:
+            toml.fail(
+                ("slice_ms",),
+                f"{engine_impl.label} runs cannot go in slices",
+                hint="drop slice_ms: slices are gem5's",
+            )
 
     table = toml.only_keys(("executor",), _EXECUTOR_KEYS, "a campaign key")
     kind = toml.string(("executor", "kind"), choices=EXECUTORS, default="local")
@@ -484,6 +498,7 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         sized_by=sized_by,
         behaviour=own_table,
         perturb_us=perturb_us,
+        slice_ms=slice_ms,
         mix_repetitions=mix_repetitions,
         archive=_folder(toml, "archive", base),
     )

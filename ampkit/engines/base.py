@@ -82,6 +82,8 @@ class BootInputs:
     #: the PARSEC image, attached as the first virtio disk, if the mix needs it
     disk: Path | None = None
     disk_sha256: str | None = None
+    #: simulated milliseconds per slice of a run in slices (gem5); None: one
+    slice_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,9 @@ class Engine(Protocol):
     #: whether the engine models the cores' speed (gem5): a capacity
     #: calibration (ampkit.calibration) is then tied to its binary
     models_core_speed: bool
+    #: whether a run can go in slices that each end with a checkpoint
+    #: (RunRequest.slice_ms; gem5), so it resumes where its machine stopped
+    runs_in_slices: bool
     #: the guest clocks a request may ask for (RunRequest.qemu_clock, a
     #: campaign's qemu_clock) beyond the default "host"; empty for an engine
     #: that keeps its own time (gem5's simulated time)

@@ -33,7 +33,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -287,14 +287,23 @@ def run_command(
     readfile: Path,
     checkpoint: Path | None,
     disk: Path | None = None,
+    slice_until: int | None = None,
+    slice_checkpoint: Path | None = None,
 ) -> list[str]:
     """One run in the detailed clusters: restored from checkpoint, or booted
-    in them when checkpoint is None (slow; the benchmark compares the two)."""
+    in them when checkpoint is None (slow; the benchmark compares the two).
+    With ``slice_until``, one slice of it, ending at that tick with a
+    checkpoint in ``slice_checkpoint`` unless the guest ends first."""
     shared = _simulate_command(
         gem5, machine, kernel=kernel, initrd=initrd, cmdline=cmdline, outdir=outdir, disk=disk
     )
     restore = ["--restore-from", str(checkpoint)] if checkpoint else []
-    return [*shared, "--mode", "detailed", *restore, "--readfile", str(readfile)]
+    sliced = []
+    if slice_until is not None:
+        if slice_checkpoint is None:
+            raise AmpkitError("a slice of a run needs the directory of its checkpoint")
+        sliced = ["--slice-until", str(slice_until), "--slice-checkpoint", str(slice_checkpoint)]
+    return [*shared, "--mode", "detailed", *restore, "--readfile", str(readfile), *sliced]
 
 
 def checkpoint_key(
@@ -555,6 +564,198 @@ def ensure_checkpoint(
         return Checkpoint(target, key, booted_now=True, boot_wall_s=result.wall_s)
 
 
+#: What configs/bigLITTLE.py prints when a slice reached its end tick
+SLICE_ENDED = re.compile(r"ampkit: slice ended at tick (\d+)")
+#: gem5 ticks in a simulated millisecond
+TICKS_PER_MS = 10**9
+#: A finished slice's account, in its directory of the slice store
+SLICE_RECORD = "slice.json"
+#: A finished slice's checkpoint, which the next slice restores
+SLICE_CHECKPOINT = "checkpoint"
+#: What a later slice's gem5 output gives the run directory: its statistics
+#: and console (the configuration is the first slice's)
+SLICE_OUTPUTS = ("stats.txt", "stats.json", "system.terminal")
+
+
+def slice_key(slice_ms: int | None) -> list[str]:
+    """What slicing adds to a run's key: the slice's length, which decides
+    where every run restarts from a checkpoint (nothing for a run in one)."""
+    return ["--slice-ms", str(slice_ms)] if slice_ms else []
+
+
+def slices_dir(key: str) -> Path:
+    """Where the finished slices of a run in slices wait for the next one."""
+    return cache_dir() / "gem5-slices" / key
+
+
+def checkpoint_tick(checkpoint: Path) -> int:
+    """The tick a gem5 checkpoint was taken at (m5.cpt's curTick)."""
+    cpt = checkpoint / "m5.cpt"
+    with cpt.open(errors="replace") as f:
+        for line in f:
+            if line.startswith("curTick="):
+                return int(line.split("=", 1)[1])
+    raise AmpkitError(
+        f"{cpt} gives no curTick: not a whole gem5 checkpoint",
+        f"delete {checkpoint}; the next run takes it again",
+    )
+
+
+@contextmanager
+def _held(path: Path) -> Iterator[None]:
+    """``path`` locked by this process, or an error if another holds it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as e:
+            raise AmpkitError(
+                f"another process is running the slices of this run ({path.parent})",
+                "wait for it, or stop it: a run of the same inputs gives the same result",
+            ) from e
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@dataclass(frozen=True)
+class SlicedOutcome:
+    """A run in slices, as far as it got: the last slice's ending, the wall
+    seconds of every slice (those of earlier attempts too), the account of
+    each slice and the gem5 command of each one run now."""
+
+    result: Gem5Result
+    slices: list[dict[str, Any]]
+    commands: list[list[str]]
+
+
+def _finished_slices(store: Path) -> list[Path]:
+    """The store's finished slices, from the first; none when the last has
+    lost its checkpoint (the run then starts again from its first)."""
+    found: list[Path] = []
+    while (store / f"slice-{len(found)}" / SLICE_RECORD).is_file():
+        found.append(store / f"slice-{len(found)}")
+    if found and not (found[-1] / SLICE_CHECKPOINT / "m5.cpt").is_file():
+        for directory in found:
+            shutil.rmtree(directory)
+        return []
+    return found
+
+
+def run_in_slices(
+    gem5: Gem5,
+    inputs: BootInputs,
+    boot: Checkpoint,
+    slice_ms: int,
+    run: RunWriter,
+) -> SlicedOutcome:
+    """The run in slices of ``slice_ms`` simulated milliseconds, ending at
+    fixed ticks from the boot's checkpoint: every slice but the last ends
+    with a checkpoint, and the next restores it in a new gem5 process. The
+    finished slices wait in a store named by the run's inputs
+    (slices_dir()), so a run stopped with its machine (a wall-clock limit,
+    the end of a sitting) resumes at its last finished slice and loses at
+    most one slice's work; gem5 being deterministic and the ends fixed, the
+    result is the same as a run never stopped. Each slice gets the run's
+    wall-clock limit. Every slice's output is copied into the run: the
+    first's gem5 output in m5out/, the others' statistics and console in
+    m5out/slice-<n>/ (gem5stats.read_run joins them), every gem5 log in
+    the run's. The store is removed once gem5 ended on its own (the guest
+    powered off, or gem5 failed, which it would again)."""
+    machine = inputs.machine
+    assert isinstance(machine, Gem5Machine)
+    key = sha256_json(
+        {
+            "checkpoint": boot.key,
+            "run_desc_sha256": sha256_file(inputs.run_desc),
+            "dtb_sha256": sha256_file(inputs.dtb),
+            "slice_ms": slice_ms,
+        }
+    )
+    store = slices_dir(key)
+    with _held(store / "lock"):
+        first_tick = checkpoint_tick(boot.directory)
+        directories = _finished_slices(store)
+        slices: list[dict[str, Any]] = [
+            {**json.loads((d / SLICE_RECORD).read_text()), "resumed": True} for d in directories
+        ]
+        restore = directories[-1] / SLICE_CHECKPOINT if directories else boot.directory
+        commands: list[list[str]] = []
+        while True:
+            index = len(directories)
+            work = store / f"slice-{index}.partial"
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(parents=True)
+            until = first_tick + (index + 1) * slice_ms * TICKS_PER_MS
+            cmd = run_command(
+                gem5,
+                machine,
+                kernel=inputs.vmlinux,
+                initrd=inputs.initramfs,
+                cmdline=inputs.cmdline,
+                outdir=work / M5OUT,
+                readfile=inputs.run_desc,
+                checkpoint=restore,
+                disk=inputs.disk,
+                slice_until=until,
+                slice_checkpoint=work / SLICE_CHECKPOINT,
+            )
+            commands.append(cmd)
+            result = simulate(cmd, work / GEM5_LOG, inputs.limit_s)
+            record: dict[str, Any] = {
+                "slice": index,
+                "until_tick": until,
+                "wall_s": result.wall_s,
+                "resumed": False,
+            }
+            ended = SLICE_ENDED.search((work / GEM5_LOG).read_text(errors="replace"))
+            cpt = work / SLICE_CHECKPOINT / "m5.cpt"
+            if result.exit_code != 0 or ended is None or not cpt.is_file():
+                directories.append(work)
+                slices.append(record)
+                break
+            record["ended_tick"] = int(ended.group(1))
+            atomic_write_text(work / SLICE_RECORD, json.dumps(record, indent=1) + "\n")
+            final = store / f"slice-{index}"
+            shutil.rmtree(final, ignore_errors=True)
+            work.rename(final)
+            if directories:  # its checkpoint is restored no more
+                shutil.rmtree(directories[-1] / SLICE_CHECKPOINT, ignore_errors=True)
+            directories.append(final)
+            slices.append(record)
+            restore = final / SLICE_CHECKPOINT
+        _copy_slices(directories, run)
+        if not result.timed_out:
+            shutil.rmtree(store / "lock", ignore_errors=True)
+            for directory in directories:
+                shutil.rmtree(directory, ignore_errors=True)
+    if not result.timed_out:
+        shutil.rmtree(store, ignore_errors=True)
+    total = round(sum(float(r["wall_s"]) for r in slices), 3)
+    return SlicedOutcome(replace(result, wall_s=total), slices, commands)
+
+
+def _copy_slices(directories: list[Path], run: RunWriter) -> None:
+    """Each slice's output into the run directory (run_in_slices)."""
+    with run.path(GEM5_LOG).open("wb") as log:
+        for index, directory in enumerate(directories):
+            log.write(f"=== ampkit: slice {index} ===\n".encode())
+            if (directory / GEM5_LOG).is_file():
+                log.write((directory / GEM5_LOG).read_bytes())
+            source = directory / M5OUT
+            if not source.is_dir():
+                continue
+            if index == 0:
+                shutil.copytree(source, run.path(M5OUT), dirs_exist_ok=True)
+                continue
+            target = run.path(M5OUT) / gem5stats.SLICE_DIR.format(index)
+            target.mkdir(parents=True, exist_ok=True)
+            for name in SLICE_OUTPUTS:
+                if (source / name).is_file():
+                    shutil.copyfile(source / name, target / name)
+
+
 #: Wall seconds allowed per simulated second of the mix and per simulated
 #: CPU when no limit is given, so that the guest's own timeout, not this
 #: limit, ends a slow mix. On one host core the detailed 2B2L clusters took
@@ -630,6 +831,7 @@ class Gem5Engine:
     stats_dumps: tuple[str, ...] = gem5stats.RUN_DUMPS
     timing_notice: str | None = None
     models_core_speed = True
+    runs_in_slices = True
     guest_clocks: tuple[str, ...] = ()  # simulated time
 
     def identity(self) -> EngineIdentity:
@@ -661,7 +863,7 @@ class Gem5Engine:
         key_parts = {
             "bootloader_sha256": identity.bootloader_sha256,
             "configs_sha256": configs_sha256(),
-            "command": [*machine.args(), "--mode", "detailed"],
+            "command": [*machine.args(), "--mode", "detailed", *slice_key(request.slice_ms)],
         }
         return Setup(machine, dtb, cmdline, key_parts)
 
@@ -719,21 +921,37 @@ class Gem5Engine:
                 "boot_wall_s": ckpt.boot_wall_s,
             }
         )
-        cmd = run_command(
-            found,
-            machine,
-            kernel=inputs.vmlinux,
-            initrd=inputs.initramfs,
-            cmdline=inputs.cmdline,
-            outdir=m5out,
-            readfile=inputs.run_desc,
-            checkpoint=ckpt.directory,
-            disk=inputs.disk,
-        )
-        write_json(run.path(GEM5_COMMAND), cmd)
-        result = simulate(cmd, run.path(GEM5_LOG), inputs.limit_s)
+        if inputs.slice_ms:
+            try:
+                sliced = run_in_slices(found, inputs, ckpt, inputs.slice_ms, run)
+            except AmpkitError as e:
+                run.path(CONSOLE).write_text("")
+                result = EngineResult(exit_code=None, timed_out=False, wall_s=0.0)
+                return EngineOutcome(result, (f"gem5 slices: {e.what}",), more)
+            write_json(run.path(GEM5_COMMAND), sliced.commands)
+            result = sliced.result
+            more["gem5"]["slice_ms"] = inputs.slice_ms
+            more["gem5"]["slices"] = sliced.slices
+        else:
+            cmd = run_command(
+                found,
+                machine,
+                kernel=inputs.vmlinux,
+                initrd=inputs.initramfs,
+                cmdline=inputs.cmdline,
+                outdir=m5out,
+                readfile=inputs.run_desc,
+                checkpoint=ckpt.directory,
+                disk=inputs.disk,
+            )
+            write_json(run.path(GEM5_COMMAND), cmd)
+            result = simulate(cmd, run.path(GEM5_LOG), inputs.limit_s)
+        terminals = [run.path(GEM5_TERMINAL)] + [
+            m5out / gem5stats.SLICE_DIR.format(n) / "system.terminal"
+            for n in range(1, gem5stats.slice_count(m5out))
+        ]
         with run.path(CONSOLE).open("wb") as out:
-            for part in (ckpt.directory / BOOT_CONSOLE, run.path(GEM5_TERMINAL)):
+            for part in (ckpt.directory / BOOT_CONSOLE, *terminals):
                 if part.is_file():
                     out.write(part.read_bytes())
         problems: list[str] = gem5_errors(run.path(GEM5_LOG))
@@ -741,11 +959,12 @@ class Gem5Engine:
         if booted_dtb.is_file() and booted_dtb.read_bytes() != inputs.dtb_bytes:
             problems.append(f"the checkpoint's device tree ({booted_dtb}) is not this run's")
         try:
-            dumps = gem5stats.read_stats(m5out)
+            dumps = gem5stats.read_run(m5out)
         except gem5stats.StatsError as e:
             problems.append(f"gem5 stats unreadable: {e}")
             dumps = None
-        compress_json_stats(m5out)
+        for n in range(gem5stats.slice_count(m5out)):
+            compress_json_stats(m5out / gem5stats.SLICE_DIR.format(n) if n else m5out)
         if dumps:
             try:
                 run.write_gem5_summary(gem5stats.run_summary(dumps))

@@ -282,6 +282,7 @@ class QemuEngine:
     stats_dumps: tuple[str, ...] = ()
     timing_notice: str | None = QEMU_NOTICE
     models_core_speed = False
+    runs_in_slices = False
     guest_clocks: tuple[str, ...] = CLOCKS
 
     def identity(self) -> EngineIdentity:

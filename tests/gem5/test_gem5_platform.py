@@ -245,6 +245,71 @@ def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOut
         assert low <= counters[event]["count"] <= high, (counters[event], low, high)
 
 
+#: gem5's ticks in a simulated millisecond
+TICKS_PER_MS = 10**9
+
+
+def test_a_run_in_slices_is_the_run_cut_once(
+    colab_run: RunOutcome, kernel_build: KernelBuild, initramfs: Path, tmp_path: Path
+) -> None:
+    """The module's run again, in slices whose first ends inside its
+    measured interval: the same run up to that tick (gem5 is deterministic
+    and the tick fixed), then restored from the slice's checkpoint with
+    cold caches, TLBs and predictors. Its statistics, joined across the
+    slices, cover the guest's turnaround as a run in one does."""
+    assert colab_run.ok, colab_run.status
+    whole = gem5stats.read_stats(colab_run.directory / M5OUT)
+    assert whole is not None and len(whole) == len(gem5stats.RUN_DUMPS)
+    restored = whole[0]["finalTick"] - whole[0]["simTicks"]
+    begin, end = (whole[n]["finalTick"] - restored for n in (1, 2))
+    slice_ms = int(end // TICKS_PER_MS)
+    # the premise: a whole millisecond after the restore falls in the interval
+    assert begin < slice_ms * TICKS_PER_MS < end, (begin, end)
+    request = RunRequest(
+        platform=get_platform("2B2L"),
+        policy="colab",
+        mix=make_mix(probe("perf"), SMALL_COMPUTE, name="gem5-colab"),
+        engine="gem5",
+        mix_limit_s=MIX_S,
+        method="once",
+        slice_ms=slice_ms,
+    )
+    sliced = execute(request, tmp_path / "sliced", kernel_build, initramfs)
+    assert sliced.ok, sliced.status
+    slices = _manifest(sliced)["gem5"]["slices"]
+    assert [s["resumed"] for s in slices] == [False, False], slices
+    assert slices[0]["ended_tick"] >= restored + slice_ms * TICKS_PER_MS
+    m5out = sliced.directory / M5OUT
+    assert (m5out / "slice-1" / "stats.txt").is_file()
+    assert (m5out / "slice-1" / "stats.json.xz").is_file()
+    first = gem5stats.read_stats(m5out)
+    assert first is not None
+    # up to the cut, the very same simulation: the warm-up's dump is equal
+    # in every simulated figure (the host's differ)
+    simulated = [
+        {k: v for k, v in d.items() if not k.startswith("host")} for d in (whole[1], first[1])
+    ]
+    assert simulated[0] == simulated[1]
+    summary = json.loads((sliced.directory / "gem5.json").read_text())
+    one = json.loads((colab_run.directory / "gem5.json").read_text())
+    for cpu in summary["cpus"]:
+        assert cpu["insts"] > 0, cpu
+        # the residencies of the two slices' parts, less a tick per restore
+        assert abs(cpu["residency_ticks"] - summary["sim_ticks"]) <= 8, cpu
+    assert summary["energy_j"] > 0
+    starts = {a["start_ns"] for a in sliced.report.apps}
+    turnaround_ns = max(a["end_ns"] for a in sliced.report.apps) - min(starts)
+    assert turnaround_ns <= summary["sim_seconds"] * 1e9 <= turnaround_ns + 50_000
+    # what the cold restart cost this run (a figure, not a bound)
+    print(
+        f"measured interval: {one['sim_seconds'] * 1e3:.4f} ms in one slice, "
+        f"{summary['sim_seconds'] * 1e3:.4f} ms cut at {slice_ms} ms "
+        f"({summary['sim_seconds'] / one['sim_seconds'] - 1:+.2%})"
+    )
+    console = (sliced.directory / "console.log").read_text()
+    assert console.count("reading the run description from the simulator") == 1
+
+
 def test_a_second_run_reuses_the_checkpoint(
     colab_run: RunOutcome, kernel_build: KernelBuild, initramfs: Path, tmp_path: Path
 ) -> None:

@@ -3,6 +3,7 @@ to end in the time the machine is there, and the local executor starting
 only those, the longest first."""
 
 import json
+import math
 import subprocess
 import sys
 import time
@@ -69,6 +70,13 @@ def test_the_longest_run_that_fits_the_time_left_is_next() -> None:
     assert sitting.next_run(queue, expected, 600.0) == "c"
     assert sitting.next_run(queue, expected, 100.0) == "a"
     assert sitting.next_run(queue, expected, 99.0) is None
+    # runs in slices keep what they finish: one starts while time is left,
+    # the longest, never one held back; none once the sitting is over
+    assert sitting.next_run(queue, expected, 600.0, resumable=True) == "c"
+    assert sitting.next_run(queue, expected, 99.0, resumable=True) == "b"
+    held = {**expected, "b": math.inf, "d": math.inf}
+    assert sitting.next_run(queue, held, 99.0, resumable=True) == "c"
+    assert sitting.next_run(queue, expected, 0.0, resumable=True) is None
 
 
 def _stand_in_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:

@@ -1,0 +1,335 @@
+"""Runs in slices: the statistics of a measured interval cut by slice ends
+joined into one dump, and the slices run, stopped and resumed by the
+engine (against a stand-in gem5 that writes what the kit's configuration
+writes; the gem5 tier runs the real one)."""
+
+import json
+import math
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ampkit import gem5stats
+from ampkit.campaign.spec import load_spec
+from ampkit.engines import gem5
+from ampkit.engines.base import BootInputs
+from ampkit.errors import AmpkitError, UsageError
+from ampkit.mix import load_mix
+from ampkit.platform import get_platform
+from ampkit.run import EngineIdentity, RunRequest, prepare
+from ampkit.rundir import RunWriter
+
+pytestmark = pytest.mark.unit
+
+GEM5 = EngineIdentity(
+    name="gem5", version="gem5 version 24.0.0.1", binary_sha256="g" * 64, bootloader_sha256="b" * 64
+)
+CPU = "system.bigCluster.cpus0"
+
+
+def dump(
+    ticks: float, *, watts: float = 1.0, items: tuple[float, float] = (0, 0)
+) -> dict[str, float]:
+    """A dump of ``ticks`` of one CPU at 1 GHz retiring one instruction
+    every two cycles, its L2 and a DRAM rank, and a work item."""
+    stats = {
+        "simFreq": 1e12,
+        "simTicks": ticks,
+        f"{CPU}.numCycles": ticks / 1000,
+        f"{CPU}.commitStats0.numInsts": ticks / 2000,
+        f"{CPU}.ipc": 0.5,  # a rate: a merge may not sum it
+        f"{CPU}.power_model.dynamicPower": watts,
+        f"{CPU}.power_model.staticPower": 0.5,
+        f"{CPU}.power_state.pwrStateResidencyTicks::ON": ticks,
+        "system.bigCluster.l2.power_model.dynamicPower": 0.1,
+        "system.bigCluster.l2.power_model.staticPower": 0.0,
+        "system.mem_ctrls.dram.rank0.totalEnergy": ticks / 1000,  # pJ
+        "system.work_item_type0::samples": items[0],
+        "system.work_item_type0::mean": items[1],
+    }
+    stats["simSeconds"] = ticks / 1e12
+    return stats
+
+
+def test_a_measured_interval_in_pieces_is_one_dump() -> None:
+    """Worked by hand: 2 ms at 1.5 W and 1 ms at 3.5 W are 3 ms of
+    (3 + 3.5) mJ, so 2.1667 W over the whole; counts add; the rate is
+    dropped; the work item's mean is over its three samples."""
+    parts = [
+        dump(2e9, watts=1.0, items=(1, 3e9)),
+        dump(0.0, watts=math.nan),  # gem5's dump at a slice's exit: no time
+        dump(1e9, watts=3.0, items=(2, 6e9)),
+    ]
+    merged = gem5stats.merge(parts)
+    assert merged["simTicks"] == 3e9 and merged["simSeconds"] == pytest.approx(3e-3)
+    assert merged[f"{CPU}.commitStats0.numInsts"] == 1.5e6
+    assert f"{CPU}.ipc" not in merged
+    summary = gem5stats.summary([merged])
+    assert summary["cpus"][0]["energy_j"] == pytest.approx(2e-3 * 1.5 + 1e-3 * 3.5)
+    assert summary["cpus"][0]["residency_ticks"] == 3e9
+    assert summary["memory"][0]["energy_j"] == pytest.approx(3e6 * 1e-12)
+    assert summary["clusters"][0]["energy_j"] == pytest.approx(6.5e-3 + 0.1 * 3e-3)
+    assert summary["work_items"] == [{"id": 0, "samples": 3, "mean_s": 0.005}]
+    assert summary["pmu"]["INST_RETIRED"] == 1.5e6
+    with pytest.raises(gem5stats.StatsError, match="covers any time"):
+        gem5stats.merge([dump(0.0)])
+
+
+def test_the_slices_of_a_run_give_the_layout_of_one() -> None:
+    """Three slices: the measured interval starts in the first and ends in
+    the last; each slice's restore dump is left out, its end dumps are in."""
+    restore, start = dump(1.0), dump(5e9)
+    first = [restore, start, dump(3e9)]
+    middle = [dump(1.0), dump(8e9 - 1), dump(0.0)]  # a dump of no time at its end is dropped
+    last = [dump(1.0), dump(2e9 - 1), dump(4e8)]
+    dumps = gem5stats.run_dumps([first, middle, last])
+    assert len(dumps) == len(gem5stats.RUN_DUMPS)
+    assert dumps[0] is restore and dumps[1] is start and dumps[3] is last[-1]
+    # 13 ms less the two ticks of the later slices' restores
+    assert gem5stats.run_summary(dumps)["sim_ticks"] == 13e9 - 2
+    # one slice is a run as before
+    whole = [*first[:3], dump(4e8)]
+    assert gem5stats.run_dumps([whole]) == whole
+    # a runner that never dumped its end leaves the interval unknown
+    unended = gem5stats.run_dumps([first, [dump(1.0), dump(5e8)]])
+    with pytest.raises(gem5stats.StatsError, match="measured interval is unknown"):
+        gem5stats.run_summary(unended)
+
+
+def write_stats(directory: Path, dumps: list[dict[str, float]]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    blocks = []
+    for d in dumps:
+        lines = [f"{name} {value}" for name, value in d.items()]
+        blocks.append("\n".join([gem5stats.DUMP_BEGIN, *lines, gem5stats.DUMP_END]))
+    (directory / "stats.txt").write_text("\n\n".join(blocks) + "\n")
+
+
+def test_a_runs_slices_are_read_from_its_m5out(tmp_path: Path) -> None:
+    m5out = tmp_path / "m5out"
+    write_stats(m5out, [dump(1.0), dump(5e9), dump(3e9)])
+    write_stats(m5out / "slice-1", [dump(1.0), dump(2e9 - 1), dump(4e8)])
+    assert gem5stats.slice_count(m5out) == 2
+    dumps = gem5stats.read_run(m5out)
+    assert dumps is not None and gem5stats.run_summary(dumps)["sim_ticks"] == 5e9 - 1
+    (m5out / "slice-2").mkdir()
+    with pytest.raises(gem5stats.StatsError, match="slice without statistics"):
+        gem5stats.read_run(m5out)
+
+
+# --- slices run by the engine -------------------------------------------------------
+
+#: gem5.opt as the kit calls it for a slice: restores --restore-from (its
+#: m5.cpt's curTick), writes the dumps configs/bigLITTLE.py and the runner
+#: would over [curTick, --slice-until] and, if the guest has not ended by
+#: then, the slice's checkpoint. $FAKE_TICKS: the measured interval's start
+#: and end and the guest's power-off; $FAKE_HANG_FROM: a slice starting at
+#: or after that tick never ends (a machine stopped under it).
+FAKE_GEM5 = textwrap.dedent(
+    """\
+    #!/usr/bin/env python3
+    import os, sys, time
+    from pathlib import Path
+    args = sys.argv[1:]
+    def arg(name):
+        return args[args.index(name) + 1] if name in args else None
+    out = Path(arg("-d"))
+    out.mkdir(parents=True, exist_ok=True)
+    cpt = (Path(arg("--restore-from")) / "m5.cpt").read_text()
+    start = int(cpt.split("curTick=")[1].split()[0])
+    until = int(arg("--slice-until"))
+    with open(os.environ["FAKE_CALLS"], "a") as f:
+        f.write(f"{start}\\n")
+    hang = os.environ.get("FAKE_HANG_FROM")
+    if hang and start >= int(hang):
+        time.sleep(60)
+    roi, roi_end, off = (int(t) for t in os.environ["FAKE_TICKS"].split(","))
+    end = min(until, off)
+    marks = sorted({start, start + 1, end, *(t for t in (roi, roi_end) if start + 1 < t < end)})
+    def block(a, b):
+        t = b - a
+        return "\\n".join([
+            "---------- Begin Simulation Statistics ----------",
+            f"simFreq 1000000000000", f"simTicks {t}", f"finalTick {b}",
+            f"system.bigCluster.cpus0.numCycles {t / 1000}",
+            f"system.bigCluster.cpus0.commitStats0.numInsts {t / 2000}",
+            f"system.bigCluster.cpus0.power_model.dynamicPower 1.0",
+            f"system.bigCluster.cpus0.power_model.staticPower 0.5",
+            "---------- End Simulation Statistics   ----------",
+        ])
+    dumps = [block(a, b) for a, b in zip(marks, marks[1:])]
+    (out / "stats.txt").write_text("\\n\\n".join(dumps) + "\\n")
+    (out / "system.terminal").write_text(f"guest from tick {start}\\n")
+    if end == off:
+        print(f"ampkit: simulation ended: m5_exit instruction encountered at tick {off}")
+        sys.exit(0)
+    ckpt = Path(arg("--slice-checkpoint"))
+    ckpt.mkdir(parents=True)
+    (ckpt / "m5.cpt").write_text(f"[Globals]\\ncurTick={until}\\n")
+    print(f"ampkit: slice ended at tick {until}, checkpoint written to {ckpt}")
+    """
+)
+
+MS = gem5.TICKS_PER_MS
+BOOT_TICK = 70 * MS
+#: the measured interval from 3 ms to 25.5 ms after the boot, power-off at 26 ms
+TICKS = f"{BOOT_TICK + 3 * MS},{BOOT_TICK + 25 * MS + MS // 2},{BOOT_TICK + 26 * MS}"
+
+
+@pytest.fixture
+def sliced_gem5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> gem5.Gem5:
+    root = tmp_path / "gem5"
+    binary, bootloader = root / gem5.BINARY, root / gem5.BOOTLOADER
+    binary.parent.mkdir(parents=True)
+    bootloader.parent.mkdir(parents=True)
+    binary.write_text(FAKE_GEM5)
+    binary.chmod(0o755)
+    bootloader.write_bytes(b"")
+    monkeypatch.setenv("AMPKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAKE_CALLS", str(tmp_path / "calls"))
+    monkeypatch.setenv("FAKE_TICKS", TICKS)
+    return gem5.Gem5(root=root, binary=binary, bootloader=bootloader)
+
+
+def boot_inputs(tmp_path: Path, limit_s: float) -> BootInputs:
+    for name in ("vmlinux", "initrd", "run.desc", "system.dtb"):
+        (tmp_path / name).write_text(name)
+    return BootInputs(
+        identity=GEM5,
+        machine=gem5.Gem5Machine(get_platform("2B2L")),
+        cmdline="console=ttyAMA0",
+        limit_s=limit_s,
+        image=tmp_path / "vmlinux",
+        vmlinux=tmp_path / "vmlinux",
+        vmlinux_sha256="v" * 64,
+        initramfs=tmp_path / "initrd",
+        initramfs_sha256="i" * 64,
+        run_desc=tmp_path / "run.desc",
+        dtb=tmp_path / "system.dtb",
+        dtb_bytes=b"system.dtb",
+        slice_ms=10,
+    )
+
+
+def booted(tmp_path: Path) -> gem5.Checkpoint:
+    directory = tmp_path / "boot-checkpoint"
+    directory.mkdir(exist_ok=True)
+    (directory / "m5.cpt").write_text(f"[Globals]\ncurTick={BOOT_TICK}\n")
+    return gem5.Checkpoint(directory, "c" * 64, booted_now=False, boot_wall_s=None)
+
+
+def calls(tmp_path: Path) -> list[int]:
+    path = tmp_path / "calls"
+    return [int(t) for t in path.read_text().split()] if path.is_file() else []
+
+
+def test_a_run_in_slices_joins_them(sliced_gem5: gem5.Gem5, tmp_path: Path) -> None:
+    writer = RunWriter(tmp_path / "run")
+    inputs = boot_inputs(tmp_path, limit_s=30)
+    out = gem5.run_in_slices(sliced_gem5, inputs, booted(tmp_path), 10, writer)
+    # slices end at 10 and 20 ms after the boot; the guest powers off at 26
+    assert calls(tmp_path) == [BOOT_TICK, BOOT_TICK + 10 * MS, BOOT_TICK + 20 * MS]
+    assert out.result.exit_code == 0 and not out.result.timed_out
+    assert [s["until_tick"] for s in out.slices] == [BOOT_TICK + n * 10 * MS for n in (1, 2, 3)]
+    assert [s["resumed"] for s in out.slices] == [False] * 3
+    assert ["--slice-until", str(BOOT_TICK + 10 * MS)] == out.commands[0][-4:-2]
+    m5out = writer.path("m5out")
+    assert gem5stats.slice_count(m5out) == 3
+    assert "=== ampkit: slice 2 ===" in writer.path("gem5.log").read_text()
+    dumps = gem5stats.read_run(m5out)
+    assert dumps is not None
+    summary = gem5stats.run_summary(dumps)
+    # 22.5 ms, less a tick at each of the two restores inside it
+    assert summary["sim_ticks"] == 22.5 * MS - 2
+    assert summary["cpus"][0]["insts"] == pytest.approx((22.5 * MS - 2) / 2000)
+    assert summary["cpus"][0]["energy_j"] == pytest.approx(1.5 * (22.5e-3 - 2e-12))
+    # the guest ended: nothing is kept to resume
+    assert not (tmp_path / "cache" / "gem5-slices").exists() or not any(
+        (tmp_path / "cache" / "gem5-slices").iterdir()
+    )
+
+
+def test_a_stopped_run_resumes_at_its_last_slice(
+    sliced_gem5: gem5.Gem5, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped in its third slice (a wall-clock limit here; the end of a
+    sitting alike), the run starts again at the third slice and ends with
+    the statistics of a run never stopped."""
+    monkeypatch.setenv("FAKE_HANG_FROM", str(BOOT_TICK + 20 * MS))
+    first = RunWriter(tmp_path / "first")
+    stopped = gem5.run_in_slices(sliced_gem5, boot_inputs(tmp_path, 2), booted(tmp_path), 10, first)
+    assert stopped.result.timed_out and len(stopped.slices) == 3
+    store = next((tmp_path / "cache" / "gem5-slices").iterdir())
+    # the second slice's checkpoint waits; the first's is gone
+    assert (store / "slice-1" / "checkpoint" / "m5.cpt").is_file()
+    assert not (store / "slice-0" / "checkpoint").exists()
+    monkeypatch.delenv("FAKE_HANG_FROM")
+    (tmp_path / "calls").unlink()
+    again = RunWriter(tmp_path / "again")
+    out = gem5.run_in_slices(sliced_gem5, boot_inputs(tmp_path, 30), booted(tmp_path), 10, again)
+    assert calls(tmp_path) == [BOOT_TICK + 20 * MS]  # only the slice lost
+    assert [s["resumed"] for s in out.slices] == [True, True, False]
+    assert out.result.exit_code == 0
+    assert out.result.wall_s >= sum(s["wall_s"] for s in stopped.slices[:2])
+    resumed = gem5stats.read_run(again.path("m5out"))
+    assert resumed is not None
+    # the same figures as a run never stopped
+    (tmp_path / "calls").unlink()
+    whole = RunWriter(tmp_path / "whole")
+    gem5.run_in_slices(sliced_gem5, boot_inputs(tmp_path, 30), booted(tmp_path), 10, whole)
+    assert len(calls(tmp_path)) == 3
+    never_stopped = gem5stats.read_run(whole.path("m5out"))
+    assert never_stopped is not None
+    # (as JSON: the fake's L2 has no power model, and NaN is not NaN)
+    figures = [json.dumps(gem5stats.run_summary(d)) for d in (resumed, never_stopped)]
+    assert figures[0] == figures[1]
+    assert not store.exists()
+
+
+def test_two_runs_of_the_same_slices_are_not_run_at_once(
+    sliced_gem5: gem5.Gem5, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_HANG_FROM", str(BOOT_TICK))
+    gem5.run_in_slices(
+        sliced_gem5, boot_inputs(tmp_path, 1), booted(tmp_path), 10, RunWriter(tmp_path / "a")
+    )
+    store = next((tmp_path / "cache" / "gem5-slices").iterdir())
+    busy = pytest.raises(AmpkitError, match="another process is running the slices")
+    with gem5._held(store / "lock"), busy:  # as another process running them holds it
+        gem5.run_in_slices(
+            sliced_gem5,
+            boot_inputs(tmp_path, 1),
+            booted(tmp_path),
+            10,
+            RunWriter(tmp_path / "b"),
+        )
+
+
+def test_slices_are_gem5s_and_part_of_the_key(tmp_path: Path) -> None:
+    def request(**kw: object) -> RunRequest:
+        return RunRequest(
+            platform=get_platform("2B2L"),
+            policy="cfs",
+            mix=load_mix("sync2-contend-compute"),
+            **kw,  # type: ignore[arg-type]
+        )
+
+    dtbs = {"2B2L": b"gem5-tree"}
+    one = prepare(request(engine="gem5"), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(dtbs))
+    sliced = prepare(
+        request(engine="gem5", slice_ms=20), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(dtbs)
+    )
+    assert one.key != sliced.key
+    qemu = EngineIdentity(name="qemu", version="QEMU 7.2", binary_sha256="q" * 64)
+    with pytest.raises(UsageError, match="cannot go in slices"):
+        prepare(request(engine="qemu", slice_ms=20), qemu, "k" * 64, "i" * 64)
+    with pytest.raises(UsageError, match="slices of 0 simulated ms"):
+        prepare(request(engine="gem5", slice_ms=0), GEM5, "k" * 64, "i" * 64, dtb_cache=dtbs)
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        'name = "s"\nengine = "qemu"\nplatforms = ["2B2L"]\npolicies = ["cfs"]\n'
+        'mixes = ["sync2-contend-compute"]\nslice_ms = 20\n'
+    )
+    with pytest.raises(AmpkitError, match="slice_ms"):
+        load_spec(spec)
