@@ -304,6 +304,9 @@ _CPU_COUNTS = frozenset(
     {"numCycles", *_INSTS, *(stat for names in PMU_STATS.values() for stat in names)}
 )
 _POWER = ("power_model.dynamicPower", "power_model.staticPower")
+#: The kit's own entry in a merged dump: how many slice ends cut the
+#: interval (each a restore with cold caches, TLBs and predictors)
+CUTS = "ampkit.cuts"
 
 
 def _merge_rule(name: str) -> str | None:
@@ -392,8 +395,10 @@ def run_dumps(slices: list[list[dict[str, float]]]) -> list[dict[str, float]]:
     if len(runner) != 2:
         return [dump for part in slices for dump in part]
     start, end = runner
-    measured = [dump for kind, dump in timeline[start + 1 : end + 1] if kind != "restore"]
-    return [slices[0][0], timeline[start][1], merge(measured), slices[-1][-1]]
+    inside = timeline[start + 1 : end + 1]
+    merged = merge([dump for kind, dump in inside if kind != "restore"])
+    merged[CUTS] = sum(1 for kind, _ in inside if kind == "restore")
+    return [slices[0][0], timeline[start][1], merged, slices[-1][-1]]
 
 
 def read_run(m5out: Path) -> list[dict[str, float]] | None:
@@ -478,4 +483,8 @@ def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]
         # what the PMU's architected events would have counted on every CPU
         "pmu": pmu_counts(dump),
         "work_items": [items[k] for k in sorted(items) if items[k].get("samples")],
+        # slice ends inside the interval (run_dumps): each restarted the
+        # machine cold, and lost the work items in progress across it
+        "cuts": int(dump.get(CUTS, 0)),
+        "work_items_whole": not dump.get(CUTS, 0),
     }

@@ -411,6 +411,7 @@ def execute(
             disk=suite.image if suite else None,
             disk_sha256=suite.sha256 if suite else None,
             slice_ms=request.slice_ms,
+            mix_limit_s=request.mix_limit_s,
         ),
         writer,
     )

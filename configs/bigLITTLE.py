@@ -38,6 +38,8 @@ import os
 import sys
 from pathlib import Path
 
+import _m5.drain
+import _m5.event
 import m5
 from m5.objects import Root
 from m5.util.fdthelper import Fdt, FdtState
@@ -201,8 +203,11 @@ def main() -> None:
             print(f"ampkit: checkpoint written to {args.checkpoint_dir} at tick {m5.curTick()}")
             sys.exit(0)
         if slicing and cause == SLICE_LIMIT and m5.curTick() >= args.slice_until:
-            end_slice(args.slice_checkpoint)
-            sys.exit(0)
+            ended = drain_or_exit()
+            if ended is None:
+                end_slice(args.slice_checkpoint)
+                sys.exit(0)
+            event, cause = ended, ended.getCause()
         print(f"ampkit: simulation ended: {cause} at tick {m5.curTick()}")
         sys.exit(event.getCode())
 
@@ -211,12 +216,30 @@ def main() -> None:
 SLICE_LIMIT = "simulate() limit reached"
 
 
+def drain_or_exit():
+    """The system drained for the slice's end, or the exit event that came
+    first. Draining takes simulated time (an out-of-order CPU completes what
+    it has in flight), in which the guest may end; m5.drain() would drop
+    that event and checkpoint a guest past its end. A guest's request for a
+    checkpoint is not taken here either."""
+    manager = _m5.drain.DrainManager.instance()
+    while not manager.isDrained():
+        if manager.tryDrain():
+            break
+        while True:
+            event = _m5.event.simulate()
+            cause = event.getCause()
+            if cause == "Finished drain":
+                break
+            if cause != "checkpoint":
+                return event
+    return None
+
+
 def end_slice(checkpoint_dir: str) -> None:
-    """The slice's end: drained first (an out-of-order CPU drains by
-    completing what it has in flight, which takes simulated time), so its
-    statistics' dump reaches the checkpoint's tick and gem5 writes none at
-    exit (no two in one tick); then the checkpoint, caches written back."""
-    m5.drain()
+    """The slice's end, drained (drain_or_exit), so its statistics' dump
+    reaches the checkpoint's tick and gem5 writes none at exit (no two in
+    one tick); then the checkpoint, caches written back."""
     m5.stats.dump()
     m5.stats.reset()
     m5.checkpoint(checkpoint_dir)

@@ -84,6 +84,8 @@ class BootInputs:
     disk_sha256: str | None = None
     #: simulated milliseconds per slice of a run in slices (gem5); None: one
     slice_ms: int | None = None
+    #: the guest seconds the mix may take (the runner's own limit)
+    mix_limit_s: int = 0
 
 
 @dataclass(frozen=True)

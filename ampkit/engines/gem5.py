@@ -622,12 +622,22 @@ def _held(path: Path) -> Iterator[None]:
 @dataclass(frozen=True)
 class SlicedOutcome:
     """A run in slices, as far as it got: the last slice's ending, the wall
-    seconds of every slice (those of earlier attempts too), the account of
-    each slice and the gem5 command of each one run now."""
+    seconds of its slices (those finished in earlier attempts too; a slice
+    lost to a stop is not counted), the account of each slice, the gem5
+    command of each one run now, and why the run cannot count, if the
+    slices say so."""
 
     result: Gem5Result
     slices: list[dict[str, Any]]
     commands: list[list[str]]
+    problem: str | None = None
+
+
+#: Simulated milliseconds a run in slices may go beyond its mix's limit (the
+#: guest's own, after which the runner stops the mix and powers off): the
+#: warm-up, the runner's start and its stop. A guest still running then
+#: will not end (a livelocked kernel): the run fails rather than slicing on.
+SLICE_SIM_MARGIN_MS = 1000
 
 
 def _finished_slices(store: Path) -> list[Path]:
@@ -649,6 +659,8 @@ def run_in_slices(
     boot: Checkpoint,
     slice_ms: int,
     run: RunWriter,
+    *,
+    sim_limit_ms: int,
 ) -> SlicedOutcome:
     """The run in slices of ``slice_ms`` simulated milliseconds, ending at
     fixed ticks from the boot's checkpoint: every slice but the last ends
@@ -658,7 +670,9 @@ def run_in_slices(
     the end of a sitting) resumes at its last finished slice and loses at
     most one slice's work; gem5 being deterministic and the ends fixed, the
     result is the same as a run never stopped. Each slice gets the run's
-    wall-clock limit. Every slice's output is copied into the run: the
+    wall-clock limit; the run ends failed when its slices reach
+    ``sim_limit_ms`` after the boot without the guest's end. Every slice's
+    output is copied into the run: the
     first's gem5 output in m5out/, the others' statistics and console in
     m5out/slice-<n>/ (gem5stats.read_run joins them), every gem5 log in
     the run's. The store is removed once gem5 ended on its own (the guest
@@ -682,8 +696,17 @@ def run_in_slices(
         ]
         restore = directories[-1] / SLICE_CHECKPOINT if directories else boot.directory
         commands: list[list[str]] = []
+        problem = None
         while True:
             index = len(directories)
+            if index * slice_ms >= sim_limit_ms:
+                problem = (
+                    f"the guest did not end within {sim_limit_ms:,} simulated ms "
+                    f"({index} slices of {slice_ms} ms): a guest past its mix's limit "
+                    "that does not power off"
+                )
+                result = Gem5Result(exit_code=None, timed_out=False, wall_s=0.0)
+                break
             work = store / f"slice-{index}.partial"
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
@@ -727,13 +750,11 @@ def run_in_slices(
             restore = final / SLICE_CHECKPOINT
         _copy_slices(directories, run)
         if not result.timed_out:
-            shutil.rmtree(store / "lock", ignore_errors=True)
-            for directory in directories:
-                shutil.rmtree(directory, ignore_errors=True)
-    if not result.timed_out:
-        shutil.rmtree(store, ignore_errors=True)
+            # removed under the lock; a run of these inputs started after
+            # that starts from the first slice, to the same result
+            shutil.rmtree(store, ignore_errors=True)
     total = round(sum(float(r["wall_s"]) for r in slices), 3)
-    return SlicedOutcome(replace(result, wall_s=total), slices, commands)
+    return SlicedOutcome(replace(result, wall_s=total), slices, commands, problem)
 
 
 def _copy_slices(directories: list[Path], run: RunWriter) -> None:
@@ -921,9 +942,13 @@ class Gem5Engine:
                 "boot_wall_s": ckpt.boot_wall_s,
             }
         )
+        early: list[str] = []
         if inputs.slice_ms:
             try:
-                sliced = run_in_slices(found, inputs, ckpt, inputs.slice_ms, run)
+                sim_limit_ms = inputs.mix_limit_s * 1000 + SLICE_SIM_MARGIN_MS
+                sliced = run_in_slices(
+                    found, inputs, ckpt, inputs.slice_ms, run, sim_limit_ms=sim_limit_ms
+                )
             except AmpkitError as e:
                 run.path(CONSOLE).write_text("")
                 result = EngineResult(exit_code=None, timed_out=False, wall_s=0.0)
@@ -932,6 +957,7 @@ class Gem5Engine:
             result = sliced.result
             more["gem5"]["slice_ms"] = inputs.slice_ms
             more["gem5"]["slices"] = sliced.slices
+            early = [sliced.problem] if sliced.problem else []
         else:
             cmd = run_command(
                 found,
@@ -954,7 +980,7 @@ class Gem5Engine:
             for part in (ckpt.directory / BOOT_CONSOLE, *terminals):
                 if part.is_file():
                     out.write(part.read_bytes())
-        problems: list[str] = gem5_errors(run.path(GEM5_LOG))
+        problems: list[str] = [*early, *gem5_errors(run.path(GEM5_LOG))]
         booted_dtb = ckpt.directory / BOOT_DTB
         if booted_dtb.is_file() and booted_dtb.read_bytes() != inputs.dtb_bytes:
             problems.append(f"the checkpoint's device tree ({booted_dtb}) is not this run's")

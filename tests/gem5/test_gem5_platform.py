@@ -285,13 +285,44 @@ def test_a_run_in_slices_is_the_run_cut_once(
     first = gem5stats.read_stats(m5out)
     assert first is not None
     # up to the cut, the very same simulation: the warm-up's dump is equal
-    # in every simulated figure (the host's differ)
+    # in every simulated figure (the host's differ; NaN, as JSON, equals NaN)
     simulated = [
-        {k: v for k, v in d.items() if not k.startswith("host")} for d in (whole[1], first[1])
+        json.dumps({k: v for k, v in d.items() if not k.startswith("host")}, sort_keys=True)
+        for d in (whole[1], first[1])
     ]
     assert simulated[0] == simulated[1]
+    joined = gem5stats.read_run(m5out)
+    assert joined is not None
+    measured = joined[gem5stats.MEASURED_DUMP]
+    plat = get_platform("2B2L")
+    clocks_hz = {
+        "bigCluster": plat.big_core.clock_mhz * 1e6,
+        "littleCluster": plat.little_core.clock_mhz * 1e6,
+    }
+    for cpu in gem5stats.cpu_rows([measured]):
+        # gem5's O3 CPU counts the cycles it slept when it wakes (cpu_rows),
+        # so a CPU asleep at a reset counts some from before it, but none
+        # from before the run's restore: it keeps no last running cycle in
+        # a checkpoint, and one restored asleep would count them from tick 0
+        limit = clocks_hz[cpu["cluster"]] * (measured["simSeconds"] + end / 1e12)
+        assert cpu["cycles"] <= limit, (cpu, limit)
+    cal = calibration.load()
+    if cal is not None:
+        # the joined pieces' dynamic energy still follows the instructions
+        # (test_cpu_power_follows_the_instructions_committed)
+        cores = {
+            "bigCluster": (530e-6, 1.25, cal.big_ipc),
+            "littleCluster": (140e-6, 1.1, cal.little_ipc),
+        }
+        seconds = measured["simSeconds"]
+        for cpu in gem5stats.cpu_rows([measured]):
+            c, volts, ipc_ref = cores[cpu["cluster"]]
+            dynamic_j = measured[f"system.{cpu['cpu']}.power_model.dynamicPower"] * seconds
+            expected_j = c * 1e-6 * volts**2 * cpu["insts"] / ipc_ref
+            assert dynamic_j == pytest.approx(expected_j, rel=0.01), (cpu["cpu"], expected_j)
     summary = json.loads((sliced.directory / "gem5.json").read_text())
     one = json.loads((colab_run.directory / "gem5.json").read_text())
+    assert (summary["cuts"], one["cuts"]) == (1, 0)
     for cpu in summary["cpus"]:
         assert cpu["insts"] > 0, cpu
         # the residencies of the two slices' parts, less a tick per restore

@@ -86,11 +86,14 @@ def test_the_slices_of_a_run_give_the_layout_of_one() -> None:
     dumps = gem5stats.run_dumps([first, middle, last])
     assert len(dumps) == len(gem5stats.RUN_DUMPS)
     assert dumps[0] is restore and dumps[1] is start and dumps[3] is last[-1]
-    # 13 ms less the two ticks of the later slices' restores
-    assert gem5stats.run_summary(dumps)["sim_ticks"] == 13e9 - 2
+    # 13 ms less the two ticks of the later slices' restores, cut twice
+    summary = gem5stats.run_summary(dumps)
+    assert summary["sim_ticks"] == 13e9 - 2
+    assert summary["cuts"] == 2 and not summary["work_items_whole"]
     # one slice is a run as before
     whole = [*first[:3], dump(4e8)]
     assert gem5stats.run_dumps([whole]) == whole
+    assert gem5stats.run_summary(whole)["cuts"] == 0
     # a runner that never dumped its end leaves the interval unknown
     unended = gem5stats.run_dumps([first, [dump(1.0), dump(5e8)]])
     with pytest.raises(gem5stats.StatsError, match="measured interval is unknown"):
@@ -177,6 +180,10 @@ BOOT_TICK = 70 * MS
 TICKS = f"{BOOT_TICK + 3 * MS},{BOOT_TICK + 25 * MS + MS // 2},{BOOT_TICK + 26 * MS}"
 
 
+#: the simulated ms a run may take (far beyond the guest's end)
+LIMIT_MS = 1000
+
+
 @pytest.fixture
 def sliced_gem5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> gem5.Gem5:
     root = tmp_path / "gem5"
@@ -227,7 +234,9 @@ def calls(tmp_path: Path) -> list[int]:
 def test_a_run_in_slices_joins_them(sliced_gem5: gem5.Gem5, tmp_path: Path) -> None:
     writer = RunWriter(tmp_path / "run")
     inputs = boot_inputs(tmp_path, limit_s=30)
-    out = gem5.run_in_slices(sliced_gem5, inputs, booted(tmp_path), 10, writer)
+    out = gem5.run_in_slices(
+        sliced_gem5, inputs, booted(tmp_path), 10, writer, sim_limit_ms=LIMIT_MS
+    )
     # slices end at 10 and 20 ms after the boot; the guest powers off at 26
     assert calls(tmp_path) == [BOOT_TICK, BOOT_TICK + 10 * MS, BOOT_TICK + 20 * MS]
     assert out.result.exit_code == 0 and not out.result.timed_out
@@ -258,7 +267,9 @@ def test_a_stopped_run_resumes_at_its_last_slice(
     the statistics of a run never stopped."""
     monkeypatch.setenv("FAKE_HANG_FROM", str(BOOT_TICK + 20 * MS))
     first = RunWriter(tmp_path / "first")
-    stopped = gem5.run_in_slices(sliced_gem5, boot_inputs(tmp_path, 2), booted(tmp_path), 10, first)
+    stopped = gem5.run_in_slices(
+        sliced_gem5, boot_inputs(tmp_path, 2), booted(tmp_path), 10, first, sim_limit_ms=LIMIT_MS
+    )
     assert stopped.result.timed_out and len(stopped.slices) == 3
     store = next((tmp_path / "cache" / "gem5-slices").iterdir())
     # the second slice's checkpoint waits; the first's is gone
@@ -267,7 +278,9 @@ def test_a_stopped_run_resumes_at_its_last_slice(
     monkeypatch.delenv("FAKE_HANG_FROM")
     (tmp_path / "calls").unlink()
     again = RunWriter(tmp_path / "again")
-    out = gem5.run_in_slices(sliced_gem5, boot_inputs(tmp_path, 30), booted(tmp_path), 10, again)
+    out = gem5.run_in_slices(
+        sliced_gem5, boot_inputs(tmp_path, 30), booted(tmp_path), 10, again, sim_limit_ms=LIMIT_MS
+    )
     assert calls(tmp_path) == [BOOT_TICK + 20 * MS]  # only the slice lost
     assert [s["resumed"] for s in out.slices] == [True, True, False]
     assert out.result.exit_code == 0
@@ -277,7 +290,9 @@ def test_a_stopped_run_resumes_at_its_last_slice(
     # the same figures as a run never stopped
     (tmp_path / "calls").unlink()
     whole = RunWriter(tmp_path / "whole")
-    gem5.run_in_slices(sliced_gem5, boot_inputs(tmp_path, 30), booted(tmp_path), 10, whole)
+    gem5.run_in_slices(
+        sliced_gem5, boot_inputs(tmp_path, 30), booted(tmp_path), 10, whole, sim_limit_ms=LIMIT_MS
+    )
     assert len(calls(tmp_path)) == 3
     never_stopped = gem5stats.read_run(whole.path("m5out"))
     assert never_stopped is not None
@@ -291,9 +306,9 @@ def test_two_runs_of_the_same_slices_are_not_run_at_once(
     sliced_gem5: gem5.Gem5, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_HANG_FROM", str(BOOT_TICK))
-    gem5.run_in_slices(
-        sliced_gem5, boot_inputs(tmp_path, 1), booted(tmp_path), 10, RunWriter(tmp_path / "a")
-    )
+    writer = RunWriter(tmp_path / "a")
+    inputs = boot_inputs(tmp_path, 1)
+    gem5.run_in_slices(sliced_gem5, inputs, booted(tmp_path), 10, writer, sim_limit_ms=LIMIT_MS)
     store = next((tmp_path / "cache" / "gem5-slices").iterdir())
     busy = pytest.raises(AmpkitError, match="another process is running the slices")
     with gem5._held(store / "lock"), busy:  # as another process running them holds it
@@ -303,6 +318,7 @@ def test_two_runs_of_the_same_slices_are_not_run_at_once(
             booted(tmp_path),
             10,
             RunWriter(tmp_path / "b"),
+            sim_limit_ms=LIMIT_MS,
         )
 
 
@@ -333,3 +349,20 @@ def test_slices_are_gem5s_and_part_of_the_key(tmp_path: Path) -> None:
     )
     with pytest.raises(AmpkitError, match="slice_ms"):
         load_spec(spec)
+
+
+def test_a_guest_that_never_ends_fails_at_its_limit(
+    sliced_gem5: gem5.Gem5, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A livelocked guest never powers off: every slice finishes in time,
+    so only the simulated limit ends the run (its slices then are dropped:
+    run again, they would go the same way)."""
+    never = f"{BOOT_TICK + 3 * MS},{BOOT_TICK + 4 * MS},{BOOT_TICK + 10**6 * MS}"
+    monkeypatch.setenv("FAKE_TICKS", never)
+    writer = RunWriter(tmp_path / "run")
+    out = gem5.run_in_slices(
+        sliced_gem5, boot_inputs(tmp_path, 30), booted(tmp_path), 10, writer, sim_limit_ms=30
+    )
+    assert len(calls(tmp_path)) == 3
+    assert out.problem is not None and "did not end within 30 simulated ms" in out.problem
+    assert not any((tmp_path / "cache" / "gem5-slices").iterdir())
