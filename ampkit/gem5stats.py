@@ -294,10 +294,10 @@ MEASURED_DUMP = RUN_DUMPS.index("measured")
 #: slice-1/, slice-2/, ... (ampkit.engines.gem5); the first slice's are in
 #: m5out/ itself, as those of a run of one slice.
 SLICE_DIR = "slice-{}"
-#: The dumps a slice that reached its end tick (configs/bigLITTLE.py,
-#: --slice-until) ends with: its own, once the system is drained. gem5
-#: writes none at exit then, as it writes no two dumps in one tick.
-SLICE_END_DUMPS = ("slice end",)
+#: A slice's record beside its statistics (configs/bigLITTLE.py writes it
+#: when the slice reached its end tick): {"until": its end tick,
+#: "checkpoint_tick": where the checkpoint was taken, if it was}
+SLICE_RECORD = "ampkit-slice.json"
 
 #: the CPU statistics a merged dump keeps, by name (cpu_rows, pmu_counts)
 _CPU_COUNTS = frozenset(
@@ -366,39 +366,63 @@ def merge(parts: list[dict[str, float]]) -> dict[str, float]:
     return _precise_seconds(merged)
 
 
-def run_dumps(slices: list[list[dict[str, float]]]) -> list[dict[str, float]]:
+def run_dumps(
+    slices: list[list[dict[str, float]]], records: list[dict[str, Any] | None] | None = None
+) -> list[dict[str, float]]:
     """A run's dumps in the RUN_DUMPS layout, from the dumps of each of its
-    slices in order. A run of one slice is its own dumps. Each slice begins
-    with its dump at restore (one tick: it is not counted, so a measured
-    interval cut by n slice ends misses n ticks, n picoseconds); each but
-    the last ends with SLICE_END_DUMPS. Between them are the runner's
-    dumps, two in the whole run: the measured interval's start and end. Its
-    pieces become one merged dump (merge()). A run whose runner did not
-    dump twice keeps all its dumps in order, and run_summary says its
-    measured interval is unknown."""
-    if len(slices) == 1:
+    slices in order and each slice's record (SLICE_RECORD; None for the
+    last, which ended with the guest). A run of one slice is its own dumps.
+
+    A slice's first dump is at its restore: one tick, not counted, so a
+    measured interval cut n times misses n ticks. A slice that reached its
+    end tick has its own dump there, then, if it was checkpointed, gem5's
+    at exit over the drain (a few hundred ns, in which a CPU woken from WFI
+    counts every cycle it slept): not counted either. Its other dumps are
+    the runner's, two in the whole run: the measured interval's start and
+    end. The interval's pieces become one merged dump (merge()) that says
+    how many cuts it spans (CUTS). A run whose runner did not dump twice
+    keeps all its dumps in order, and run_summary says its measured
+    interval is unknown."""
+    records = records or [None] * len(slices)
+    if len(slices) == 1 and records[0] is None:
         return slices[0]
     timeline: list[tuple[str, dict[str, float]]] = []
-    for index, written in enumerate(slices):
-        last = index == len(slices) - 1
-        dumps = list(written)
-        if not last:  # a dump of no time after the slice's own says nothing
-            while len(dumps) > 1 and dumps[-1].get("simTicks") == 0:
-                dumps.pop()
-        tail = ("exit",) if last else SLICE_END_DUMPS
-        if len(dumps) < 1 + len(tail):
-            return [dump for part in slices for dump in part]
-        timeline.append(("restore", dumps[0]))
-        timeline += [("runner", dump) for dump in dumps[1 : len(dumps) - len(tail)]]
-        timeline += list(zip(tail, dumps[len(dumps) - len(tail) :], strict=True))
+    for index, (dumps, record) in enumerate(zip(slices, records, strict=True)):
+        until = record.get("until") if record else None
+        checkpointed = bool(record and "checkpoint_tick" in record)
+        final = index == len(slices) - 1
+        for at, dump in enumerate(dumps):
+            kind = "runner"
+            if at == 0:
+                kind = "restore"
+            elif until is not None and dump.get("finalTick") == until:
+                kind = "slice end"
+            elif at == len(dumps) - 1 and checkpointed:
+                kind = "drain"
+            elif at == len(dumps) - 1 and final:
+                kind = "exit"
+            timeline.append((kind, dump))
     runner = [at for at, (kind, _) in enumerate(timeline) if kind == "runner"]
     if len(runner) != 2:
         return [dump for part in slices for dump in part]
     start, end = runner
     inside = timeline[start + 1 : end + 1]
-    merged = merge([dump for kind, dump in inside if kind != "restore"])
+    merged = merge([dump for kind, dump in inside if kind not in ("restore", "drain")])
     merged[CUTS] = sum(1 for kind, _ in inside if kind == "restore")
     return [slices[0][0], timeline[start][1], merged, slices[-1][-1]]
+
+
+def _slice_record(directory: Path) -> dict[str, Any] | None:
+    path = directory / SLICE_RECORD
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise StatsError(f"{path}: not JSON: {e}") from e
+    if not isinstance(record, dict) or not isinstance(record.get("until"), int):
+        raise StatsError(f"{path}: no end tick ('until')")
+    return record
 
 
 def read_run(m5out: Path) -> list[dict[str, float]] | None:
@@ -407,14 +431,15 @@ def read_run(m5out: Path) -> list[dict[str, float]] | None:
     first = read_stats(m5out)
     if first is None:
         return None
-    slices = [first]
+    slices, records = [first], [_slice_record(m5out)]
     while (m5out / SLICE_DIR.format(len(slices))).is_dir():
         later = m5out / SLICE_DIR.format(len(slices))
         dumps = read_stats(later)
         if not dumps:
             raise StatsError(f"{later}: a slice without statistics")
         slices.append(dumps)
-    return run_dumps(slices)
+        records.append(_slice_record(later))
+    return run_dumps(slices, records)
 
 
 def slice_count(m5out: Path) -> int:

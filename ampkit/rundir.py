@@ -88,7 +88,13 @@ ARCHIVED = (
 )
 #: ...and from m5out/, each of these, xz-compressed where True (the
 #: statistics reader, ampkit.gem5stats, reads stats.txt.xz).
-ARCHIVED_M5OUT = {"system.terminal": False, "config.ini": True, "stats.txt": True}
+ARCHIVED_M5OUT = {
+    "system.terminal": False,
+    "config.ini": True,
+    "stats.txt": True,
+    # a slice's end, by which its dumps are told apart (gem5stats.read_run)
+    "ampkit-slice.json": False,
+}
 #: What a failed checkpoint boot's files are called in the run directory.
 BOOT_PREFIX = "boot-"
 PARTIAL_SUFFIX = ".partial"

@@ -19,9 +19,10 @@ tree and exits without simulating.
 
 --slice-until TICK --slice-checkpoint DIR (detailed): a run in slices, so
 that one longer than the time its machine is there resumes where it
-stopped. If the guest has not ended by TICK, the system is drained, the
-slice's statistics are dumped and reset, a checkpoint of it is written to
-DIR and gem5 exits 0; the next slice restores it. The host chooses the
+stopped. If the guest has not ended by TICK, the slice's statistics are
+dumped and reset, the system is drained, a checkpoint of it is written to
+DIR (OUTDIR/ampkit-slice.json says so) and gem5 exits 0; the next slice
+restores it. The host chooses the
 ticks (ampkit.engines.gem5); every run restarts from a checkpoint at each
 of them, interrupted or not, so where a machine stopped never changes a
 result.
@@ -34,6 +35,7 @@ must be the ELF vmlinux (gem5 loads no raw Image).
 """
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -203,14 +205,33 @@ def main() -> None:
             print(f"ampkit: checkpoint written to {args.checkpoint_dir} at tick {m5.curTick()}")
             sys.exit(0)
         if slicing and cause == SLICE_LIMIT and m5.curTick() >= args.slice_until:
+            # the slice's own dump first, at its end tick: draining wakes a
+            # CPU asleep in WFI, and gem5 then counts every cycle it slept
+            # (its numCycles, so its power model's IPC); the drain's few
+            # hundred ns are gem5's dump at exit, which the kit leaves out
+            m5.stats.dump()
+            m5.stats.reset()
+            record = {"until": args.slice_until}
             ended = drain_or_exit()
             if ended is None:
-                end_slice(args.slice_checkpoint)
+                m5.checkpoint(args.slice_checkpoint)
+                record["checkpoint_tick"] = m5.curTick()
+                write_slice_record(outdir, record)
+                print(
+                    f"ampkit: slice ended at tick {m5.curTick()}, "
+                    f"checkpoint written to {args.slice_checkpoint}"
+                )
                 sys.exit(0)
+            write_slice_record(outdir, record)
             event, cause = ended, ended.getCause()
         print(f"ampkit: simulation ended: {cause} at tick {m5.curTick()}")
         sys.exit(event.getCode())
 
+
+#: A slice's record in gem5's output directory (ampkit.gem5stats.SLICE_RECORD;
+#: not imported: the statistics' reader is not the configuration, whose
+#: hash is in every run's key)
+SLICE_RECORD = "ampkit-slice.json"
 
 #: what m5.simulate(ticks) returns with when the ticks have passed
 SLICE_LIMIT = "simulate() limit reached"
@@ -236,14 +257,13 @@ def drain_or_exit():
     return None
 
 
-def end_slice(checkpoint_dir: str) -> None:
-    """The slice's end, drained (drain_or_exit), so its statistics' dump
-    reaches the checkpoint's tick and gem5 writes none at exit (no two in
-    one tick); then the checkpoint, caches written back."""
-    m5.stats.dump()
-    m5.stats.reset()
-    m5.checkpoint(checkpoint_dir)
-    print(f"ampkit: slice ended at tick {m5.curTick()}, checkpoint written to {checkpoint_dir}")
+def write_slice_record(outdir: str, record: dict) -> None:
+    """What the kit needs to tell this slice's dumps apart
+    (ampkit.gem5stats.run_dumps): its end tick and, if it was taken, the
+    checkpoint's."""
+    path = os.path.join(outdir, SLICE_RECORD)
+    with open(path, "w") as f:
+        json.dump(record, f)
 
 
 if __name__ == "__m5_main__":

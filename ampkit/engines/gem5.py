@@ -574,7 +574,7 @@ SLICE_RECORD = "slice.json"
 SLICE_CHECKPOINT = "checkpoint"
 #: What a later slice's gem5 output gives the run directory: its statistics
 #: and console (the configuration is the first slice's)
-SLICE_OUTPUTS = ("stats.txt", "stats.json", "system.terminal")
+SLICE_OUTPUTS = ("stats.txt", "stats.json", "system.terminal", gem5stats.SLICE_RECORD)
 
 
 def slice_key(slice_ms: int | None) -> list[str]:

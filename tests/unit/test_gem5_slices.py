@@ -76,26 +76,54 @@ def test_a_measured_interval_in_pieces_is_one_dump() -> None:
         gem5stats.merge([dump(0.0)])
 
 
+def at(ticks: float, final: float, **kw: object) -> dict[str, float]:
+    """dump(), ending at tick ``final``."""
+    return {**dump(ticks, **kw), "finalTick": final}  # type: ignore[arg-type]
+
+
 def test_the_slices_of_a_run_give_the_layout_of_one() -> None:
-    """Three slices: the measured interval starts in the first and ends in
-    the last; each slice's restore dump is left out, its end dumps are in."""
-    restore, start = dump(1.0), dump(5e9)
-    first = [restore, start, dump(3e9)]
-    middle = [dump(1.0), dump(8e9 - 1), dump(0.0)]  # a dump of no time at its end is dropped
-    last = [dump(1.0), dump(2e9 - 1), dump(4e8)]
-    dumps = gem5stats.run_dumps([first, middle, last])
+    """Three slices, cut at 10 and 20 ms: the measured interval starts in
+    the first (at 5 ms) and ends in the last (at 23 ms); each slice's
+    restore dump and its drain (gem5's dump at exit, 250 ticks) are left
+    out, its own dump at its end tick is in."""
+    ms, drain = 1e9, 250
+    restore, start = at(1.0, 1.0), at(5 * ms - 1, 5 * ms)
+    first = [restore, start, at(5 * ms, 10 * ms), at(drain, 10 * ms + drain)]
+    second_from = 10 * ms + drain
+    middle = [
+        at(1.0, second_from + 1),
+        at(20 * ms - second_from - 1, 20 * ms),
+        at(drain, 20 * ms + drain),
+    ]
+    third_from = 20 * ms + drain
+    last = [at(1.0, third_from + 1), at(23 * ms - third_from - 1, 23 * ms), at(4e8, 23.4 * ms)]
+    records: list[dict[str, object] | None] = [
+        {"until": int(10 * ms), "checkpoint_tick": int(10 * ms + drain)},
+        {"until": int(20 * ms), "checkpoint_tick": int(20 * ms + drain)},
+        None,
+    ]
+    dumps = gem5stats.run_dumps([first, middle, last], records)
     assert len(dumps) == len(gem5stats.RUN_DUMPS)
     assert dumps[0] is restore and dumps[1] is start and dumps[3] is last[-1]
-    # 13 ms less the two ticks of the later slices' restores, cut twice
+    # 18 ms less the two cuts' restore ticks and drains
     summary = gem5stats.run_summary(dumps)
-    assert summary["sim_ticks"] == 13e9 - 2
+    assert summary["sim_ticks"] == 18 * ms - 2 - 2 * drain
     assert summary["cuts"] == 2 and not summary["work_items_whole"]
+    # a checkpoint taken at once has no drain dump
+    undrained = gem5stats.run_dumps(
+        [first[:3], [at(1.0, 10 * ms + 1), at(2 * ms - 1, 12 * ms), at(1e6, 12 * ms + 1e6)]],
+        [{"until": int(10 * ms), "checkpoint_tick": int(10 * ms)}, None],
+    )
+    assert gem5stats.run_summary(undrained)["sim_ticks"] == 7 * ms - 1
     # one slice is a run as before
     whole = [*first[:3], dump(4e8)]
     assert gem5stats.run_dumps([whole]) == whole
     assert gem5stats.run_summary(whole)["cuts"] == 0
     # a runner that never dumped its end leaves the interval unknown
-    unended = gem5stats.run_dumps([first, [dump(1.0), dump(5e8)]])
+    unended = gem5stats.run_dumps(
+        [first, [at(1.0, second_from + 1), at(5e8, 11 * ms)]],
+        [records[0], None],
+    )
     with pytest.raises(gem5stats.StatsError, match="measured interval is unknown"):
         gem5stats.run_summary(unended)
 
@@ -111,8 +139,11 @@ def write_stats(directory: Path, dumps: list[dict[str, float]]) -> None:
 
 def test_a_runs_slices_are_read_from_its_m5out(tmp_path: Path) -> None:
     m5out = tmp_path / "m5out"
-    write_stats(m5out, [dump(1.0), dump(5e9), dump(3e9)])
-    write_stats(m5out / "slice-1", [dump(1.0), dump(2e9 - 1), dump(4e8)])
+    write_stats(m5out, [at(1.0, 1.0), at(5e9 - 1, 5e9), at(3e9, 8e9)])
+    (m5out / gem5stats.SLICE_RECORD).write_text(
+        '{"until": 8000000000, "checkpoint_tick": 8000000000}'
+    )
+    write_stats(m5out / "slice-1", [at(1.0, 8e9 + 1), at(2e9 - 1, 10e9), at(4e8, 10.4e9)])
     assert gem5stats.slice_count(m5out) == 2
     dumps = gem5stats.read_run(m5out)
     assert dumps is not None and gem5stats.run_summary(dumps)["sim_ticks"] == 5e9 - 1
@@ -162,6 +193,8 @@ FAKE_GEM5 = textwrap.dedent(
             "---------- End Simulation Statistics   ----------",
         ])
     dumps = [block(a, b) for a, b in zip(marks, marks[1:])]
+    if end < off:  # the drain, 250 ticks: gem5's dump at exit
+        dumps.append(block(until, until + 250))
     (out / "stats.txt").write_text("\\n\\n".join(dumps) + "\\n")
     (out / "system.terminal").write_text(f"guest from tick {start}\\n")
     if end == off:
@@ -169,8 +202,10 @@ FAKE_GEM5 = textwrap.dedent(
         sys.exit(0)
     ckpt = Path(arg("--slice-checkpoint"))
     ckpt.mkdir(parents=True)
-    (ckpt / "m5.cpt").write_text(f"[Globals]\\ncurTick={until}\\n")
-    print(f"ampkit: slice ended at tick {until}, checkpoint written to {ckpt}")
+    (ckpt / "m5.cpt").write_text(f"[Globals]\\ncurTick={until + 250}\\n")
+    record = f'{{"until": {until}, "checkpoint_tick": {until + 250}}}'
+    (out / "ampkit-slice.json").write_text(record)
+    print(f"ampkit: slice ended at tick {until + 250}, checkpoint written to {ckpt}")
     """
 )
 
@@ -238,7 +273,7 @@ def test_a_run_in_slices_joins_them(sliced_gem5: gem5.Gem5, tmp_path: Path) -> N
         sliced_gem5, inputs, booted(tmp_path), 10, writer, sim_limit_ms=LIMIT_MS
     )
     # slices end at 10 and 20 ms after the boot; the guest powers off at 26
-    assert calls(tmp_path) == [BOOT_TICK, BOOT_TICK + 10 * MS, BOOT_TICK + 20 * MS]
+    assert calls(tmp_path) == [BOOT_TICK, BOOT_TICK + 10 * MS + 250, BOOT_TICK + 20 * MS + 250]
     assert out.result.exit_code == 0 and not out.result.timed_out
     assert [s["until_tick"] for s in out.slices] == [BOOT_TICK + n * 10 * MS for n in (1, 2, 3)]
     assert [s["resumed"] for s in out.slices] == [False] * 3
@@ -249,10 +284,11 @@ def test_a_run_in_slices_joins_them(sliced_gem5: gem5.Gem5, tmp_path: Path) -> N
     dumps = gem5stats.read_run(m5out)
     assert dumps is not None
     summary = gem5stats.run_summary(dumps)
-    # 22.5 ms, less a tick at each of the two restores inside it
-    assert summary["sim_ticks"] == 22.5 * MS - 2
-    assert summary["cpus"][0]["insts"] == pytest.approx((22.5 * MS - 2) / 2000)
-    assert summary["cpus"][0]["energy_j"] == pytest.approx(1.5 * (22.5e-3 - 2e-12))
+    # 22.5 ms, less a tick at each of the two restores and their drains
+    measured = 22.5 * MS - 2 - 2 * 250
+    assert summary["sim_ticks"] == measured and summary["cuts"] == 2
+    assert summary["cpus"][0]["insts"] == pytest.approx(measured / 2000)
+    assert summary["cpus"][0]["energy_j"] == pytest.approx(1.5 * measured / 1e12)
     # the guest ended: nothing is kept to resume
     assert not (tmp_path / "cache" / "gem5-slices").exists() or not any(
         (tmp_path / "cache" / "gem5-slices").iterdir()
@@ -281,7 +317,7 @@ def test_a_stopped_run_resumes_at_its_last_slice(
     out = gem5.run_in_slices(
         sliced_gem5, boot_inputs(tmp_path, 30), booted(tmp_path), 10, again, sim_limit_ms=LIMIT_MS
     )
-    assert calls(tmp_path) == [BOOT_TICK + 20 * MS]  # only the slice lost
+    assert calls(tmp_path) == [BOOT_TICK + 20 * MS + 250]  # only the slice lost
     assert [s["resumed"] for s in out.slices] == [True, True, False]
     assert out.result.exit_code == 0
     assert out.result.wall_s >= sum(s["wall_s"] for s in stopped.slices[:2])
