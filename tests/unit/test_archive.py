@@ -1,12 +1,13 @@
 """A campaign's runs archived to be committed: slim, scrubbed of this
 machine's paths, the same runs to the analysis."""
 
+import json
 import lzma
 from pathlib import Path
 
 import pytest
 
-from ampkit import paths
+from ampkit import gem5stats, paths
 from ampkit.analysis.synthetic import SynthApp, kit_stats_text, write_run
 from ampkit.campaign.archive import archive, scrub
 from ampkit.errors import AmpkitError
@@ -103,3 +104,49 @@ def test_the_gem5_tree_its_log_names_is_scrubbed_without_gem5_root(tmp_path: Pat
     assert str(tree) not in log
     assert "command line: /path/to/gem5/build/ARM/gem5.opt" in log
     assert "--bootloader /path/to/gem5/system/arm/bootloader/arm64/boot.arm64" in log
+
+
+def test_an_archived_run_in_slices_keeps_every_slice(tmp_path: Path) -> None:
+    """Each later slice's statistics, console and record travel with the
+    run (m5out/slice-<n>/), so the archived run joins its slices to the
+    same measured interval."""
+    campaign = tmp_path / "campaign"
+    run = write_run(
+        campaign / "runs",
+        platform="2B2L",
+        policy="cfs",
+        mix="m",
+        apps=[SynthApp("a", 1, 5)],
+        engine="gem5",
+        statistics=True,
+        timing_notice=None,
+    )
+
+    def block(ticks: int, final: int) -> str:
+        return (
+            f"{gem5stats.DUMP_BEGIN}\nsimFreq 1000000000000\nsimTicks {ticks}\n"
+            f"finalTick {final}\nsystem.bigCluster.cpus0.numCycles {ticks // 1000}\n"
+            f"{gem5stats.DUMP_END}\n"
+        )
+
+    m5out = run / "m5out"
+    m5out.mkdir(exist_ok=True)
+    (m5out / "stats.txt").write_text(block(1, 1) + block(99, 100) + block(900, 1000))
+    (m5out / gem5stats.SLICE_RECORD).write_text('{"until": 1000, "checkpoint_tick": 1000}')
+    later = m5out / "slice-1"
+    later.mkdir()
+    (later / "stats.txt").write_text(block(1, 1001) + block(499, 1500) + block(20, 1520))
+    (later / "system.terminal").write_text("the second slice's console\n")
+    (later / gem5stats.SLICE_RECORD).write_text('{"until": 2000}')
+    original = RunDir(run).judge()
+    assert original.statistics.measured is not None
+    assert original.statistics.measured["sim_ticks"] == 900 + 499
+    archive(campaign, tmp_path / "archive")
+    copy = tmp_path / "archive" / run.name / "m5out"
+    assert (copy / "slice-1" / "stats.txt.xz").is_file()
+    assert (copy / "slice-1" / "system.terminal").read_text() == "the second slice's console\n"
+    assert (copy / "slice-1" / gem5stats.SLICE_RECORD).is_file()
+    archived = RunDir(copy.parent).judge()
+    # as JSON: no power model here, and NaN is not NaN
+    as_json = [json.dumps(v.statistics.measured) for v in (original, archived)]
+    assert as_json[0] == as_json[1]
