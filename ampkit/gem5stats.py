@@ -44,6 +44,11 @@ class StatsError(ValueError):
     """The stats file cannot be read as gem5 statistics."""
 
 
+class MeasuredUnknown(StatsError):
+    """The statistics do not show where the measured interval was: the
+    runner did not dump its start and end (it stopped early)."""
+
+
 def parse_text(text: str) -> list[dict[str, float]]:
     """Every dump of a stats.txt, as {stat name: first value}."""
     dumps: list[dict[str, float]] = []
@@ -381,8 +386,8 @@ def run_dumps(
     the runner's, two in the whole run: the measured interval's start and
     end. The interval's pieces become one merged dump (merge()) that says
     how many cuts it spans (CUTS). A run whose runner did not dump twice
-    keeps all its dumps in order, and run_summary says its measured
-    interval is unknown."""
+    raises MeasuredUnknown (its dumps in order could pass for the four of
+    a run in one)."""
     records = records or [None] * len(slices)
     if len(slices) == 1 and records[0] is None:
         return slices[0]
@@ -404,7 +409,10 @@ def run_dumps(
             timeline.append((kind, dump))
     runner = [at for at, (kind, _) in enumerate(timeline) if kind == "runner"]
     if len(runner) != 2:
-        return [dump for part in slices for dump in part]
+        raise MeasuredUnknown(
+            f"{len(runner)} dumps of the runner in {len(slices)} slices where a run that "
+            "reached its end writes 2 (start, measured): the measured interval is unknown"
+        )
     start, end = runner
     inside = timeline[start + 1 : end + 1]
     merged = merge([dump for kind, dump in inside if kind not in ("restore", "drain")])

@@ -749,12 +749,24 @@ def run_in_slices(
             slices.append(record)
             restore = final / SLICE_CHECKPOINT
         _copy_slices(directories, run)
-        if not result.timed_out:
-            # removed under the lock; a run of these inputs started after
-            # that starts from the first slice, to the same result
-            shutil.rmtree(store, ignore_errors=True)
+        if problem is not None or not _stopped(result):
+            # gem5 ended on its own (or never will): removed under the lock, renamed first
+            # so that a removal cut short leaves no slice to resume from
+            # half a checkpoint; a run of these inputs started after that
+            # starts from the first slice, to the same result
+            dead = store.with_name(f"{store.name}.dead-{os.getpid()}")
+            store.rename(dead)
+            shutil.rmtree(dead, ignore_errors=True)
     total = round(sum(float(r["wall_s"]) for r in slices), 3)
     return SlicedOutcome(replace(result, wall_s=total), slices, commands, problem)
+
+
+def _stopped(result: Gem5Result) -> bool:
+    """Whether gem5 was stopped rather than ending on its own: the run's
+    wall-clock limit, or a signal (the OOM killer, a kill that reached it
+    first). gem5's own panic is a signal too (SIGABRT): its finished
+    slices are kept, and the run again fails where it failed."""
+    return result.timed_out or result.exit_code is None or result.exit_code < 0
 
 
 def _copy_slices(directories: list[Path], run: RunWriter) -> None:
@@ -986,6 +998,11 @@ class Gem5Engine:
             problems.append(f"the checkpoint's device tree ({booted_dtb}) is not this run's")
         try:
             dumps = gem5stats.read_run(m5out)
+        except gem5stats.MeasuredUnknown as e:
+            # as run_summary's below: a runner that stopped early says why
+            if RESULTS_END.search(run.console_text()):
+                problems.append(f"gem5 stats: {e}")
+            dumps = None
         except gem5stats.StatsError as e:
             problems.append(f"gem5 stats unreadable: {e}")
             dumps = None

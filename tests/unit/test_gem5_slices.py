@@ -120,12 +120,10 @@ def test_the_slices_of_a_run_give_the_layout_of_one() -> None:
     assert gem5stats.run_dumps([whole]) == whole
     assert gem5stats.run_summary(whole)["cuts"] == 0
     # a runner that never dumped its end leaves the interval unknown
-    unended = gem5stats.run_dumps(
-        [first, [at(1.0, second_from + 1), at(5e8, 11 * ms)]],
-        [records[0], None],
-    )
-    with pytest.raises(gem5stats.StatsError, match="measured interval is unknown"):
-        gem5stats.run_summary(unended)
+    with pytest.raises(gem5stats.MeasuredUnknown, match="1 dumps of the runner in 2 slices"):
+        gem5stats.run_dumps(
+            [first, [at(1.0, second_from + 1), at(5e8, 11 * ms)]], [records[0], None]
+        )
 
 
 def write_stats(directory: Path, dumps: list[dict[str, float]]) -> None:
@@ -178,6 +176,9 @@ FAKE_GEM5 = textwrap.dedent(
     hang = os.environ.get("FAKE_HANG_FROM")
     if hang and start >= int(hang):
         time.sleep(60)
+    killed = os.environ.get("FAKE_KILLED_FROM")
+    if killed and start >= int(killed):
+        os.kill(os.getpid(), 9)
     roi, roi_end, off = (int(t) for t in os.environ["FAKE_TICKS"].split(","))
     end = min(until, off)
     marks = sorted({start, start + 1, end, *(t for t in (roi, roi_end) if start + 1 < t < end)})
@@ -401,4 +402,25 @@ def test_a_guest_that_never_ends_fails_at_its_limit(
     )
     assert len(calls(tmp_path)) == 3
     assert out.problem is not None and "did not end within 30 simulated ms" in out.problem
+    assert not any((tmp_path / "cache" / "gem5-slices").iterdir())
+
+
+def test_a_gem5_killed_by_a_signal_keeps_the_slices(
+    sliced_gem5: gem5.Gem5, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kill that reached gem5 (the OOM killer) is a stop, not gem5's end:
+    the finished slices stay, and the run resumes at the one killed."""
+    monkeypatch.setenv("FAKE_KILLED_FROM", str(BOOT_TICK + 10 * MS))
+    inputs = boot_inputs(tmp_path, 30)
+    out = gem5.run_in_slices(
+        sliced_gem5, inputs, booted(tmp_path), 10, RunWriter(tmp_path / "a"), sim_limit_ms=LIMIT_MS
+    )
+    assert out.result.exit_code == -9 and len(out.slices) == 2
+    monkeypatch.delenv("FAKE_KILLED_FROM")
+    (tmp_path / "calls").unlink()
+    again = gem5.run_in_slices(
+        sliced_gem5, inputs, booted(tmp_path), 10, RunWriter(tmp_path / "b"), sim_limit_ms=LIMIT_MS
+    )
+    assert calls(tmp_path) == [BOOT_TICK + 10 * MS + 250, BOOT_TICK + 20 * MS + 250]
+    assert again.result.exit_code == 0
     assert not any((tmp_path / "cache" / "gem5-slices").iterdir())
