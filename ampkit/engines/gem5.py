@@ -32,7 +32,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -306,6 +306,33 @@ def run_command(
     return [*shared, "--mode", "detailed", *restore, "--readfile", str(readfile), *sliced]
 
 
+def inputs_command(
+    gem5: Gem5,
+    inputs: BootInputs,
+    *,
+    outdir: Path,
+    checkpoint: Path,
+    slice_until: int | None = None,
+    slice_checkpoint: Path | None = None,
+) -> list[str]:
+    """run_command for a run's boot inputs, restored from ``checkpoint``."""
+    machine = inputs.machine
+    assert isinstance(machine, Gem5Machine)
+    return run_command(
+        gem5,
+        machine,
+        kernel=inputs.vmlinux,
+        initrd=inputs.initramfs,
+        cmdline=inputs.cmdline,
+        outdir=outdir,
+        readfile=inputs.run_desc,
+        checkpoint=checkpoint,
+        disk=inputs.disk,
+        slice_until=slice_until,
+        slice_checkpoint=slice_checkpoint,
+    )
+
+
 def checkpoint_key(
     machine: Gem5Machine,
     *,
@@ -475,11 +502,16 @@ BOOT_DTB = "system.dtb"
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One holder at a time, across processes (the runs of a campaign)."""
+def _locked(path: Path, busy: AmpkitError | None = None) -> Iterator[None]:
+    """One holder at a time, across processes (the runs of a campaign):
+    the others wait, or, given ``busy``, get it raised."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (fcntl.LOCK_NB if busy else 0))
+        except BlockingIOError as e:
+            assert busy is not None
+            raise busy from e
         try:
             yield
         finally:
@@ -601,22 +633,13 @@ def checkpoint_tick(checkpoint: Path) -> int:
     )
 
 
-@contextmanager
-def _held(path: Path) -> Iterator[None]:
+def _held(path: Path) -> AbstractContextManager[None]:
     """``path`` locked by this process, or an error if another holds it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as e:
-            raise AmpkitError(
-                f"another process is running the slices of this run ({path.parent})",
-                "wait for it, or stop it: a run of the same inputs gives the same result",
-            ) from e
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    busy = AmpkitError(
+        f"another process is running the slices of this run ({path.parent})",
+        "wait for it, or stop it: a run of the same inputs gives the same result",
+    )
+    return _locked(path, busy)
 
 
 @dataclass(frozen=True)
@@ -677,8 +700,6 @@ def run_in_slices(
     m5out/slice-<n>/ (gem5stats.read_run joins them), every gem5 log in
     the run's. The store is removed once gem5 ended on its own (the guest
     powered off, or gem5 failed, which it would again)."""
-    machine = inputs.machine
-    assert isinstance(machine, Gem5Machine)
     key = sha256_json(
         {
             "checkpoint": boot.key,
@@ -711,16 +732,11 @@ def run_in_slices(
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
             until = first_tick + (index + 1) * slice_ms * TICKS_PER_MS
-            cmd = run_command(
+            cmd = inputs_command(
                 gem5,
-                machine,
-                kernel=inputs.vmlinux,
-                initrd=inputs.initramfs,
-                cmdline=inputs.cmdline,
+                inputs,
                 outdir=work / M5OUT,
-                readfile=inputs.run_desc,
                 checkpoint=restore,
-                disk=inputs.disk,
                 slice_until=until,
                 slice_checkpoint=work / SLICE_CHECKPOINT,
             )
@@ -971,17 +987,7 @@ class Gem5Engine:
             more["gem5"]["slices"] = sliced.slices
             early = [sliced.problem] if sliced.problem else []
         else:
-            cmd = run_command(
-                found,
-                machine,
-                kernel=inputs.vmlinux,
-                initrd=inputs.initramfs,
-                cmdline=inputs.cmdline,
-                outdir=m5out,
-                readfile=inputs.run_desc,
-                checkpoint=ckpt.directory,
-                disk=inputs.disk,
-            )
+            cmd = inputs_command(found, inputs, outdir=m5out, checkpoint=ckpt.directory)
             write_json(run.path(GEM5_COMMAND), cmd)
             result = simulate(cmd, run.path(GEM5_LOG), inputs.limit_s)
         terminals = [run.path(GEM5_TERMINAL)] + [

@@ -59,13 +59,9 @@ def test_a_path_left_after_scrubbing_stops_the_archive() -> None:
     assert scrub(b"in /nowhere/a", [("/nowhere", "/path/to/x")], "f") == b"in /path/to/x/a"
 
 
-def test_an_archived_gem5_run_reads_its_statistics_from_the_compressed_text(
-    tmp_path: Path,
-) -> None:
-    """A gem5 run counts only with its statistics: archived, stats.txt is
-    kept as stats.txt.xz, and the run still counts, with the same dumps."""
-    campaign = tmp_path / "campaign"
-    run = write_run(
+def gem5_run(campaign: Path) -> Path:
+    """A finished gem5 run of the campaign, whose statistics count."""
+    return write_run(
         campaign / "runs",
         platform="2B2L",
         policy="cfs",
@@ -75,6 +71,15 @@ def test_an_archived_gem5_run_reads_its_statistics_from_the_compressed_text(
         statistics=True,
         timing_notice=None,
     )
+
+
+def test_an_archived_gem5_run_reads_its_statistics_from_the_compressed_text(
+    tmp_path: Path,
+) -> None:
+    """A gem5 run counts only with its statistics: archived, stats.txt is
+    kept as stats.txt.xz, and the run still counts, with the same dumps."""
+    campaign = tmp_path / "campaign"
+    run = gem5_run(campaign)
     real = (Path(__file__).parent / "data" / "stats-with-dram.txt").read_text()
     (run / "m5out").mkdir(exist_ok=True)
     (run / "m5out" / "stats.txt").write_text(kit_stats_text(real))
@@ -111,16 +116,7 @@ def test_an_archived_run_in_slices_keeps_every_slice(tmp_path: Path) -> None:
     run (m5out/slice-<n>/), so the archived run joins its slices to the
     same measured interval."""
     campaign = tmp_path / "campaign"
-    run = write_run(
-        campaign / "runs",
-        platform="2B2L",
-        policy="cfs",
-        mix="m",
-        apps=[SynthApp("a", 1, 5)],
-        engine="gem5",
-        statistics=True,
-        timing_notice=None,
-    )
+    run = gem5_run(campaign)
 
     def block(ticks: int, final: int) -> str:
         return (

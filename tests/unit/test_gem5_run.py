@@ -24,6 +24,7 @@ from ampkit.errors import AmpkitError
 from ampkit.mix import load_mix
 from ampkit.platform import get_platform
 from ampkit.run import EngineIdentity, RunRequest, prepare
+from tests import stand_in_gem5
 
 pytestmark = pytest.mark.unit
 
@@ -127,16 +128,8 @@ FAKE_GEM5 = textwrap.dedent(
 
 @pytest.fixture
 def fake_gem5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> gem5.Gem5:
-    root = tmp_path / "gem5"
-    binary, bootloader = root / gem5.BINARY, root / gem5.BOOTLOADER
-    binary.parent.mkdir(parents=True)
-    bootloader.parent.mkdir(parents=True)
-    binary.write_text(FAKE_GEM5)
-    binary.chmod(0o755)
-    bootloader.write_bytes(b"")
-    monkeypatch.setenv("AMPKIT_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("FAKE_GEM5", "ok")
-    return gem5.Gem5(root=root, binary=binary, bootloader=bootloader)
+    return stand_in_gem5.install(tmp_path, FAKE_GEM5, monkeypatch)
 
 
 def boot_once(found: gem5.Gem5, tmp_path: Path, key: str = "k1") -> gem5.Checkpoint:

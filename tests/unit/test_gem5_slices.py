@@ -19,6 +19,7 @@ from ampkit.mix import load_mix
 from ampkit.platform import get_platform
 from ampkit.run import EngineIdentity, RunRequest, prepare
 from ampkit.rundir import RunWriter
+from tests import stand_in_gem5
 
 pytestmark = pytest.mark.unit
 
@@ -222,17 +223,9 @@ LIMIT_MS = 1000
 
 @pytest.fixture
 def sliced_gem5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> gem5.Gem5:
-    root = tmp_path / "gem5"
-    binary, bootloader = root / gem5.BINARY, root / gem5.BOOTLOADER
-    binary.parent.mkdir(parents=True)
-    bootloader.parent.mkdir(parents=True)
-    binary.write_text(FAKE_GEM5)
-    binary.chmod(0o755)
-    bootloader.write_bytes(b"")
-    monkeypatch.setenv("AMPKIT_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("FAKE_CALLS", str(tmp_path / "calls"))
     monkeypatch.setenv("FAKE_TICKS", TICKS)
-    return gem5.Gem5(root=root, binary=binary, bootloader=bootloader)
+    return stand_in_gem5.install(tmp_path, FAKE_GEM5, monkeypatch)
 
 
 def boot_inputs(tmp_path: Path, limit_s: float) -> BootInputs:
