@@ -601,7 +601,7 @@ SLICE_ENDED = re.compile(r"ampkit: slice ended at tick (\d+)")
 #: gem5 ticks in a simulated millisecond
 TICKS_PER_MS = 10**9
 #: A finished slice's account, in its directory of the slice store
-SLICE_RECORD = "slice.json"
+SLICE_ACCOUNT = "slice.json"
 #: A finished slice's checkpoint, which the next slice restores
 SLICE_CHECKPOINT = "checkpoint"
 #: What a later slice's gem5 output gives the run directory: its statistics
@@ -667,7 +667,7 @@ def _finished_slices(store: Path) -> list[Path]:
     """The store's finished slices, from the first; none when the last has
     lost its checkpoint (the run then starts again from its first)."""
     found: list[Path] = []
-    while (store / f"slice-{len(found)}" / SLICE_RECORD).is_file():
+    while (store / f"slice-{len(found)}" / SLICE_ACCOUNT).is_file():
         found.append(store / f"slice-{len(found)}")
     if found and not (found[-1] / SLICE_CHECKPOINT / "m5.cpt").is_file():
         for directory in found:
@@ -713,7 +713,7 @@ def run_in_slices(
         first_tick = checkpoint_tick(boot.directory)
         directories = _finished_slices(store)
         slices: list[dict[str, Any]] = [
-            {**json.loads((d / SLICE_RECORD).read_text()), "resumed": True} for d in directories
+            {**json.loads((d / SLICE_ACCOUNT).read_text()), "resumed": True} for d in directories
         ]
         restore = directories[-1] / SLICE_CHECKPOINT if directories else boot.directory
         commands: list[list[str]] = []
@@ -755,7 +755,7 @@ def run_in_slices(
                 slices.append(record)
                 break
             record["ended_tick"] = int(ended.group(1))
-            atomic_write_text(work / SLICE_RECORD, json.dumps(record, indent=1) + "\n")
+            atomic_write_text(work / SLICE_ACCOUNT, json.dumps(record, indent=1) + "\n")
             final = store / f"slice-{index}"
             shutil.rmtree(final, ignore_errors=True)
             work.rename(final)
@@ -766,10 +766,11 @@ def run_in_slices(
             restore = final / SLICE_CHECKPOINT
         _copy_slices(directories, run)
         if problem is not None or not _stopped(result):
-            # gem5 ended on its own (or never will): removed under the lock, renamed first
-            # so that a removal cut short leaves no slice to resume from
-            # half a checkpoint; a run of these inputs started after that
-            # starts from the first slice, to the same result
+            # gem5 ended on its own (or never will): removed under the
+            # lock, renamed first so that a removal cut short leaves no
+            # slice to resume from half a checkpoint; a run of these inputs
+            # started after that starts from the first slice, to the same
+            # result
             dead = store.with_name(f"{store.name}.dead-{os.getpid()}")
             store.rename(dead)
             shutil.rmtree(dead, ignore_errors=True)
