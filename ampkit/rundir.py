@@ -17,13 +17,17 @@ and on gem5, where the console is the boot's (kept with the checkpoint)
 followed by the run's:
 
     m5out/          gem5's output: config.ini/json, stats.txt, stats.json.xz
-                    (compressed by the kit: tens of MB as gem5 writes it), the terminal
+                    (compressed by the kit: tens of MB as gem5 writes it), the terminal;
+                    a run in slices: ampkit-slice.json (where the first slice
+                    ended) and slice-<n>/ (each later slice's statistics,
+                    terminal and record: gem5stats.read_run joins them)
     gem5.log        gem5's own messages
     gem5.json       the statistics the analysis uses: simulated seconds, per-CPU
                     committed instructions, per-cluster energy, per-application
                     work items (region of interest)
 
-    gem5-command.json  the gem5 command line that ran
+    gem5-command.json  the gem5 command line that ran (a list of them, one
+                    a slice, for a run in slices)
     boot-gem5.log,  what a failed checkpoint boot left (its gem5 log and
     boot-system.terminal  terminal), when the boot failed
 
