@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ampkit import gem5stats
 from ampkit.paths import CONFIGS
 
 pytestmark = pytest.mark.unit
@@ -104,3 +105,14 @@ def test_cpu_power_follows_the_work_and_the_l2_its_sourced_share(
     a53 = {"clock_period": 1e6 / 1200, "voltage": 1.1}
     assert _evaluate(l2.params["st"], a53) == pytest.approx(57 / 93 * 140e-6 * 1200 * 1.1**2)
     assert l2.params["dyn"] == "0"
+
+
+def test_the_slice_record_is_named_alike_by_the_configuration_and_its_reader() -> None:
+    """configs/bigLITTLE.py writes a slice's record under a name it does not
+    import (the statistics' reader is no part of the configuration's hash);
+    ampkit.gem5stats reads it under its own constant."""
+    text = (CONFIGS / "bigLITTLE.py").read_text()
+    found = re.search(r'^SLICE_RECORD = "([^"]+)"$', text, re.M)
+    assert found is not None, "no SLICE_RECORD in configs/bigLITTLE.py"
+    assert found.group(1) == gem5stats.SLICE_RECORD
+    assert not re.search(r"^\s*(from|import) .*gem5stats", text, re.M)
