@@ -440,8 +440,7 @@ def read_run(m5out: Path) -> list[dict[str, float]] | None:
     if first is None:
         return None
     slices, records = [first], [_slice_record(m5out)]
-    while (m5out / SLICE_DIR.format(len(slices))).is_dir():
-        later = m5out / SLICE_DIR.format(len(slices))
+    for later in slice_dirs(m5out)[1:]:
         dumps = read_stats(later)
         if not dumps:
             raise StatsError(f"{later}: a slice without statistics")
@@ -450,12 +449,13 @@ def read_run(m5out: Path) -> list[dict[str, float]] | None:
     return run_dumps(slices, records)
 
 
-def slice_count(m5out: Path) -> int:
-    """How many slices a run's statistics come from (1: it was not sliced)."""
-    count = 1
-    while (m5out / SLICE_DIR.format(count)).is_dir():
-        count += 1
-    return count
+def slice_dirs(m5out: Path) -> list[Path]:
+    """Where each slice of a run left its gem5 output: m5out/ itself, then
+    m5out/slice-1/, ... (only m5out/ for a run not in slices)."""
+    found = [m5out]
+    while (m5out / SLICE_DIR.format(len(found))).is_dir():
+        found.append(m5out / SLICE_DIR.format(len(found)))
+    return found
 
 
 def run_summary(dumps: list[dict[str, float]]) -> dict[str, Any]:

@@ -97,7 +97,7 @@ ARCHIVED_M5OUT = {
     "config.ini": True,
     "stats.txt": True,
     # a slice's end, by which its dumps are told apart (gem5stats.read_run)
-    "ampkit-slice.json": False,
+    gem5stats.SLICE_RECORD: False,
 }
 #: What a failed checkpoint boot's files are called in the run directory.
 BOOT_PREFIX = "boot-"

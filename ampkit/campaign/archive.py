@@ -69,9 +69,8 @@ def archive_run(run: RunDir, out: Path, replacements: list[tuple[str, str]]) -> 
             if source.is_file():
                 (staging / name).write_bytes(scrub(source.read_bytes(), replacements, str(source)))
         # a run in slices has its later slices' output in m5out/slice-<n>/
-        slices = range(gem5stats.slice_count(run.path / M5OUT))
-        for n, (name, compress) in itertools.product(slices, ARCHIVED_M5OUT.items()):
-            part = Path(M5OUT, gem5stats.SLICE_DIR.format(n)) if n else Path(M5OUT)
+        slices = [d.relative_to(run.path) for d in gem5stats.slice_dirs(run.path / M5OUT)]
+        for part, (name, compress) in itertools.product(slices, ARCHIVED_M5OUT.items()):
             source = run.path / part / name
             if not source.is_file():
                 continue

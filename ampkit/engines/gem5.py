@@ -991,10 +991,8 @@ class Gem5Engine:
             cmd = inputs_command(found, inputs, outdir=m5out, checkpoint=ckpt.directory)
             write_json(run.path(GEM5_COMMAND), cmd)
             result = simulate(cmd, run.path(GEM5_LOG), inputs.limit_s)
-        terminals = [run.path(GEM5_TERMINAL)] + [
-            m5out / gem5stats.SLICE_DIR.format(n) / "system.terminal"
-            for n in range(1, gem5stats.slice_count(m5out))
-        ]
+        slice_outputs = gem5stats.slice_dirs(m5out)
+        terminals = [d / Path(GEM5_TERMINAL).name for d in slice_outputs]
         with run.path(CONSOLE).open("wb") as out:
             for part in (ckpt.directory / BOOT_CONSOLE, *terminals):
                 if part.is_file():
@@ -1013,8 +1011,8 @@ class Gem5Engine:
         except gem5stats.StatsError as e:
             problems.append(f"gem5 stats unreadable: {e}")
             dumps = None
-        for n in range(gem5stats.slice_count(m5out)):
-            compress_json_stats(m5out / gem5stats.SLICE_DIR.format(n) if n else m5out)
+        for directory in slice_outputs:
+            compress_json_stats(directory)
         if dumps:
             try:
                 run.write_gem5_summary(gem5stats.run_summary(dumps))

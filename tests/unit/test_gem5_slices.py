@@ -143,7 +143,7 @@ def test_a_runs_slices_are_read_from_its_m5out(tmp_path: Path) -> None:
         '{"until": 8000000000, "checkpoint_tick": 8000000000}'
     )
     write_stats(m5out / "slice-1", [at(1.0, 8e9 + 1), at(2e9 - 1, 10e9), at(4e8, 10.4e9)])
-    assert gem5stats.slice_count(m5out) == 2
+    assert len(gem5stats.slice_dirs(m5out)) == 2
     dumps = gem5stats.read_run(m5out)
     assert dumps is not None and gem5stats.run_summary(dumps)["sim_ticks"] == 5e9 - 1
     (m5out / "slice-2").mkdir()
@@ -273,7 +273,7 @@ def test_a_run_in_slices_joins_them(sliced_gem5: gem5.Gem5, tmp_path: Path) -> N
     assert [s["resumed"] for s in out.slices] == [False] * 3
     assert ["--slice-until", str(BOOT_TICK + 10 * MS)] == out.commands[0][-4:-2]
     m5out = writer.path("m5out")
-    assert gem5stats.slice_count(m5out) == 3
+    assert len(gem5stats.slice_dirs(m5out)) == 3
     assert "=== ampkit: slice 2 ===" in writer.path("gem5.log").read_text()
     dumps = gem5stats.read_run(m5out)
     assert dumps is not None
