@@ -8,7 +8,7 @@ values by frequency itself. With the Juno figures (A57 1024, A53 578 per MHz)
 at 2.0 and 1.2 GHz the little CPUs get round(578 * 1200 / 2000) = 347.
 A calibration measured on the simulated cores (configs/calibration.toml,
 ampkit.calibration) replaces the little figure where it exists: the kit
-ships one, 541 per MHz, so capacity 325.
+ships one, 542 per MHz, so capacity 325.
 """
 
 import re

@@ -186,3 +186,16 @@ def test_the_machine_model_reads_the_platforms_with_file_line_and_key(
     with pytest.raises(AmpkitError) as e:
         model_sha256(broken)
     assert e.value.what.startswith(f"{broken}{expected}")
+
+
+def test_the_shipped_record_was_measured_on_the_shipped_machine_model() -> None:
+    """Every run, QEMU's too, takes the little core's capacity from the
+    shipped record and reports it stale once the gem5 configuration or a
+    core type changes: a change to configs/ needs the calibration measured
+    again, in the same change."""
+    shipped = load()
+    assert shipped is not None, "configs/calibration.toml is gone"
+    assert stale_reasons(shipped, gem5_sha256=None) == [], (
+        "configs/ changed since configs/calibration.toml was measured: run "
+        "'ampkit platform calibrate' (gem5) and commit the record with the change"
+    )
