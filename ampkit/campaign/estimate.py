@@ -22,22 +22,30 @@ capacity ratio) times longer: as if it had run on big CPUs alone, which
 errs long. Platforms other than the lines' are estimated by the same
 lines. A ``once`` run is estimated as if it restarted (errs long too).
 
-**Wall time.** The larger of two figures, each named in the output:
+**Wall time.** For a reference run on the cost lines' own platform,
+its application's alone line (the same program, threads and setup: the
+measurement of this very run at another size). For any other run the
+larger of two figures, each named in the output:
 
 - *alone lines*: the sum of the wall seconds each application's cost
   line gives for its region alone (measured, warm-up, restore and
-  self-check included); for a reference run, its own measurement;
+  self-check included);
 - *busy CPUs*: the wall seconds gem5 takes per simulated millisecond and
-  busy CPU, times the CPUs the shares keep busy, times the run's
-  simulated milliseconds, plus a run's fixed part (gem5's start, the
-  checkpoint's restore, the statistics: the mean of the cost lines'
-  fixed parts, which the busy rate does not include). A mix
-  keeps more CPUs busy than a program alone, and the cost lines do not
-  say what that costs: the evaluation issue measured 12 to 20 wall
-  seconds per simulated millisecond with the four CPUs of 2B2L busy and
-  two gem5 processes sharing the 2-core machine (975 to 1,921 wall
-  seconds for runs of 80 to 97 simulated ms). The estimate takes 20 (5
-  per busy CPU), and says what 12 would give.
+  busy CPU of each type, times the CPUs the shares keep busy (the big
+  ones first), times the run's simulated milliseconds, plus a run's
+  fixed part (gem5's start, the checkpoint's restore, the statistics:
+  the mean of the cost lines' fixed parts, which the busy rate does not
+  include). A big CPU (gem5's out-of-order model) costs far more than a
+  little one (the in-order model), and a mix keeps more CPUs busy than
+  a program alone, which the cost lines do not say the cost of. The
+  rates are the gem5 evaluation's own runs
+  (evaluations/gem5-2B2L/first-campaign), with two gem5 processes on
+  the 2-core machine and a session's own work beside them, as a
+  campaign's sittings have: its first five mix runs on 2B2L took 36 to
+  85 wall seconds per simulated millisecond with the four CPUs busy,
+  its little-only references (0B2L, two little CPUs busy) 4 to 8. The
+  estimate takes 3 a little CPU and 27 a big one (60 for 2B2L's four),
+  and says what 2 and 16 would give (36).
 
 The total divides the runs' wall time by the runs at once (the
 executor's jobs): the rates above are those of two gem5 processes on two
@@ -53,12 +61,13 @@ from ampkit.mix import App
 from ampkit.platform import Platform
 from ampkit.run import RunRequest, warmup_of
 
-#: Wall seconds per simulated millisecond and busy CPU: the evaluation
-#: issue's mix runs on gem5 2B2L, 12 to 20 wall s per simulated ms with
-#: all four CPUs busy and two gem5 processes on a 2-core machine. The
-#: estimate uses the high end; the low end is printed beside it.
-BUSY_WALL_S_PER_CPU_MS = 20 / 4
-BUSY_WALL_S_PER_CPU_MS_LOW = 12 / 4
+#: Wall seconds per simulated millisecond and busy CPU, by core type: the
+#: gem5 evaluation's first runs (the module's docstring). The estimate
+#: uses the first pair; the second, the low end, is printed beside it.
+BUSY_WALL_S_PER_CPU_MS = {"big": 27.0, "little": 3.0}
+BUSY_WALL_S_PER_CPU_MS_LOW = {"big": 16.0, "little": 2.0}
+#: What 2B2L's four CPUs busy measured, wall s per simulated ms.
+MEASURED_RANGE = "36-85"
 #: What the busy-CPU figure was measured with.
 MEASURED_JOBS = 2
 
@@ -73,6 +82,7 @@ class AppLoad:
     work_cpu_ms: float  # CPU-milliseconds of its first run, on this platform
     usable_cpus: float  # the CPUs it can keep busy
     alone_wall_s: float  # the cost line's wall seconds for its region alone
+    line_platform: str  # where the cost line was measured
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,7 @@ def app_load(app: App, platform: Platform, table: Table) -> AppLoad | str:
         work_cpu_ms=work * factor,
         usable_cpus=work / (region_here + check),
         alone_wall_s=line.wall_for(region),
+        line_platform=line.platform,
     )
 
 
@@ -143,6 +154,15 @@ def shares(weights: Sequence[float], caps: Sequence[float], cpus: float) -> list
             free -= caps[i]
         left -= capped
     return out
+
+
+def busy_wall_s(busy: float, platform: Platform, rates: dict[str, float]) -> float:
+    """Wall seconds a simulated millisecond costs with ``busy`` CPUs of
+    ``platform`` busy, the big ones first (where every policy puts a
+    lone thread)."""
+    big = min(busy, platform.big)
+    little = min(busy - big, platform.little)
+    return rates["big"] * big + rates["little"] * little
 
 
 def fixed_s(table: Table) -> float:
@@ -167,8 +187,11 @@ def estimate_run(request: RunRequest, role: str, table: Table) -> RunEstimate | 
     busy = sum(cpus)
     alone = sum(a.alone_wall_s for a in loads)
     fixed = fixed_s(table)
-    high = fixed + BUSY_WALL_S_PER_CPU_MS * busy * sim_ms
-    low = fixed + BUSY_WALL_S_PER_CPU_MS_LOW * busy * sim_ms
+    high = fixed + busy_wall_s(busy, request.platform, BUSY_WALL_S_PER_CPU_MS) * sim_ms
+    low = fixed + busy_wall_s(busy, request.platform, BUSY_WALL_S_PER_CPU_MS_LOW) * sim_ms
+    if role != MATRIX and len(loads) == 1 and loads[0].line_platform == request.platform.name:
+        # a reference where its line was measured: the line is this run's own measurement
+        high = low = alone
     return RunEstimate(
         run_id=request.run_id,
         role=role,
@@ -180,6 +203,11 @@ def estimate_run(request: RunRequest, role: str, table: Table) -> RunEstimate | 
         wall_s_low=max(alone, low),
         by="alone lines" if alone >= high else "busy CPUs",
     )
+
+
+def _four(rates: dict[str, float]) -> float:
+    """The rate of 2B2L with its four CPUs busy, the figure measured."""
+    return 2 * rates["big"] + 2 * rates["little"]
 
 
 def _hours(runs: Iterable[RunEstimate], jobs: int, low: bool = False) -> float:
@@ -223,12 +251,14 @@ def summary(
         f"  total: {len(estimates)} runs, {sum(sims):,.0f} simulated ms, "
         f"{_hours(estimates, 1):.1f} wall hours of gem5; {_hours(estimates, jobs):.1f} h "
         f"with {jobs} at once ({_hours(estimates, jobs, low=True):.1f} h at "
-        f"{BUSY_WALL_S_PER_CPU_MS_LOW * 4:.0f} wall s per simulated ms on 4 busy CPUs)"
+        f"{_four(BUSY_WALL_S_PER_CPU_MS_LOW):.0f} wall s per simulated ms on 2B2L's 4 busy CPUs)"
     )
+    high = BUSY_WALL_S_PER_CPU_MS
     out.append(
-        f"  wall time per run: the larger of its apps' alone cost lines ({by['alone lines']} "
-        f"runs) and {BUSY_WALL_S_PER_CPU_MS * 4:.0f} wall s per simulated ms on 4 busy CPUs "
-        f"({by['busy CPUs']} runs; measured 12-20 with {MEASURED_JOBS} gem5 processes on "
-        "2 cores)"
+        f"  wall time per run: its apps' alone cost lines ({by['alone lines']} runs: a "
+        "reference where its line was measured, or lines dearer than the busy CPUs) or its "
+        f"busy CPUs at {high['big']:.0f} wall s per simulated ms a big CPU and "
+        f"{high['little']:.0f} a little one ({by['busy CPUs']} runs; {_four(high):.0f} on "
+        f"2B2L's 4: measured {MEASURED_RANGE} with {MEASURED_JOBS} gem5 processes on 2 cores)"
     )
     return out

@@ -96,37 +96,47 @@ def test_each_run_of_a_small_spec_as_worked_by_hand(tmp_path: Path) -> None:
     # contend: 20 ms of one CPU; compute: 20 ms x 2 CPUs + a 5 ms self-check
     # = 45 CPU-ms, on at most 45 / (20 + 5) = 1.8 CPUs with its 2 threads.
     # Together on 4 CPUs: contend 1 (its most), compute 1.8: 20 and 25 ms,
-    # the run 25 + 2 of warm-up; its wall time the busy figure, 10 + 5 x
-    # 2.8 x 27 = 388 s, above the alone lines' 170 + 210.
+    # the run 25 + 2 of warm-up; its wall time the busy figure: 2.8 CPUs
+    # busy, the two big ones and 0.8 of a little one, 10 + (2 x 27 + 0.8 x
+    # 3) x 27 = 1532.8 s, above the alone lines' 170 + 210.
     for policy in ("cfs", "colab"):
         mix = runs[f"2B2L-{policy}-m-r0"]
         assert mix.sim_ms == pytest.approx(27.0)
         assert mix.busy_cpus == pytest.approx(2.8)
-        assert mix.wall_s == pytest.approx(388.0) and mix.by == "busy CPUs"
-        # at 12 wall s per ms on 4 busy CPUs the alone lines are the larger
-        assert mix.wall_s_low == pytest.approx(380.0)
-    # contend alone: its alone line (10 + 8 x 20 = 170 s) beats 10 + 5 x 1 x 22
+        assert mix.wall_s == pytest.approx(1532.8) and mix.by == "busy CPUs"
+        # at the low rates, 16 a big CPU and 2 a little one: 10 + 33.6 x 27
+        assert mix.wall_s_low == pytest.approx(917.2)
+    # alone where the lines were measured: each its own line (10 + 8 x 20 =
+    # 170 s; 10 + 10 x 20 = 210 s), at either rate, though one big CPU
+    # busy for 22 ms would say 10 + 27 x 22 = 604 s
     alone = runs["2B2L-cfs-alone-contend-t4-n40-r0"]
     assert alone.sim_ms == pytest.approx(22.0)
-    assert alone.wall_s == pytest.approx(170.0) and alone.by == "alone lines"
+    assert alone.wall_s == alone.wall_s_low == pytest.approx(170.0)
+    assert alone.by == "alone lines"
     compute = runs["2B2L-cfs-alone-compute-t2-n200-r0"]
-    assert compute.sim_ms == pytest.approx(27.0) and compute.wall_s == pytest.approx(253.0)
+    assert compute.sim_ms == pytest.approx(27.0) and compute.wall_s == pytest.approx(210.0)
     # little CPUs only: the work times the app's speedup, on at most 2 CPUs
     slow = runs["0B2L-cfs-alone-contend-t4-n40-r0"]
-    assert slow.sim_ms == pytest.approx(62.0) and slow.wall_s == pytest.approx(320.0)
+    # elsewhere the busy figure, little CPUs at 3 s a ms: 10 + 3 x 1 x 62
+    assert slow.sim_ms == pytest.approx(62.0) and slow.wall_s == pytest.approx(196.0)
+    assert slow.by == "busy CPUs"
+    # at the low rate (10 + 2 x 62 = 134) its alone line is the larger
+    assert slow.wall_s_low == pytest.approx(170.0)
     slow = runs["0B2L-cfs-alone-compute-t2-n200-r0"]
-    assert slow.sim_ms == pytest.approx(52.0) and slow.wall_s == pytest.approx(478.0)
+    assert slow.sim_ms == pytest.approx(52.0) and slow.wall_s == pytest.approx(290.8)
 
     lines = estimate.summary(list(runs.values()), [], 2, "table.toml")
     text = "\n".join(lines)
-    total_h = (2 * 388 + 170 + 253 + 320 + 478) / 3600
+    total_h = (2 * 1532.8 + 170 + 210 + 196 + 290.8) / 3600
     assert "not a measurement" in lines[0] and "table.toml" in lines[0]
     assert f"total: 6 runs, 217 simulated ms, {total_h:.1f} wall hours of gem5" in text
     assert f"{total_h / 2:.1f} h with 2 at once" in text
     assert "cfs: 1 runs, 27 simulated ms" in text and "colab: 1 runs" in text
     assert "references (cfs): 4 runs" in text
     assert "on 2B2L: 4 runs" in text and "on 0B2L: 2 runs" in text
-    assert "alone cost lines (1 runs)" in text and "(5 runs; measured 12-20" in text
+    assert "alone cost lines (2 runs: a reference" in text
+    assert "27 wall s per simulated ms a big CPU and 3 a little one (4 runs" in text
+    assert "60 on 2B2L's 4: measured 36-85" in text
 
 
 def test_a_program_without_a_cost_line_is_said_not_estimated(tmp_path: Path) -> None:
@@ -157,9 +167,9 @@ def test_campaign_plan_prints_the_estimate_even_where_gem5_is_not_installed(
     out = capsys.readouterr().out
     assert "runs: 6 (2 in the matrix, 4 references)" in out
     assert "estimate (not a measurement" in out
-    total_h = (2 * 388 + 170 + 253 + 320 + 478) / 3600
+    total_h = (2 * 1532.8 + 170 + 210 + 196 + 290.8) / 3600
     assert f"{total_h / 2:.1f} h with 2 at once" in out
-    assert "2B2L-cfs-m-r0" in out and "~27 ms, ~388 s" in out
+    assert "2B2L-cfs-m-r0" in out and "~27 ms, ~1533 s" in out
     # a QEMU campaign has no cost model: its limits' bound only
     spec.write_text(SPEC.replace('"gem5"', '"qemu"').replace("span_ms = 20\n", ""))
     (tmp_path / "m.toml").write_text(MIX.replace("speedup = 3.0", "size = 40\nspeedup = 3.0"))

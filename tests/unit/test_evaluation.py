@@ -85,17 +85,18 @@ def test_each_mix_is_of_its_category_by_measurement_three_of_each() -> None:
     assert categories == {"compute": 3, "synchronisation": 3, "communication": 3}
 
 
-def test_every_run_of_the_evaluation_has_an_estimate_within_the_budget() -> None:
+def test_every_run_of_the_evaluation_has_an_estimate_near_the_one_its_readme_gives() -> None:
     spec = load_spec(SPEC)
     assert spec.sized_by is not None
     table = load_table(spec.sized_by)
     got = [estimate.estimate_run(r.request, r.role, table) for r in expand(spec)]
     runs = [e for e in got if isinstance(e, estimate.RunEstimate)]
     assert len(runs) == len(got)  # every program has a cost line
-    # about nineteen wall hours with two gem5 processes by the estimate,
-    # which errs long for pipeline (README here, "The plan's estimate")
+    # about thirty-one wall hours with two gem5 processes by the estimate at
+    # the rates the campaign's first runs measured, well over the issue's
+    # twelve (README here, "The plan's estimate")
     hours = sum(r.wall_s for r in runs) / 3600 / (spec.executor.jobs or 1)
-    assert 10 <= hours <= 20
+    assert 25 <= hours <= 35
     # every mix run, by the estimate, ten COLAB ranking periods long or more
     # at the evaluation's scale (10 ms over 4), so ten 1 ms ticks too
     assert timescale_of(spec.append) == 4
