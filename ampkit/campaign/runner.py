@@ -519,10 +519,16 @@ def _spent_s(cdir: CampaignDir, run_id: str) -> float | None:
 
 
 def sitting_budget(
-    spec: Spec, cdir: CampaignDir, rows: list[Entry], todo: list[str], length_s: float
+    spec: Spec,
+    cdir: CampaignDir,
+    rows: list[Entry],
+    todo: list[str],
+    length_s: float,
+    *,
+    jobs: int = 1,
 ) -> tuple[Budget, list[str]]:
     """The budget of a sitting of ``length_s`` from now for the runs ``todo``,
-    and what to say of it."""
+    ``jobs`` at once, and what to say of it."""
     found, _, _ = _estimates(with_pins(spec, cdir.root), rows)
     finished = []
     for e in rows:
@@ -548,10 +554,18 @@ def sitting_budget(
     fits = sum(1 for run_id in todo if expected[run_id] <= length_s)
     lines = [
         f"  sitting of {length_s / 3600:.2f} h: {fits} of the {len(todo)} runs to run are "
-        f"expected to fit one ({sitting.describe(*sitting.ratios(finished))}; at most the "
-        f"wall-clock limit, {spec.limits.wall_s:,} s); the longest that fits the time left "
-        "starts first"
+        f"expected to fit one each ({sitting.describe(*sitting.ratios(finished))}; at most "
+        f"the wall-clock limit, {spec.limits.wall_s:,} s); the longest that fits the time "
+        "left starts first"
     ]
+    # what the whole of it asks: how many sittings like this one are left
+    startable = [expected[run_id] for run_id in todo if math.isfinite(expected[run_id])]
+    if startable:
+        hours = sum(startable) / 3600 / max(1, jobs)
+        lines.append(
+            f"  together, as expected: {hours:,.1f} h with {jobs} at once, about "
+            f"{math.ceil(hours * 3600 / length_s)} sitting(s) of this length"
+        )
     if held:
         kinds = ", ".join(sorted(f"{m} under {p} on {pl}" for pl, p, m in doomed))
         lines.append(
@@ -673,7 +687,7 @@ def run_campaign(
                 print(f"  local executor: {n} run(s) at once", file=sys.stderr)
                 budget = None
                 if sitting_s is not None:
-                    budget, lines = sitting_budget(spec, cdir, rows, todo, sitting_s)
+                    budget, lines = sitting_budget(spec, cdir, rows, todo, sitting_s, jobs=n)
                     print("\n".join(lines), file=sys.stderr)
                 later = run_local(cdir, todo, n, Progress(len(todo), n), budget)
                 if later:

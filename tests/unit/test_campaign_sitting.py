@@ -128,7 +128,7 @@ def test_a_sitting_budget_learns_from_the_campaigns_finished_runs(tmp_path: Path
             finish_run(cdir, r, spent[r.run_id])
         rows.append(runner.Entry(r, None, RunState(OK if r.run_id in spent else TODO)))
     todo = [e.run.run_id for e in rows if e.state.state == TODO]
-    budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 500.0)
+    budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 500.0, jobs=2)
     assert set(budget.expected) == set(todo)
     # colab's mix: none of its kind finished, the largest ratio over all (2)
     assert budget.expected["2B2L-colab-m-r0"] == pytest.approx(3065.6)
@@ -140,6 +140,11 @@ def test_a_sitting_budget_learns_from_the_campaigns_finished_runs(tmp_path: Path
     assert budget.ends > time.monotonic() + 400
     assert "2 of the 4 runs to run are expected to fit" in lines[0]
     assert "cfs on 2B2L x2.00" in lines[0] and "references on 2B2L x1.50" in lines[0]
+    # and all of them: 3065.6 + 315 + 392 + 581.6 s, two at once, 2177.1 s
+    assert (
+        lines[1]
+        == "  together, as expected: 0.6 h with 2 at once, about 5 sitting(s) of this length"
+    )
 
 
 def test_a_sitting_is_for_the_local_executor(tmp_path: Path) -> None:
