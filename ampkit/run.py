@@ -83,6 +83,10 @@ class RunRequest:
     #: ending with a checkpoint the next restores, so a run longer than its
     #: machine's time resumes (ampkit.engines.gem5.run_in_slices); None: one
     slice_ms: int | None = None
+    #: NAME=value in every application's environment (the run description's
+    #: env lines): for tests, such as AMPKIT_WRONG_RESULT=1 (README,
+    #: "Environment"); none, the description as before
+    env: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -267,6 +271,7 @@ def prepare(
         suite=suite,
         start_delays_us=perturbed.start_delays_us if perturbed else None,
         pmu=request.pmu_events,
+        env=request.env,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline

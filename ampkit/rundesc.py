@@ -75,10 +75,19 @@ class RunDescription:
         suite: SuiteImage | None = None,
         start_delays_us: Sequence[int] | None = None,
         pmu: tuple[str, ...] = (),
+        env: Sequence[str] = (),
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
-        perturbation's delays (ampkit.perturb)."""
+        perturbation's delays (ampkit.perturb); ``env``, NAME=value lines
+        for every application beside the suite's."""
+        for entry in env:
+            name, eq, _ = entry.partition("=")
+            if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise AmpkitError(
+                    f"environment entry {entry!r} is not NAME=value (a name of letters, "
+                    "digits and underscores)"
+                )
         if start_delays_us is not None and len(start_delays_us) != len(mix.apps):
             raise AmpkitError(
                 f"{len(start_delays_us)} start delays for the {len(mix.apps)} apps of {mix.name}"
@@ -108,10 +117,10 @@ class RunDescription:
                 )
             )
         disk: tuple[str, str] | None = None
-        env: tuple[str, ...] = ()
+        suite_env: tuple[str, ...] = ()
         if any(a.inputs is not None for a in apps) and suite is not None:
             disk = (SUITE_DISK_DEVICE, suite.mount)
-            env = tuple(f"{k}={v}" for k, v in sorted(suite.env.items()))
+            suite_env = tuple(f"{k}={v}" for k, v in sorted(suite.env.items()))
         return cls(
             run_id,
             policy,
@@ -122,7 +131,7 @@ class RunDescription:
             m5ops=m5ops,
             warmup_ms=warmup_ms,
             disk=disk,
-            env=env,
+            env=(*suite_env, *env),
             pmu=pmu,
         )
 

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -374,8 +375,9 @@ def _below_one_section(
         "(fewer CPUs each) helped it. They are counted in the means above; check the "
         "program's scaling alone before trusting those. Beside each: its reference "
         "alone (ms), the CPUs' worth of work it kept busy there (parallelism: threads' "
-        "CPU time over turnaround, low for a program that waits on itself) and the "
-        "share of its threads' lives blocked on futexes there."
+        "CPU time over turnaround, low for a program that waits on itself), the "
+        "share of its threads' lives blocked on futexes there, and the first cause "
+        "those figures point to."
     )
     behaviour = _alone_behaviour(col)
     rows = []
@@ -383,6 +385,7 @@ def _below_one_section(
         refs = [behaviour[run] for run in r.get("alone_runs") or [] if run in behaviour]
         par = sum(p for p, _ in refs) / len(refs) if refs else math.nan
         blk = sum(b for _, b in refs) / len(refs) if refs else math.nan
+        alone_ms = float(r["alone_ns"]) / 1e6 if "alone_ns" in r else math.nan
         rows.append(
             [
                 f"{r['engine']} {r['platform']}",
@@ -391,19 +394,52 @@ def _below_one_section(
                 f"{r['app']}#{r['instance']}",
                 _fmt(float(r["slowdown"])),
                 str(r.get("timed_by", "")),
-                _fmt(float(r["alone_ns"]) / 1e6) if "alone_ns" in r else "",
+                _fmt(alone_ms),
                 _fmt(par),
                 _fmt(blk),
+                likely_cause(r, alone_ms, par, blk),
                 ("", _links([str(r["run"])], root, out)),
             ]
         )
     doc.table(
         [
             *("machine", "mix", "policy", "application", "slowdown", "timed by"),
-            *("alone ms", "alone parallelism", "alone blocked", "run"),
+            *("alone ms", "alone parallelism", "alone blocked", "likely cause", "run"),
         ],
         rows,
     )
+
+
+#: The share of its threads' lives blocked alone from which a program
+#: waits: the catalogue's rule (ampkit.behaviour.WAITING_SHARE, which the
+#: analysis does not import; a unit test keeps the two equal)
+WAITING_SHARE = 0.10
+#: A reference alone shorter than this many PELT half-lives (at its time
+#: scale) is the baseline's start-up more than its steady state: a
+#: thread that started on a little CPU becomes a misfit after about two.
+STEADY_HALFLIVES = 5.0
+
+
+def likely_cause(row: Mapping[Any, Any], alone_ms: float, par: float, blocked: float) -> str:
+    """The first of the causes a slowdown below 1 can have that the
+    application's reference alone shows, in the order a reader should rule
+    them out: a reference timed by its whole process, one too short for
+    the baseline to settle, a program that waits on itself alone (fewer
+    CPUs each may help it); else none of these."""
+    if row.get("timed_by") == "process":
+        return "reference timed with start-up and self-check (no region)"
+    known = row.get("timescale")
+    scale = float(known) if isinstance(known, int | float) and not math.isnan(known) else 1.0
+    halflives = alone_ms / (ts.PELT_HALFLIFE_MS / max(scale, 1.0))
+    if halflives < STEADY_HALFLIVES:
+        return f"reference short: {halflives:.1f} PELT half-lives, not at steady state"
+    threads = row.get("threads")
+    if blocked >= WAITING_SHARE and isinstance(threads, int | float) and par < threads / 2:
+        return (
+            f"waits on itself alone ({blocked:.0%} blocked, {par:.1f} of {int(threads)} "
+            "threads busy): negative scaling likely"
+        )
+    return "none the reference shows: check the program's scaling alone"
 
 
 def _setup_label(platform: str, timescale: int, tick_hz: int) -> str:

@@ -10,14 +10,24 @@ included), the share of its threads' lives blocked on futexes and the
 waiting it ended, its parallelism (CPU time over region), and the run's
 wall-clock cost; then each program's cost line and the sizes for a few
 spans; then, per catalogue mix, whether its programs make its category
-by the rule of ampkit/behaviour.py. Figures, not tests: the runs are made
+by the rule of ampkit/behaviour.py, with the count the rule reads and
+each program's blocked share. Figures, not tests: the runs are made
 by the campaigns in measurements/gem5-workloads (README there).
 """
 
 import argparse
+import math
 from pathlib import Path
 
-from ampkit.behaviour import BASELINE, check_category, measure
+from ampkit.behaviour import (
+    BASELINE,
+    INDEPENDENT_SHARE,
+    WAITING_SHARE,
+    check_category,
+    independent,
+    measure,
+    waits,
+)
 from ampkit.mix import load_mix, mix_names
 from ampkit.paths import REPO_ROOT
 
@@ -49,12 +59,28 @@ def main() -> None:
             f"{c.program:9} {c.ns_per_unit:10.1f} ns/unit + {c.fixed_ns / 1e6:6.3f} ms; "
             f"{c.wall_s_per_sim_ms:5.2f} wall s/ms + {c.wall_fixed_s:4.0f} s; sizes {sizes}"
         )
-    print("\ncatalogue mixes against their categories:")
+    print(
+        f"\ncatalogue mixes against their categories (a program waits at "
+        f"{WAITING_SHARE:.0%} blocked alone under {BASELINE} or more, is independent "
+        f"under {INDEPENDENT_SHARE:.0%}): its programs' blocked shares"
+    )
     for name in mix_names():
         mix = load_mix(name)
-        verdict = check_category(name, mix.category, [a.program for a in mix.apps], table)
+        programs = [a.program for a in mix.apps]
+        verdict = check_category(name, mix.category, programs, table)
         word = {True: "holds", False: "DOES NOT HOLD", None: "not all measured"}[verdict.holds]
-        print(f"{name:44} {mix.category:16} {word}")
+        found = [table.of(p) for p in programs]
+        shares = " ".join(
+            f"{p} {m.blocked_share:.0%}" if m else f"{p} -"
+            for p, m in zip(programs, found, strict=True)
+        )
+        measured = [m for m in found if m is not None]
+        if mix.category == "compute":
+            count = f"{sum(independent(m) for m in measured)} of {len(programs)} independent"
+        else:
+            need = math.ceil(len(programs) / 2)
+            count = f"{sum(waits(m) for m in measured)} of {len(programs)} wait (needs {need})"
+        print(f"{name:44} {mix.category:16} {word:16} {count:26} {shares}")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from ampkit.analysis.collect import collect
 from ampkit.kernel import KernelBuild
-from ampkit.mix import App
+from ampkit.mix import SMALL_SIZES, App
 
 from ..conftest import qemu_processes
 from .helpers import make_mix, probe, run_mix, run_probe
@@ -68,6 +69,23 @@ def test_failing_application_fails_the_run(
     mix = make_mix(App("compute", threads=1, size=100, args=("--bogus",)))
     outcome = run_mix(tmp_path / "run", kernel_build, initramfs, mix)
     assert outcome.status == "failed: compute#0 failed (exit status 2)"
+
+
+def test_a_self_check_that_fails_fails_the_run(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    """A program's result spoilt after its region (AMPKIT_WRONG_RESULT=1 in
+    its environment) is caught by its own check, in the guest: the run
+    fails, with the program named, and no metric counts it."""
+    mix = make_mix(App("stages", threads=3, size=SMALL_SIZES["stages"]))
+    runs = tmp_path / "runs"
+    outcome = run_mix(runs / "run", kernel_build, initramfs, mix, env=("AMPKIT_WRONG_RESULT=1",))
+    assert outcome.status == "failed: stages#0 failed (exit status 1)"
+    col = collect(runs)
+    assert col.apps.empty
+    assert len(col.excluded) == 1 and "stages#0 failed (exit status 1)" in str(
+        col.excluded["reason"].iloc[0]
+    )
 
 
 SLEEPER = str(Path(__file__).parent / "sleeper.toml")

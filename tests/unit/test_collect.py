@@ -11,11 +11,11 @@ import matplotlib.image
 import pandas as pd
 import pytest
 
-from ampkit import gem5stats
-from ampkit.analysis import metrics
+from ampkit import behaviour, gem5stats
+from ampkit.analysis import metrics, report
 from ampkit.analysis import report as report_mod
 from ampkit.analysis.collect import collect
-from ampkit.analysis.report import write_report
+from ampkit.analysis.report import likely_cause, write_report
 from ampkit.analysis.synthetic import SynthApp, kit_stats_text, write_run
 from ampkit.rundir import M5OUT
 from ampkit.summary import QEMU_NOTICE
@@ -510,6 +510,42 @@ def test_a_slowdown_below_one_is_shown_with_its_likely_causes(tmp_path: Path) ->
     # beside it, its reference alone: 10 ms, two threads busy all along, no counters
     assert "| x#0 | 0.9 | process | 10 | 2 | - |" in section
     assert "scales negatively" in section
+    # and the first cause its reference shows: no region, so timed whole
+    assert "| reference timed with start-up and self-check (no region) |" in section
+
+
+def test_a_slowdown_below_one_gets_the_first_cause_its_reference_shows() -> None:
+    """In the order a reader rules them out: the reference's timing, its
+    length against PELT's ramp at its time scale, the program's waiting on
+    itself alone; else none of these, and the reader is sent to its
+    scaling."""
+    region = {"timed_by": "region", "timescale": 1, "threads": 4}
+    # 30 ms is under 5 half-lives unscaled (32.8 ms each); at a scale of 4
+    # (8.2 ms each) it is 3.7
+    assert likely_cause({**region, "timed_by": "process"}, 500.0, 4.0, 0.0).startswith(
+        "reference timed with start-up"
+    )
+    assert likely_cause(region, 30.0, 4.0, 0.0) == (
+        "reference short: 0.9 PELT half-lives, not at steady state"
+    )
+    assert likely_cause({**region, "timescale": 4}, 30.0, 4.0, 0.0) == (
+        "reference short: 3.7 PELT half-lives, not at steady state"
+    )
+    # long enough: a program that kept 1.2 of its 4 threads busy, blocked 40%
+    waits = likely_cause({**region, "timescale": 4}, 60.0, 1.2, 0.4)
+    assert (
+        waits
+        == "waits on itself alone (40% blocked, 1.2 of 4 threads busy): negative scaling likely"
+    )
+    # busy and not waiting: nothing the reference shows
+    assert likely_cause({**region, "timescale": 4}, 60.0, 3.9, 0.4).startswith("none the reference")
+    assert likely_cause({**region, "timescale": 4}, 60.0, 1.2, 0.05).startswith(
+        "none the reference"
+    )
+    # the threshold is the catalogue's
+    assert report.WAITING_SHARE == behaviour.WAITING_SHARE
+    # no time scale recorded: unscaled
+    assert "0.9 PELT" in likely_cause({**region, "timescale": float("nan")}, 30.0, 4.0, 0.0)
 
 
 def test_no_slowdown_below_one_is_said_so(tmp_path: Path) -> None:

@@ -141,3 +141,18 @@ def test_an_app_without_a_program_says_the_key_is_missing(tmp_path: Path) -> Non
 def test_a_program_that_is_not_a_string_is_named_as_such(tmp_path: Path) -> None:
     with pytest.raises(AmpkitError, match=r"m.toml:6: app 1: 'program' must be a string naming"):
         load_mix(write(tmp_path, GOOD.replace('program = "compute"', "program = 3", 1)))
+
+
+def test_an_environment_asked_for_reaches_every_app_and_only_then() -> None:
+    """RunRequest.env (the tests' AMPKIT_WRONG_RESULT=1) becomes env lines
+    of the description; none leaves the description as it was, so no
+    run's key moves."""
+    mix = load_mix("demo")
+    plain = RunDescription.for_mix("r", "cfs", 0, 30, mix).render()
+    assert "env " not in plain
+    spoilt = RunDescription.for_mix("r", "cfs", 0, 30, mix, env=("AMPKIT_WRONG_RESULT=1",))
+    assert "env AMPKIT_WRONG_RESULT=1" in spoilt.render().splitlines()
+    assert spoilt.render().replace("env AMPKIT_WRONG_RESULT=1\n", "") == plain
+    for bad in ("NOEQUALS", "1X=2", "A B=1", "=1"):
+        with pytest.raises(AmpkitError, match="is not NAME=value"):
+            RunDescription.for_mix("r", "cfs", 0, 30, mix, env=(bad,))
