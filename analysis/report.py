@@ -373,7 +373,8 @@ def _below_one_section(
         "steady state (too short, or timed with its start-up: see timed_by), or the "
         "program scales negatively, so that sharing the CPUs with other applications "
         "(fewer CPUs each) helped it. They are counted in the means above; check the "
-        "program's scaling alone before trusting those. Beside each: its reference "
+        "program's scaling alone before trusting those (the catalogue's, measured on gem5: "
+        'the kit\'s measurements/gem5-workloads, "Scaling alone"). Beside each: its reference '
         "alone (ms), the CPUs' worth of work it kept busy there (parallelism: threads' "
         "CPU time over turnaround, low for a program that waits on itself), the "
         "share of its threads' lives blocked on futexes there, and the first cause "

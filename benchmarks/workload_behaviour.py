@@ -17,12 +17,14 @@ by the campaigns in measurements/gem5-workloads (README there).
 
 import argparse
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from ampkit.behaviour import (
     BASELINE,
     INDEPENDENT_SHARE,
     WAITING_SHARE,
+    Table,
     check_category,
     independent,
     measure,
@@ -30,14 +32,93 @@ from ampkit.behaviour import (
 )
 from ampkit.mix import load_mix, mix_names
 from ampkit.paths import REPO_ROOT
+from ampkit.profile import load_profile
+from ampkit.rundir import RunDir, find_run_dirs
 
 ARCHIVE = REPO_ROOT / "measurements" / "gem5-workloads" / "runs"
+SCALING = REPO_ROOT / "measurements" / "gem5-workloads" / "scaling-runs"
+SPEEDUPS = REPO_ROOT / "configs" / "speedups.toml"
 SPANS_MS = (10.0, 20.0, 40.0, 80.0)
+
+
+@dataclass(frozen=True)
+class OneThread:
+    """A program's run alone with one thread: its region and where it ran."""
+
+    program: str
+    size: int
+    region_ns: int
+    big_ns: int
+    little_ns: int
+
+
+def one_thread_runs(root: Path) -> list[OneThread]:
+    """The one-thread runs under ``root`` (scaling.toml's), by program."""
+    out = []
+    finished, _ = find_run_dirs(root)
+    for run_dir in finished:
+        verdict = RunDir(run_dir).judge()
+        if len(verdict.records) != 1 or verdict.records[0].threads != 1:
+            continue
+        rec = verdict.records[0]
+        (task,) = rec.raw["tasks"]
+        out.append(
+            OneThread(
+                program=rec.program,
+                size=int(verdict.info.mix_apps[0].get("size") or 0),
+                region_ns=rec.turnaround_ns,
+                big_ns=int(task.get("big_ns", 0)),
+                little_ns=int(task.get("little_ns", 0)),
+            )
+        )
+    return sorted(out, key=lambda o: o.program)
+
+
+def print_scaling(table: Table, ones: list[OneThread]) -> None:
+    """Each program's region with four threads against one, at one size.
+    On 2B2L one thread runs on a big or a little CPU as the baseline put
+    it, so its time is also given as if all of it had run on a big CPU
+    (its little time over its big/little speedup, configs/speedups.toml);
+    four threads at best take that over 2 + 2 / speedup (two big CPUs and
+    two little ones, each thread on its own)."""
+    speedups = load_profile(SPEEDUPS).speedups()
+    print(
+        "\nscaling alone under cfs on 2B2L, one thread against four at one size "
+        f"(speedups: {SPEEDUPS.relative_to(REPO_ROOT)}):"
+    )
+    print(
+        f"{'program':9} {'size':>7} {'t1 ms':>8} {'on big':>6} {'t1 big ms':>9} "
+        f"{'t4 ms':>8} {'speedup':>7} {'best':>5} {'efficiency':>10}"
+    )
+    for one in ones:
+        four = next(
+            (m for m in table.measurements if (m.program, m.threads, m.size, m.policy)
+             == (one.program, 4, one.size, BASELINE)),
+            None,
+        )  # fmt: skip
+        s = speedups.get(one.program)
+        if four is None or s is None:
+            print(f"{one.program:9} {one.size:7} no four-thread run or speedup at this size")
+            continue
+        on_cpu = one.big_ns + one.little_ns
+        big_share = one.big_ns / on_cpu if on_cpu else math.nan
+        # the region as if its CPU time had all been on a big CPU, the rest (waiting) as it was
+        as_big = one.region_ns - one.little_ns + one.little_ns / s
+        speedup = as_big / four.region_ns
+        best = 2 + 2 / s
+        print(
+            f"{one.program:9} {one.size:7} {one.region_ns / 1e6:8.3f} {big_share:6.0%} "
+            f"{as_big / 1e6:9.3f} {four.region_ns / 1e6:8.3f} {speedup:7.2f} {best:5.2f} "
+            f"{speedup / best:10.0%}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="*", default=[str(ARCHIVE)])
+    parser.add_argument(
+        "--scaling", type=Path, default=SCALING, help="the one-thread runs (scaling.toml's)"
+    )
     args = parser.parse_args()
     table, left_out = measure([Path(d) for d in args.dirs], "gem5")
     for line in left_out:
@@ -59,6 +140,8 @@ def main() -> None:
             f"{c.program:9} {c.ns_per_unit:10.1f} ns/unit + {c.fixed_ns / 1e6:6.3f} ms; "
             f"{c.wall_s_per_sim_ms:5.2f} wall s/ms + {c.wall_fixed_s:4.0f} s; sizes {sizes}"
         )
+    if args.scaling.is_dir():
+        print_scaling(table, one_thread_runs(args.scaling))
     print(
         f"\ncatalogue mixes against their categories (a program waits at "
         f"{WAITING_SHARE:.0%} blocked alone under {BASELINE} or more, is independent "
