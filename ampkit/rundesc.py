@@ -20,6 +20,24 @@ MAX_WARMUP_MS = 600_000
 _WORD = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII without spaces
 
 
+#: What the runner sets in every application's environment itself
+#: (workloads/runner/ampkit-init.c): an env line must not change them.
+RUNNER_ENV = frozenset({"AMPKIT_REPORT_FD", "AMPKIT_APP_ID", "AMPKIT_M5OPS"})
+#: The runner's bound on env lines (MAX_ENV in ampkit-init.c).
+MAX_ENV = 16
+
+
+def _env_lines(suite_env: Sequence[str], env: Sequence[str]) -> tuple[str, ...]:
+    """The suite's environment and the caller's, within the runner's bound."""
+    lines = (*suite_env, *env)
+    if len(lines) > MAX_ENV:
+        raise AmpkitError(
+            f"{len(lines)} environment entries ({len(suite_env)} of the suite's): the runner "
+            f"takes at most {MAX_ENV}"
+        )
+    return lines
+
+
 @dataclass(frozen=True)
 class AppRun:
     name: str
@@ -88,6 +106,11 @@ class RunDescription:
                     f"environment entry {entry!r} is not NAME=value (a name of letters, "
                     "digits and underscores)"
                 )
+            if name in RUNNER_ENV:
+                raise AmpkitError(
+                    f"environment entry {entry!r}: the runner sets {name} itself",
+                    f"names it keeps: {', '.join(sorted(RUNNER_ENV))}",
+                )
         if start_delays_us is not None and len(start_delays_us) != len(mix.apps):
             raise AmpkitError(
                 f"{len(start_delays_us)} start delays for the {len(mix.apps)} apps of {mix.name}"
@@ -131,7 +154,7 @@ class RunDescription:
             m5ops=m5ops,
             warmup_ms=warmup_ms,
             disk=disk,
-            env=(*suite_env, *env),
+            env=_env_lines(suite_env, env),
             pmu=pmu,
         )
 

@@ -417,8 +417,9 @@ def _below_one_section(
 WAITING_SHARE = 0.10
 #: A reference alone shorter than this many PELT half-lives (at its time
 #: scale) is the baseline's start-up more than its steady state: a
-#: thread that started on a little CPU becomes a misfit after about two.
-STEADY_HALFLIVES = 5.0
+#: thread that started on a little CPU becomes a misfit after about two
+#: and a third, so under three it ran less than one at steady state.
+STEADY_HALFLIVES = 3.0
 
 
 def likely_cause(row: Mapping[Any, Any], alone_ms: float, par: float, blocked: float) -> str:

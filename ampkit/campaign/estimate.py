@@ -22,30 +22,32 @@ capacity ratio) times longer: as if it had run on big CPUs alone, which
 errs long. Platforms other than the lines' are estimated by the same
 lines. A ``once`` run is estimated as if it restarted (errs long too).
 
-**Wall time.** For a reference run on the cost lines' own platform,
-its application's alone line (the same program, threads and setup: the
-measurement of this very run at another size). For any other run the
-larger of two figures, each named in the output:
+**Wall time.** The larger of two figures, each named in the output:
 
 - *alone lines*: the sum of the wall seconds each application's cost
   line gives for its region alone (measured, warm-up, restore and
   self-check included);
 - *busy CPUs*: the wall seconds gem5 takes per simulated millisecond and
-  busy CPU of each type, times the CPUs the shares keep busy (the big
-  ones first), times the run's simulated milliseconds, plus a run's
+  busy CPU of each type, times the CPUs the shares keep busy (split
+  between the types as the platform's CPUs are: where a thread runs is
+  the policy's choice, and a short run's threads stay where they
+  started), times the run's simulated milliseconds, plus a run's
   fixed part (gem5's start, the checkpoint's restore, the statistics:
   the mean of the cost lines' fixed parts, which the busy rate does not
   include). A big CPU (gem5's out-of-order model) costs far more than a
   little one (the in-order model), and a mix keeps more CPUs busy than
   a program alone, which the cost lines do not say the cost of. The
-  rates are the gem5 evaluation's own runs
-  (evaluations/gem5-2B2L/first-campaign), with two gem5 processes on
-  the 2-core machine and a session's own work beside them, as a
-  campaign's sittings have: its first five mix runs on 2B2L took 36 to
-  85 wall seconds per simulated millisecond with the four CPUs busy,
-  its little-only references (0B2L, two little CPUs busy) 4 to 8. The
-  estimate takes 3 a little CPU and 27 a big one (60 for 2B2L's four),
-  and says what 2 and 16 would give (36).
+  rates come from the gem5 evaluation's own runs, with two gem5
+  processes on the 2-core machine and a session's own work beside them,
+  as a campaign's sittings have: its mix runs on 2B2L took 36 to 64
+  wall seconds per simulated millisecond with the four CPUs busy
+  (evaluations/gem5-2B2L/first-campaign; 85 beside kernel builds,
+  second-start), its little-only references (0B2L, two little CPUs
+  busy) 4 to 8. The estimate takes 3 a little CPU and, from 60 for
+  2B2L's four, 27 a big one, and says what 2 and 16 would give (36).
+  Against those runs it is within 15% in total: the mixes at 0.65 to
+  1.3 times their figure, the references on 2B2L up to twice theirs,
+  those on 0B2L half.
 
 The total divides the runs' wall time by the runs at once (the
 executor's jobs): the rates above are those of two gem5 processes on two
@@ -82,7 +84,6 @@ class AppLoad:
     work_cpu_ms: float  # CPU-milliseconds of its first run, on this platform
     usable_cpus: float  # the CPUs it can keep busy
     alone_wall_s: float  # the cost line's wall seconds for its region alone
-    line_platform: str  # where the cost line was measured
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,6 @@ def app_load(app: App, platform: Platform, table: Table) -> AppLoad | str:
         work_cpu_ms=work * factor,
         usable_cpus=work / (region_here + check),
         alone_wall_s=line.wall_for(region),
-        line_platform=line.platform,
     )
 
 
@@ -158,11 +158,9 @@ def shares(weights: Sequence[float], caps: Sequence[float], cpus: float) -> list
 
 def busy_wall_s(busy: float, platform: Platform, rates: dict[str, float]) -> float:
     """Wall seconds a simulated millisecond costs with ``busy`` CPUs of
-    ``platform`` busy, the big ones first (where every policy puts a
-    lone thread)."""
-    big = min(busy, platform.big)
-    little = min(busy - big, platform.little)
-    return rates["big"] * big + rates["little"] * little
+    ``platform`` busy, split between the types as its CPUs are."""
+    share = busy / platform.ncpus
+    return share * (rates["big"] * platform.big + rates["little"] * platform.little)
 
 
 def fixed_s(table: Table) -> float:
@@ -189,9 +187,6 @@ def estimate_run(request: RunRequest, role: str, table: Table) -> RunEstimate | 
     fixed = fixed_s(table)
     high = fixed + busy_wall_s(busy, request.platform, BUSY_WALL_S_PER_CPU_MS) * sim_ms
     low = fixed + busy_wall_s(busy, request.platform, BUSY_WALL_S_PER_CPU_MS_LOW) * sim_ms
-    if role != MATRIX and len(loads) == 1 and loads[0].line_platform == request.platform.name:
-        # a reference where its line was measured: the line is this run's own measurement
-        high = low = alone
     return RunEstimate(
         run_id=request.run_id,
         role=role,
@@ -255,9 +250,8 @@ def summary(
     )
     high = BUSY_WALL_S_PER_CPU_MS
     out.append(
-        f"  wall time per run: its apps' alone cost lines ({by['alone lines']} runs: a "
-        "reference where its line was measured, or lines dearer than the busy CPUs) or its "
-        f"busy CPUs at {high['big']:.0f} wall s per simulated ms a big CPU and "
+        f"  wall time per run: the larger of its apps' alone cost lines ({by['alone lines']} "
+        f"runs) and its busy CPUs at {high['big']:.0f} wall s per simulated ms a big CPU and "
         f"{high['little']:.0f} a little one ({by['busy CPUs']} runs; {_four(high):.0f} on "
         f"2B2L's 4: measured {MEASURED_RANGE} with {MEASURED_JOBS} gem5 processes on 2 cores)"
     )

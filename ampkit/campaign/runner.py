@@ -562,9 +562,11 @@ def sitting_budget(
     startable = [expected[run_id] for run_id in todo if math.isfinite(expected[run_id])]
     if startable:
         hours = sum(startable) / 3600 / max(1, jobs)
+        # no fewer than the longest run needs: it runs on one executor slot
+        sittings = max(math.ceil(hours * 3600 / length_s), math.ceil(max(startable) / length_s))
         lines.append(
             f"  together, as expected: {hours:,.1f} h with {jobs} at once, about "
-            f"{math.ceil(hours * 3600 / length_s)} sitting(s) of this length"
+            f"{sittings} sitting(s) of this length"
         )
     if held:
         kinds = ", ".join(sorted(f"{m} under {p} on {pl}" for pl, p, m in doomed))

@@ -45,8 +45,13 @@ def test_every_workload_runs_in_the_guest(
     assert set(runs["timed_by"]) == {"region"}
 
 
-#: How much longer than its thread a program's region may be
-REGION_GAP = 0.06
+#: How much longer than its thread a program's region may be: measured,
+#: 0.7-1.4% (a thread's start and join); chase 5.4%, its thread allocating
+#: and zeroing its ring's two arrays before its clock starts, a set-up
+#: inside the region that the kit has left as it is (the evaluation's runs
+#: are of this binary; chase is in none of its mixes)
+REGION_GAP = 0.02
+REGION_GAP_OF = {"chase": 0.06}
 #: Times SMALL_SIZES that makes each program's region 10 ms or more of
 #: guest instructions alone on one thread, against a thread's start and
 #: join of 0.1-0.3 ms (measured)
@@ -74,9 +79,7 @@ def test_a_programs_region_is_its_threads_work(
     begin, end = r["roi_ns"]
     longest = max(r["thread_times_ns"])
     assert longest <= end - begin
-    # measured: 0.7-1.4% for every program but chase, 5.4%: its thread
-    # allocates and zeroes its ring's two arrays before its clock starts
-    assert (end - begin - longest) / (end - begin) <= REGION_GAP, r
+    assert (end - begin - longest) / (end - begin) <= REGION_GAP_OF.get(program, REGION_GAP), r
 
 
 def test_four_applications_under_the_restart_method(

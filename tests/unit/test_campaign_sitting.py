@@ -119,32 +119,35 @@ def test_without_a_sitting_runs_start_in_the_plans_order(
 def test_a_sitting_budget_learns_from_the_campaigns_finished_runs(tmp_path: Path) -> None:
     spec = load_spec(small_spec(tmp_path), behaviour=tmp_path / "table.toml")
     cdir = CampaignDir(tmp_path / "camp")
-    # finished: the cfs mix at twice its estimate (1532.8 s, test_estimate),
-    # and contend alone on 2B2L at 1.5 times its (170 s)
-    spent = {"2B2L-cfs-m-r0": 3065.6, "2B2L-cfs-alone-contend-t4-n40-r0": 255.0}
+    # finished: the cfs mix at twice its estimate (1144 s, test_estimate),
+    # and contend alone on 2B2L at 1.5 times its (410 s)
+    spent = {"2B2L-cfs-m-r0": 2288.0, "2B2L-cfs-alone-contend-t4-n40-r0": 615.0}
     rows = []
     for r in expand(spec):
         if r.run_id in spent:
             finish_run(cdir, r, spent[r.run_id])
         rows.append(runner.Entry(r, None, RunState(OK if r.run_id in spent else TODO)))
     todo = [e.run.run_id for e in rows if e.state.state == TODO]
-    budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 500.0, jobs=2)
+    budget, lines = runner.sitting_budget(spec, cdir, rows, todo, 900.0, jobs=2)
     assert set(budget.expected) == set(todo)
     # colab's mix: none of its kind finished, the largest ratio over all (2)
-    assert budget.expected["2B2L-colab-m-r0"] == pytest.approx(3065.6)
-    # compute alone on 2B2L: the references' ratio on 2B2L (1.5 x 210 s)
-    assert budget.expected["2B2L-cfs-alone-compute-t2-n200-r0"] == pytest.approx(315.0)
-    # on 0B2L no reference finished: the overall ratio (2 x 196 s, 2 x 290.8 s)
-    assert budget.expected["0B2L-cfs-alone-contend-t4-n40-r0"] == pytest.approx(392.0)
+    assert budget.expected["2B2L-colab-m-r0"] == pytest.approx(2288.0)
+    # compute alone on 2B2L: the references' ratio on 2B2L (1.5 x 739 s)
+    assert budget.expected["2B2L-cfs-alone-compute-t2-n200-r0"] == pytest.approx(1108.5)
+    # on 0B2L no reference finished: the overall ratio (2 x 410 s, 2 x 290.8 s)
+    assert budget.expected["0B2L-cfs-alone-contend-t4-n40-r0"] == pytest.approx(820.0)
     assert budget.expected["0B2L-cfs-alone-compute-t2-n200-r0"] == pytest.approx(581.6)
-    assert budget.ends > time.monotonic() + 400
+    assert budget.ends > time.monotonic() + 800
     assert "2 of the 4 runs to run are expected to fit" in lines[0]
     assert "cfs on 2B2L x2.00" in lines[0] and "references on 2B2L x1.50" in lines[0]
-    # and all of them: 3065.6 + 315 + 392 + 581.6 s, two at once, 2177.1 s
-    assert (
-        lines[1]
-        == "  together, as expected: 0.6 h with 2 at once, about 5 sitting(s) of this length"
+    # and all of them: 2288 + 1108.5 + 820 + 581.6 s, two at once, 2399.05 s:
+    # three sittings of 900 s, as the longest run alone needs too
+    assert lines[1] == (
+        "  together, as expected: 0.7 h with 2 at once, about 3 sitting(s) of this length"
     )
+    # with four at once the sum would say two; the longest run still needs three
+    _, lines = runner.sitting_budget(spec, cdir, rows, todo, 900.0, jobs=4)
+    assert lines[1].endswith("about 3 sitting(s) of this length")
 
 
 def test_a_sitting_is_for_the_local_executor(tmp_path: Path) -> None:

@@ -520,17 +520,18 @@ def test_a_slowdown_below_one_gets_the_first_cause_its_reference_shows() -> None
     itself alone; else none of these, and the reader is sent to its
     scaling."""
     region = {"timed_by": "region", "timescale": 1, "threads": 4}
-    # 30 ms is under 5 half-lives unscaled (32.8 ms each); at a scale of 4
-    # (8.2 ms each) it is 3.7
+    # under three half-lives: 30 ms unscaled (32.8 ms each), 20 ms at a
+    # scale of 4 (8.2 ms each); 30 ms at 4 is 3.7 and counts as long enough
     assert likely_cause({**region, "timed_by": "process"}, 500.0, 4.0, 0.0).startswith(
         "reference timed with start-up"
     )
     assert likely_cause(region, 30.0, 4.0, 0.0) == (
         "reference short: 0.9 PELT half-lives, not at steady state"
     )
-    assert likely_cause({**region, "timescale": 4}, 30.0, 4.0, 0.0) == (
-        "reference short: 3.7 PELT half-lives, not at steady state"
+    assert likely_cause({**region, "timescale": 4}, 20.0, 4.0, 0.0) == (
+        "reference short: 2.4 PELT half-lives, not at steady state"
     )
+    assert likely_cause({**region, "timescale": 4}, 30.0, 4.0, 0.0).startswith("none the")
     # long enough: a program that kept 1.2 of its 4 threads busy, blocked 40%
     waits = likely_cause({**region, "timescale": 4}, 60.0, 1.2, 0.4)
     assert (

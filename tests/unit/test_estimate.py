@@ -24,7 +24,7 @@ def measured(
     )  # fmt: skip
 
 
-#: contend: 0.5 ms a unit, 8 wall s per simulated ms + 10 s, one CPU busy,
+#: contend: 0.5 ms a unit, 20 wall s per simulated ms + 10 s, one CPU busy,
 #: no self-check; compute: 0.1 ms a unit, 10 wall s per ms + 10 s, two CPUs
 #: busy over its region and a self-check of a quarter of it after it.
 TABLE = Table(
@@ -36,7 +36,7 @@ TABLE = Table(
         measured("compute", 2, 0.2, 2.0, 1.0),
     ),
     costs=(
-        CostLine("contend", 4, "2B2L", (10, 20), (5_000_000, 10_000_000), (50.0, 90.0)),
+        CostLine("contend", 4, "2B2L", (10, 20), (5_000_000, 10_000_000), (110.0, 210.0)),
         CostLine("compute", 4, "2B2L", (100, 200), (10_000_000, 20_000_000), (110.0, 210.0)),
     ),
 )
@@ -97,44 +97,46 @@ def test_each_run_of_a_small_spec_as_worked_by_hand(tmp_path: Path) -> None:
     # = 45 CPU-ms, on at most 45 / (20 + 5) = 1.8 CPUs with its 2 threads.
     # Together on 4 CPUs: contend 1 (its most), compute 1.8: 20 and 25 ms,
     # the run 25 + 2 of warm-up; its wall time the busy figure: 2.8 CPUs
-    # busy, the two big ones and 0.8 of a little one, 10 + (2 x 27 + 0.8 x
-    # 3) x 27 = 1532.8 s, above the alone lines' 170 + 210.
+    # busy, split as 2B2L's are (1.4 big, 1.4 little), 10 + (1.4 x 27 +
+    # 1.4 x 3) x 27 = 1144 s, above the alone lines' 410 + 210.
     for policy in ("cfs", "colab"):
         mix = runs[f"2B2L-{policy}-m-r0"]
         assert mix.sim_ms == pytest.approx(27.0)
         assert mix.busy_cpus == pytest.approx(2.8)
-        assert mix.wall_s == pytest.approx(1532.8) and mix.by == "busy CPUs"
-        # at the low rates, 16 a big CPU and 2 a little one: 10 + 33.6 x 27
-        assert mix.wall_s_low == pytest.approx(917.2)
-    # alone where the lines were measured: each its own line (10 + 8 x 20 =
-    # 170 s; 10 + 10 x 20 = 210 s), at either rate, though one big CPU
-    # busy for 22 ms would say 10 + 27 x 22 = 604 s
+        assert mix.wall_s == pytest.approx(1144.0) and mix.by == "busy CPUs"
+        # at the low rates, 16 a big CPU and 2 a little one: 10 + 25.2 x 27
+        assert mix.wall_s_low == pytest.approx(690.4)
+    # contend alone: its alone line (10 + 20 x 20 = 410 s) beats one CPU
+    # busy, half big and half little, 10 + 15 x 22 = 340 s
     alone = runs["2B2L-cfs-alone-contend-t4-n40-r0"]
     assert alone.sim_ms == pytest.approx(22.0)
-    assert alone.wall_s == alone.wall_s_low == pytest.approx(170.0)
+    assert alone.wall_s == alone.wall_s_low == pytest.approx(410.0)
     assert alone.by == "alone lines"
+    # compute alone: 1.8 CPUs busy, 10 + 27 x 27 = 739 s beats its line's 210
     compute = runs["2B2L-cfs-alone-compute-t2-n200-r0"]
-    assert compute.sim_ms == pytest.approx(27.0) and compute.wall_s == pytest.approx(210.0)
+    assert compute.sim_ms == pytest.approx(27.0) and compute.wall_s == pytest.approx(739.0)
+    assert compute.wall_s_low == pytest.approx(447.4)
     # little CPUs only: the work times the app's speedup, on at most 2 CPUs
     slow = runs["0B2L-cfs-alone-contend-t4-n40-r0"]
-    # elsewhere the busy figure, little CPUs at 3 s a ms: 10 + 3 x 1 x 62
-    assert slow.sim_ms == pytest.approx(62.0) and slow.wall_s == pytest.approx(196.0)
-    assert slow.by == "busy CPUs"
-    # at the low rate (10 + 2 x 62 = 134) its alone line is the larger
-    assert slow.wall_s_low == pytest.approx(170.0)
+    # on little CPUs only, 3 s a ms: 10 + 3 x 1 x 62 = 196 s, under its line's 410
+    assert slow.sim_ms == pytest.approx(62.0) and slow.wall_s == pytest.approx(410.0)
+    assert slow.by == "alone lines"
     slow = runs["0B2L-cfs-alone-compute-t2-n200-r0"]
     assert slow.sim_ms == pytest.approx(52.0) and slow.wall_s == pytest.approx(290.8)
+    assert slow.by == "busy CPUs"
+    # at the low rate (10 + 2 x 1.8 x 52 = 197.2) its line's 210 is the larger
+    assert slow.wall_s_low == pytest.approx(210.0)
 
     lines = estimate.summary(list(runs.values()), [], 2, "table.toml")
     text = "\n".join(lines)
-    total_h = (2 * 1532.8 + 170 + 210 + 196 + 290.8) / 3600
+    total_h = (2 * 1144 + 410 + 739 + 410 + 290.8) / 3600
     assert "not a measurement" in lines[0] and "table.toml" in lines[0]
     assert f"total: 6 runs, 217 simulated ms, {total_h:.1f} wall hours of gem5" in text
     assert f"{total_h / 2:.1f} h with 2 at once" in text
     assert "cfs: 1 runs, 27 simulated ms" in text and "colab: 1 runs" in text
     assert "references (cfs): 4 runs" in text
     assert "on 2B2L: 4 runs" in text and "on 0B2L: 2 runs" in text
-    assert "alone cost lines (2 runs: a reference" in text
+    assert "alone cost lines (2 runs)" in text
     assert "27 wall s per simulated ms a big CPU and 3 a little one (4 runs" in text
     assert "60 on 2B2L's 4: measured 36-85" in text
 
@@ -167,9 +169,9 @@ def test_campaign_plan_prints_the_estimate_even_where_gem5_is_not_installed(
     out = capsys.readouterr().out
     assert "runs: 6 (2 in the matrix, 4 references)" in out
     assert "estimate (not a measurement" in out
-    total_h = (2 * 1532.8 + 170 + 210 + 196 + 290.8) / 3600
+    total_h = (2 * 1144 + 410 + 739 + 410 + 290.8) / 3600
     assert f"{total_h / 2:.1f} h with 2 at once" in out
-    assert "2B2L-cfs-m-r0" in out and "~27 ms, ~1533 s" in out
+    assert "2B2L-cfs-m-r0" in out and "~27 ms, ~1144 s" in out
     # a QEMU campaign has no cost model: its limits' bound only
     spec.write_text(SPEC.replace('"gem5"', '"qemu"').replace("span_ms = 20\n", ""))
     (tmp_path / "m.toml").write_text(MIX.replace("speedup = 3.0", "size = 40\nspeedup = 3.0"))

@@ -92,7 +92,7 @@ def test_every_run_of_the_evaluation_has_an_estimate_near_the_one_its_readme_giv
     got = [estimate.estimate_run(r.request, r.role, table) for r in expand(spec)]
     runs = [e for e in got if isinstance(e, estimate.RunEstimate)]
     assert len(runs) == len(got)  # every program has a cost line
-    # about thirty-one wall hours with two gem5 processes by the estimate at
+    # about twenty-nine wall hours with two gem5 processes by the estimate at
     # the rates the campaign's first runs measured, well over the issue's
     # twelve (README here, "The plan's estimate")
     hours = sum(r.wall_s for r in runs) / 3600 / (spec.executor.jobs or 1)

@@ -145,14 +145,26 @@ def test_a_program_that_is_not_a_string_is_named_as_such(tmp_path: Path) -> None
 
 def test_an_environment_asked_for_reaches_every_app_and_only_then() -> None:
     """RunRequest.env (the tests' AMPKIT_WRONG_RESULT=1) becomes env lines
-    of the description; none leaves the description as it was, so no
-    run's key moves."""
+    of the description; none leaves the description as it was, byte for
+    byte, so no run's key moves; the runner's own variables and more
+    entries than it takes are refused on the host."""
     mix = load_mix("demo")
     plain = RunDescription.for_mix("r", "cfs", 0, 30, mix).render()
-    assert "env " not in plain
+    # the description as the runner reads it, before env existed on requests
+    assert plain == (
+        "ampkit-run 1\nrun_id r\npolicy cfs\nrepetition 0\ntimeout_s 30\n"
+        "method restart\nm5ops 0\n"
+        "app compute 0 2 3552 /bin/compute -t 2 -n 20000\n"
+        "app contend 0 4 2892 /bin/contend -t 4 -n 250\n"
+    )
     spoilt = RunDescription.for_mix("r", "cfs", 0, 30, mix, env=("AMPKIT_WRONG_RESULT=1",))
     assert "env AMPKIT_WRONG_RESULT=1" in spoilt.render().splitlines()
     assert spoilt.render().replace("env AMPKIT_WRONG_RESULT=1\n", "") == plain
     for bad in ("NOEQUALS", "1X=2", "A B=1", "=1"):
         with pytest.raises(AmpkitError, match="is not NAME=value"):
             RunDescription.for_mix("r", "cfs", 0, 30, mix, env=(bad,))
+    with pytest.raises(AmpkitError, match="the runner sets AMPKIT_REPORT_FD itself"):
+        RunDescription.for_mix("r", "cfs", 0, 30, mix, env=("AMPKIT_REPORT_FD=1",))
+    many = tuple(f"V{i}=1" for i in range(17))
+    with pytest.raises(AmpkitError, match=r"17 environment entries .* at most 16"):
+        RunDescription.for_mix("r", "cfs", 0, 30, mix, env=many)
