@@ -28,7 +28,20 @@ MAX_ENV = 16
 
 
 def _env_lines(suite_env: Sequence[str], env: Sequence[str]) -> tuple[str, ...]:
-    """The suite's environment and the caller's, within the runner's bound."""
+    """The suite's environment and the caller's (each NAME=value, none of
+    the runner's own), within the runner's bound."""
+    for entry in env:
+        name, eq, _ = entry.partition("=")
+        if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise AmpkitError(
+                f"environment entry {entry!r} is not NAME=value (a name of letters, "
+                "digits and underscores)"
+            )
+        if name in RUNNER_ENV:
+            raise AmpkitError(
+                f"environment entry {entry!r}: the runner sets {name} itself",
+                f"names it keeps: {', '.join(sorted(RUNNER_ENV))}",
+            )
     lines = (*suite_env, *env)
     if len(lines) > MAX_ENV:
         raise AmpkitError(
@@ -99,18 +112,6 @@ class RunDescription:
         programs need; ``start_delays_us``, one per app in mix order, its
         perturbation's delays (ampkit.perturb); ``env``, NAME=value lines
         for every application beside the suite's."""
-        for entry in env:
-            name, eq, _ = entry.partition("=")
-            if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                raise AmpkitError(
-                    f"environment entry {entry!r} is not NAME=value (a name of letters, "
-                    "digits and underscores)"
-                )
-            if name in RUNNER_ENV:
-                raise AmpkitError(
-                    f"environment entry {entry!r}: the runner sets {name} itself",
-                    f"names it keeps: {', '.join(sorted(RUNNER_ENV))}",
-                )
         if start_delays_us is not None and len(start_delays_us) != len(mix.apps):
             raise AmpkitError(
                 f"{len(start_delays_us)} start delays for the {len(mix.apps)} apps of {mix.name}"
