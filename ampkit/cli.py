@@ -16,7 +16,17 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ampkit import build as build_mod
-from ampkit import hostdeps, kernel, parsec, paths, perturb, platform, policies, references
+from ampkit import (
+    calibration,
+    hostdeps,
+    kernel,
+    parsec,
+    paths,
+    perturb,
+    platform,
+    policies,
+    references,
+)
 from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
 from ampkit.errors import (
     EXIT_BUILD,
@@ -27,12 +37,15 @@ from ampkit.errors import (
     UsageError,
 )
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
+from ampkit.online import OnlineSpeedups, load_online
+from ampkit.online import period_us as online_period_us
 from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, prepare_for, warmup_of
 from ampkit.rundesc import METHODS
 from ampkit.rundir import Excluded, RunDir
 from ampkit.sizes import sized_for
 from ampkit.summary import summarize
+from ampkit.timescale import timescale_of
 
 if TYPE_CHECKING:
     from ampkit.behaviour import Table
@@ -299,6 +312,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         span_ms=_span_ms(args),
         perturb_us=perturb.check_max(args.perturb_us),
         slice_ms=args.slice_ms,
+        online=_online(args),
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
@@ -329,6 +343,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{ref_outcome.directory}: {ref_outcome.status}")
         all_ok = all_ok and ref_outcome.ok
     return 0 if all_ok else EXIT_FAILED_RUN
+
+
+def _online(args: argparse.Namespace) -> OnlineSpeedups | None:
+    if args.speedup_model is None:
+        if args.online_period_ms is not None:
+            raise UsageError("--online-period-ms needs --speedup-model")
+        return None
+    meaningful = get_engine(args.engine).models_core_speed
+    return load_online(
+        Path(args.speedup_model),
+        engine=args.engine,
+        meaningful=meaningful,
+        machine=calibration.model_sha256() if meaningful else None,
+        period=online_period_us(timescale_of(args.append or ""), args.online_period_ms),
+    )
 
 
 def _with_hints(mix: Mix, profile: str | None) -> Mix:
@@ -1168,6 +1197,19 @@ def parser() -> argparse.ArgumentParser:
         f"{DEFAULT_MIX_LIMIT_S}; the engine's wall limit allows boot time on top)",
     )
     s.add_argument("--speedups", help="take the speedup hints from this profile (ampkit profile)")
+    s.add_argument(
+        "--speedup-model",
+        metavar="DIR",
+        help="predict each thread's speedup in the guest from its PMU counts with the "
+        "models in DIR (ampkit model train), the hints only its start (ampkit/online.py)",
+    )
+    s.add_argument(
+        "--online-period-ms",
+        type=float,
+        metavar="MS",
+        help="with --speedup-model: how often the estimates are refreshed (default COLAB's "
+        "ranking period at the run's sched_timescale: 10 ms, 2.5 at a scale of 4)",
+    )
     s.add_argument(
         "--parsec",
         metavar="MANIFEST",

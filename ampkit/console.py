@@ -65,6 +65,8 @@ APP_FIELDS = (
 class ConsoleReport:
     guest: dict[str, Any] | None = None
     apps: list[dict[str, Any]] = field(default_factory=list)
+    #: the online speedup model's log (ampkit.online), in the order written
+    online: list[dict[str, Any]] = field(default_factory=list)
     runner_errors: list[str] = field(default_factory=list)
     garbled: list[str] = field(default_factory=list)
     kernel_problems: list[str] = field(default_factory=list)
@@ -169,6 +171,8 @@ def parse_console(text: str) -> ConsoleReport:
             report.guest = record.get("guest")
         elif kind == "error":
             report.runner_errors.append(str(record.get("error")))
+        elif kind == "online" and not in_block:
+            report.online.append(record)
         elif kind == "app" and in_block:
             missing = [f for f in APP_FIELDS if f not in record]
             if missing:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ampkit import calibration, parsec, policies
 from ampkit import kernel as kernel_mod
+from ampkit import online as online_mod
 from ampkit.console import ConsoleReport, parse_console
 from ampkit.engines import (
     DEFAULT_ENGINE,
@@ -24,6 +25,7 @@ from ampkit.engines.base import BootInputs, Engine, EngineIdentity, EngineResult
 from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import sha256_bytes, sha256_file
 from ampkit.mix import Mix
+from ampkit.online import OnlineSpeedups
 from ampkit.perturb import Perturbation, perturbation
 from ampkit.platform import Platform
 from ampkit.policies import POLICY_DETAILS, check_policy
@@ -87,6 +89,10 @@ class RunRequest:
     #: env lines): for tests, such as AMPKIT_WRONG_RESULT=1 (README,
     #: "Environment"); none, the description as before
     env: tuple[str, ...] = ()
+    #: the online speedup model (ampkit.online): each thread's speedup
+    #: predicted in the guest from its PMU counts, the hints only its start;
+    #: None, hints alone, the description as before
+    online: OnlineSpeedups | None = None
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -272,6 +278,7 @@ def prepare(
         start_delays_us=perturbed.start_delays_us if perturbed else None,
         pmu=request.pmu_events,
         env=request.env,
+        online=request.online.lines() if request.online else (),
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline
@@ -379,6 +386,7 @@ def execute(
         method=request.method,
         warmup_ms=warmup_of(request),
         perturbation=prepared.perturbation.to_json() if prepared.perturbation else None,
+        speedups=request.online.describe() if request.online else None,
         mix_limit_s=request.mix_limit_s,
         kernel={
             "variant": kmanifest["variant"],
@@ -426,6 +434,10 @@ def execute(
     writer.write_results(report.apps)
     if report.guest is not None:
         writer.write_guest(report.guest)
+    speedups = manifest.speedups
+    if request.online is not None:
+        writer.write_online(report.online)
+        speedups = {**(speedups or {}), "daemon": online_mod.summary_of(report.online)}
     # a kernel that refused a knob the command line set is not the run described
     amp = (report.guest or {}).get("amp")
     refused = policies.knob_problems(cmdline, amp.get("knobs") if isinstance(amp, dict) else None)
@@ -439,6 +451,8 @@ def execute(
         kernel_problems=tuple(report.kernel_problems),
         status=status,
     )
-    writer.write_manifest(replace(manifest, engine_outputs=outcome.manifest, ending=ending))
+    writer.write_manifest(
+        replace(manifest, engine_outputs=outcome.manifest, ending=ending, speedups=speedups)
+    )
     writer.finish(status)
     return RunOutcome(directory=out_dir, status=status, report=report)

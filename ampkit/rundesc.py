@@ -90,6 +90,9 @@ class RunDescription:
     #: the PMU events to count over each application's first run (the
     #: speedup model's training data: ampkit.pmu); none, the line is absent
     pmu: tuple[str, ...] = ()
+    #: the online speedup model's lines (ampkit.online.OnlineSpeedups.lines);
+    #: none, the lines are absent
+    online: tuple[str, ...] = ()
 
     @classmethod
     def for_mix(
@@ -107,6 +110,7 @@ class RunDescription:
         start_delays_us: Sequence[int] | None = None,
         pmu: tuple[str, ...] = (),
         env: Sequence[str] = (),
+        online: Sequence[str] = (),
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
@@ -157,6 +161,7 @@ class RunDescription:
             disk=disk,
             env=_env_lines(suite_env, env),
             pmu=pmu,
+            online=tuple(online),
         )
 
     def render(self) -> str:
@@ -190,6 +195,7 @@ class RunDescription:
         if self.disk:
             lines.append(f"disk {self.disk[0]} {self.disk[1]}")
         lines += [f"env {e}" for e in self.env]
+        lines += self.online
         for a in self.apps:
             head = f"app {a.name} {a.instance} {a.threads} {a.speedup_q10}"
             lines.append(f"{head} {' '.join(a.argv)}")

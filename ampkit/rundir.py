@@ -70,6 +70,8 @@ RESULTS = "results.jsonl"
 STATUS = "status"
 CONSOLE = "console.log"
 GUEST = "guest.json"
+#: the online speedup model's log (ampkit.online.LOG), where a run had one
+ONLINE = "online.jsonl"
 GEM5_SUMMARY = "gem5.json"
 RUN_DESC = "run.desc"
 DEVICE_TREE = "platform.dtb"
@@ -85,6 +87,7 @@ ARCHIVED = (
     CONSOLE,
     RESULTS,
     GUEST,
+    ONLINE,
     STATUS,
     GEM5_SUMMARY,
     GEM5_LOG,
@@ -493,6 +496,7 @@ _MANIFEST_FIELDS = frozenset(
         "method",
         "warmup_ms",
         "perturbation",
+        "speedups",
         "mix_limit_s",
         "kernel",
         "inputs",
@@ -528,6 +532,10 @@ class Manifest:
     #: The seeded start delays the run was released with (ampkit.perturb):
     #: max_us, seed, start_delays_us; None (and absent) when unperturbed.
     perturbation: Mapping[str, Any] | None = None
+    #: Where the run's speedups came from when not (only) the mix's hints:
+    #: the online model (ampkit.online.OnlineSpeedups.describe), with what
+    #: its daemon said at the end; None (and absent) for hints alone.
+    speedups: Mapping[str, Any] | None = None
     mix_limit_s: float | None = None
     #: The kernel build: variant, digest, versions, artifact hashes.
     kernel: Mapping[str, Any] | None = None
@@ -547,6 +555,7 @@ class Manifest:
             "method": self.method,
             "warmup_ms": self.warmup_ms,
             "perturbation": dict(self.perturbation) if self.perturbation is not None else None,
+            "speedups": dict(self.speedups) if self.speedups is not None else None,
             "kernel": dict(self.kernel) if self.kernel is not None else None,
             "inputs": dict(self.inputs) if self.inputs is not None else None,
             "started": self.started,
@@ -1010,6 +1019,11 @@ class RunWriter:
 
     def write_results(self, records: Iterable[dict[str, Any]]) -> None:
         with (self.work / RESULTS).open("w") as f:
+            for record in records:
+                f.write(json.dumps(record, sort_keys=True) + "\n")
+
+    def write_online(self, records: Iterable[dict[str, Any]]) -> None:
+        with (self.work / ONLINE).open("w") as f:
             for record in records:
                 f.write(json.dumps(record, sort_keys=True) + "\n")
 

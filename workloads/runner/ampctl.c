@@ -19,6 +19,13 @@ int amp_set_speedup(pid_t tid, unsigned int speedup_q10)
 	return 0;
 }
 
+int amp_get_speedup(pid_t tid)
+{
+	int held = prctl(PR_SCHED_AMP, PR_SCHED_AMP_GET_SPEEDUP, (unsigned long)tid, 0UL, 0UL);
+
+	return held < 0 ? -errno : held;
+}
+
 static int64_t field_int(const char *text, const char *name)
 {
 	char value[64];

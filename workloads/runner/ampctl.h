@@ -23,6 +23,9 @@
 /* Sets thread tid's (0: the caller's) predicted speedup, 1024 = 1.0. 0 or an errno. */
 int amp_set_speedup(pid_t tid, unsigned int speedup_q10);
 
+/* Thread tid's predicted speedup as the kernel holds it (1024 = 1.0, 0: none), or -errno. */
+int amp_get_speedup(pid_t tid);
+
 /* A thread's counters: the colab.* lines of its sched file and its schedstat. */
 struct thread_stats {
 	pid_t tid;

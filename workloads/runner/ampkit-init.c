@@ -44,6 +44,14 @@
  *                               default, since counting costs every
  *                               context switch of the counted threads)
  *   disk <device> <mountpoint> (an ext4 disk, mounted read-only first)
+ *   online <period_us> <min_instructions>
+ *                              (run ampkit-online, the online speedup
+ *                               model, over the measured run: every
+ *                               period it predicts each thread's speedup
+ *                               from its PMU counts and hands it to the
+ *                               kernel; ampkit-online.c)
+ *   online_model big|little <intercept> <EVENT>=<coefficient>...
+ *                              (the model of each core type it reads)
  *
  * As init it reads it from /ampkit/run.desc, or, booted with ampkit_desc=m5
  * on gem5, from the simulator after a checkpoint (read_desc_from_simulator).
@@ -71,6 +79,7 @@
 #include "sbuf.h"
 #include "ampctl.h"
 #include "m5ops.h"
+#include "online.h"
 #include "pmu.h"
 #include "ampkit_workload.h"
 #include "sysinfo.h"
@@ -127,6 +136,9 @@ struct run {
 	char *disk_dev, *disk_mnt;	/* the benchmark disk (PARSEC images) */
 	char *env[MAX_ENV];
 	int nenv;
+	/* the online speedup model: period_us 0 when the run has none */
+	int online_period_us, online_min_instructions;
+	char *online_model[ONLINE_CORES];	/* "<intercept> <EVENT>=<coef>..." */
 	int napps;
 	struct app apps[MAX_APPS];
 };
@@ -326,6 +338,29 @@ static void parse_app(struct run *run, char **w, int n, int lineno)
 	app->argv[n - 5] = NULL;
 }
 
+/* "online_model big|little <intercept> <EVENT>=<coef>...", checked as ampkit-online reads it. */
+static void parse_online_model(struct run *run, char **w, int n, int lineno)
+{
+	struct online_model model;
+	const char *bad = NULL;
+	struct sbuf text;
+	char where[32];
+	int type, i;
+
+	snprintf(where, sizeof(where), "line %d", lineno);
+	type = n > 1 && !strcmp(w[1], "big") ? ONLINE_BIG :
+	       n > 1 && !strcmp(w[1], "little") ? ONLINE_LITTLE : -1;
+	if (type < 0 || run->online_model[type])
+		fail("run description: online_model needs big or little (each once)", where);
+	if (online_model_parse(&model, w + 2, n - 2, &bad))
+		fail("run description: online_model needs '<intercept> <EVENT>=<coefficient>...' "
+		     "(events pmu.c knows but INST_RETIRED, each once, at most 5); not", bad);
+	sb_init(&text);
+	for (i = 2; i < n; i++)
+		sb_printf(&text, "%s%s", i > 2 ? " " : "", w[i]);
+	run->online_model[type] = text.data;
+}
+
 static void parse_desc(char *text, struct run *run)
 {
 	char *save, *line;
@@ -348,6 +383,13 @@ static void parse_desc(char *text, struct run *run)
 			seen_header = 1;
 		} else if (!strcmp(w[0], "app")) {
 			parse_app(run, w, n, lineno);
+		} else if (!strcmp(w[0], "online_model")) {
+			parse_online_model(run, w, n, lineno);
+		} else if (!strcmp(w[0], "online")) {
+			if (n != 3 || parse_int(w[1], 100, 10000000, &run->online_period_us) ||
+			    parse_int(w[2], 0, 1 << 30, &run->online_min_instructions))
+				fail("run description: online needs a period of 100 to 10000000 us and a "
+				     "minimum of instructions", where);
 		} else if (!strcmp(w[0], "disk")) {
 			if (n != 3 || w[2][0] != '/')
 				fail("run description: disk needs a device and an absolute mountpoint",
@@ -401,6 +443,8 @@ static void parse_desc(char *text, struct run *run)
 		fail("run description is empty", NULL);
 	if (!run->run_id || run->napps == 0)
 		fail("run description needs a run_id and at least one app", NULL);
+	if (!run->online_period_us != !(run->online_model[ONLINE_BIG] || run->online_model[ONLINE_LITTLE]))
+		fail("run description: online and online_model go together", NULL);
 	for (n = 0; run->pmu && n < run->napps; n++) {
 		const char *bad = NULL;
 		char *copy = strdup(run->pmu);
@@ -514,6 +558,216 @@ static void remove_inputs(const struct app *app, int index, pid_t pid)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* --- the online speedup model's daemon ----------------------------------- */
+
+/*
+ * ampkit-online runs beside the measured run when the description asks
+ * for it: started after the warm-up and ready before the gate opens, told
+ * each instance the runner forks, stopped once the run is over. If it
+ * ends before that, the run fails with its reason: the estimates the
+ * kernel holds would otherwise stop changing unseen.
+ */
+static struct {
+	pid_t pid;
+	int to;			/* the pipe it reads instances from; -1 when none */
+	int ended;		/* reaped */
+	int wstatus;
+	char log_path[PATH_MAX], err_path[PATH_MAX];
+} online = { .to = -1 };
+
+/* The daemon's path: /bin in the guest, beside the runner elsewhere (host tests). */
+static void online_program(char *path, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (is_init) {
+		snprintf(path, len, "/bin/ampkit-online");
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		fail("cannot find the runner's own directory", strerror(errno));
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	if (snprintf(path, len, "%s/ampkit-online", self) >= (int)len)
+		fail("the runner's directory is too long a path", self);
+}
+
+/* The last lines of what the daemon wrote to its standard error, for the run's error. */
+static void online_reason(char *out, size_t len)
+{
+	char buf[512];
+	ssize_t n = 0;
+	int fd = open(online.err_path, O_RDONLY | O_CLOEXEC);
+	off_t size;
+
+	if (fd >= 0) {
+		size = lseek(fd, 0, SEEK_END);
+		lseek(fd, size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0,
+		      SEEK_SET);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	if (WIFSIGNALED(online.wstatus))
+		snprintf(out, len, "killed by signal %d (%s)%s%s", WTERMSIG(online.wstatus),
+			 strsignal(WTERMSIG(online.wstatus)), n > 0 ? "; it said: " : "", buf);
+	else
+		snprintf(out, len, "exit status %d%s%s", WEXITSTATUS(online.wstatus),
+			 n > 0 ? "; it said: " : "", buf);
+}
+
+static void start_online(const struct run *run, const char *tmpdir)
+{
+	char program[PATH_MAX], period[16], minimum[16], ready_arg[16], reason[700], c;
+	int to[2], ready[2], fd;
+	ssize_t got;
+	char *argv[16];
+	int argc = 0;
+
+	if (!run->online_period_us)
+		return;
+	online_program(program, sizeof(program));
+	snprintf(online.log_path, sizeof(online.log_path), "%s/online.jsonl", tmpdir);
+	snprintf(online.err_path, sizeof(online.err_path), "%s/online.err", tmpdir);
+	snprintf(period, sizeof(period), "%d", run->online_period_us);
+	snprintf(minimum, sizeof(minimum), "%d", run->online_min_instructions);
+	if (pipe2(to, O_CLOEXEC) || pipe(ready))
+		fail("cannot create the online daemon's pipes", strerror(errno));
+	snprintf(ready_arg, sizeof(ready_arg), "%d", ready[1]);
+	argv[argc++] = program;
+	if (run->online_model[ONLINE_BIG]) {
+		argv[argc++] = "-B";
+		argv[argc++] = run->online_model[ONLINE_BIG];
+	}
+	if (run->online_model[ONLINE_LITTLE]) {
+		argv[argc++] = "-L";
+		argv[argc++] = run->online_model[ONLINE_LITTLE];
+	}
+	argv[argc++] = "-p";
+	argv[argc++] = period;
+	argv[argc++] = "-m";
+	argv[argc++] = minimum;
+	argv[argc++] = "-l";
+	argv[argc++] = online.log_path;
+	argv[argc++] = "-R";
+	argv[argc++] = ready_arg;
+	argv[argc] = NULL;
+	online.pid = fork();
+	if (online.pid < 0)
+		fail("cannot fork the online daemon", strerror(errno));
+	if (online.pid == 0) {
+		close(ready[0]);
+		dup2(to[0], STDIN_FILENO);
+		fd = open(online.err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execv(program, argv);
+		fprintf(stderr, "cannot execute %s: %s\n", program, strerror(errno));
+		_exit(127);
+	}
+	close(to[0]);
+	close(ready[1]);
+	online.to = to[1];
+	/* ready once it has read its models and the machine; end of file if it died first */
+	while ((got = read(ready[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(ready[0]);
+	if (got != 1) {
+		waitpid(online.pid, &online.wstatus, 0);
+		online.ended = 1;
+		online_reason(reason, sizeof(reason));
+		fail("the online speedup daemon did not start", reason);
+	}
+}
+
+/* Tells the daemon about an instance the runner forked. */
+static void online_announce(int index, pid_t pid)
+{
+	char line[48];
+	int len;
+
+	if (online.to < 0)
+		return;
+	len = snprintf(line, sizeof(line), "app %d %d\n", index, (int)pid);
+	if (write(online.to, line, (size_t)len) != len)
+		say("cannot tell the online daemon about an instance: %s", strerror(errno));
+}
+
+/* Whether @pid, just reaped, was the daemon: then it ended before its time. */
+static int online_reaped(pid_t pid, int wstatus)
+{
+	if (!online.pid || pid != online.pid)
+		return 0;
+	online.ended = 1;
+	online.wstatus = wstatus;
+	return 1;
+}
+
+/*
+ * Ends the daemon once the run is over: end of file on its input, then
+ * its last period and its summary. One that does not end within 10 s of
+ * guest time, or ends badly, fails the run.
+ */
+static void stop_online(void)
+{
+	char reason[700];
+	uint64_t deadline;
+
+	if (!online.pid)
+		return;
+	close(online.to);
+	online.to = -1;
+	deadline = ampkit_now_ns() + 10000000000ULL;
+	while (!online.ended) {
+		if (waitpid(online.pid, &online.wstatus, WNOHANG) == online.pid) {
+			online.ended = 1;
+			break;
+		}
+		if (ampkit_now_ns() >= deadline) {
+			kill(online.pid, SIGKILL);
+			waitpid(online.pid, &online.wstatus, 0);
+			fail("the online speedup daemon did not end within 10 s of the run's end", NULL);
+		}
+		ampkit_sleep_ns(1000000);
+	}
+	if (!WIFEXITED(online.wstatus) || WEXITSTATUS(online.wstatus)) {
+		online_reason(reason, sizeof(reason));
+		fail("the online speedup daemon failed", reason);
+	}
+}
+
+/* Its log, one record a line, ahead of the applications' records. */
+static void online_records(void)
+{
+	char line[4096];
+	struct sbuf sb;
+	FILE *f;
+
+	if (!online.pid)
+		return;
+	f = fopen(online.log_path, "re");
+	if (!f)
+		fail("the online speedup daemon left no log", online.log_path);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0])
+			continue;
+		sb_init(&sb);
+		sb_printf(&sb, RECORD "%s", line);
+		emit(&sb);
+		sb_free(&sb);
+	}
+	fclose(f);
+}
+
 static void start_child(struct app *app, int index, int first, const char *out_path,
 			const char *report_path, int gate, const sigset_t *mask)
 {
@@ -592,6 +846,7 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 	 * miss it, and the wait for it would block.
 	 */
 	setpgid(app->pid, app->pid);
+	online_announce(index, app->pid);
 	if (app->speedup_q10) {
 		int err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
 
@@ -656,8 +911,10 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		i = instance_reaped(run, pid);
-		if (i < 0)
+		if (i < 0) {
+			online_reaped(pid, st);
 			continue;
+		}
 		app = &run->apps[i];
 		if (!app->done) {
 			app->end_ns = ampkit_now_ns();
@@ -840,6 +1097,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 	int gate[2], i, remaining = run->napps;
 	uint64_t start, deadline;
 
+	start_online(run, tmpdir);
 	fork_all_held(run, tmpdir, 1, gate, &chld, &orig);
 	mark_measured_interval();
 	if (use_m5ops)
@@ -860,6 +1118,16 @@ static void run_mix(struct run *run, const char *tmpdir)
 	while ((remaining = reap(run, remaining, &orig)) > 0) {
 		uint64_t now = ampkit_now_ns();
 
+		if (online.ended) {
+			char reason[700];
+
+			kill_instances(run);
+			for (i = 0; i < run->napps; i++)
+				if (run->apps[i].pid)
+					reap_instance(run, i);
+			online_reason(reason, sizeof(reason));
+			fail("the online speedup daemon ended during the run", reason);
+		}
 		if (now >= deadline)
 			break;
 		wait_child_until(&chld, now, deadline);
@@ -884,6 +1152,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 		}
 	}
 	sigprocmask(SIG_SETMASK, &orig, NULL);
+	stop_online();
 }
 
 /* --- results ------------------------------------------------------------- */
@@ -1112,6 +1381,7 @@ int main(int argc, char **argv)
 	warm_up(&run, tmpdir);
 	say("starting run %s", run.run_id);
 	run_mix(&run, tmpdir);
+	online_records();
 
 	sb_init(&sb);
 	sb_printf(&sb, RESULTS_BEGIN);

@@ -36,7 +36,7 @@ static const struct {
 
 #define NR_KNOWN (sizeof(pmu_events) / sizeof(pmu_events[0]))
 
-static int event_number(const char *name)
+int pmu_event_number(const char *name)
 {
 	unsigned int i;
 
@@ -52,7 +52,7 @@ int pmu_parse(struct pmu_counts *c, char *list, const char **bad)
 
 	memset(c, 0, sizeof(*c));
 	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		if (c->n == PMU_MAX_EVENTS || event_number(name) < 0) {
+		if (c->n == PMU_MAX_EVENTS || pmu_event_number(name) < 0) {
 			*bad = name;
 			return -1;
 		}
@@ -98,6 +98,85 @@ static int find_pmu(char *dir, size_t len, unsigned int *type)
 	return found;
 }
 
+/* Marks in @in[] the CPUs of a cpulist ("0-3,6"); -1 if it is not one. */
+static int parse_cpulist(const char *list, char *in, int ncpus)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -1;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			if (end == p + 1)
+				return -1;
+			p = end;
+		}
+		for (; lo <= hi; lo++)
+			if (lo >= 0 && lo < ncpus)
+				in[lo] = 1;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -1;
+		else
+			break;
+	}
+	return 0;
+}
+
+int pmu_cpu_types(unsigned int *types, int ncpus)
+{
+	char path[512], in[PMU_MAX_CPUS];
+	struct dirent *d;
+	DIR *devices = opendir(PMU_DEVICES);
+	int cpu, found = 0;
+
+	if (ncpus > PMU_MAX_CPUS)
+		ncpus = PMU_MAX_CPUS;
+	for (cpu = 0; cpu < ncpus; cpu++)
+		types[cpu] = PMU_NO_TYPE;
+	while (devices && (d = readdir(devices))) {
+		unsigned int type;
+		char *text;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), PMU_DEVICES "/%s/events/cpu_cycles", d->d_name);
+		if (access(path, R_OK))
+			continue;
+		snprintf(path, sizeof(path), PMU_DEVICES "/%s/type", d->d_name);
+		text = read_text(path);
+		if (!text || sscanf(text, "%u", &type) != 1) {
+			free(text);
+			continue;
+		}
+		free(text);
+		/* a PMU without a cpus file serves every CPU */
+		memset(in, 1, sizeof(in));
+		snprintf(path, sizeof(path), PMU_DEVICES "/%s/cpus", d->d_name);
+		text = read_text(path);
+		if (text) {
+			memset(in, 0, sizeof(in));
+			if (parse_cpulist(text, in, ncpus))
+				memset(in, 0, sizeof(in));
+		}
+		free(text);
+		for (cpu = 0; cpu < ncpus; cpu++)
+			if (in[cpu] && types[cpu] == PMU_NO_TYPE) {
+				types[cpu] = type;
+				found++;
+			}
+	}
+	if (devices)
+		closedir(devices);
+	return found;
+}
+
 /* Whether the driver lists @name: the events the PMU says it implements. */
 static int listed(const char *dir, const char *name)
 {
@@ -136,7 +215,7 @@ void pmu_open(struct pmu_counts *c, pid_t pid)
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		attr.type = type;
-		attr.config = (uint64_t)event_number(e->name);
+		attr.config = (uint64_t)pmu_event_number(e->name);
 		/* the leader starts the group at exec; members follow it */
 		attr.disabled = !i;
 		attr.enable_on_exec = !i;

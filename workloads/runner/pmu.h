@@ -28,6 +28,21 @@ struct pmu_counts {
 	struct pmu_count events[PMU_MAX_EVENTS];
 };
 
+/* The most CPUs pmu_cpu_types() maps: gem5's GICv2 serves eight. */
+#define PMU_MAX_CPUS 64
+#define PMU_NO_TYPE 0xffffffffu
+
+/*
+ * The perf type of the CPU PMU that serves each CPU (types[cpu], from the
+ * PMUs under sysfs that count cpu_cycles and the CPUs each lists; one
+ * without a list serves all), PMU_NO_TYPE where none does. Returns how
+ * many CPUs have one: 0 on a host that is not arm64.
+ */
+int pmu_cpu_types(unsigned int *types, int ncpus);
+
+/* The architected number of an event ampkit/pmu.py names, or -1. */
+int pmu_event_number(const char *name);
+
 /*
  * Parses "INST_RETIRED,CPU_CYCLES,..." (the run description's pmu line:
  * INST_RETIRED first, the group's leader) into @c. Returns 0, or -1 with

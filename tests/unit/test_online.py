@@ -1,0 +1,356 @@
+"""The online speedup model: ampkit-online's arithmetic (its replay mode,
+on hand-made counts), the runner starting, feeding and stopping it on this
+machine, and the host side (ampkit/online.py) that describes it to a run."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ampkit import online
+from ampkit.console import parse_console
+from ampkit.errors import AmpkitError
+from ampkit.speedupmodel import Model
+
+BIG = "3.0 CPU_CYCLES=-1.0 MEM_ACCESS=2.0"
+LITTLE = "1.5 CPU_CYCLES=0.5"
+
+
+def replay(host_bin: Path, tmp_path: Path, counts: str, *extra: str) -> list[dict[str, Any]]:
+    path = tmp_path / "counts.txt"
+    path.write_text(counts)
+    result = subprocess.run(
+        [str(host_bin / "ampkit-online"), "-B", BIG, "-L", LITTLE, *extra, "-r", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def estimates(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r["what"] == "estimate"]
+
+
+def test_a_period_predicts_each_core_type_and_weights_by_instructions(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    records = replay(
+        host_bin,
+        tmp_path,
+        # big: CPI 1.5, 0.2 memory accesses per instruction; little: CPI 1.6
+        "count 7 big 1000000 1500000 200000\nperiod\n"
+        "count 7 big 1000000 1500000 200000\ncount 7 little 500000 800000\nperiod\n",
+    )
+    first, second = estimates(records)
+    big = 3.0 - 1.0 * 1.5 + 2.0 * 0.2
+    little = 1.5 + 0.5 * 1.6
+    assert first["per_type"] == [pytest.approx(big), None]
+    assert first["estimate"] == pytest.approx(big)
+    assert first["speedup_q10"] == round(big * 1024) and first["written"]
+    weighted = (big * 1_000_000 + little * 500_000) / 1_500_000
+    assert second["per_type"] == [pytest.approx(big), pytest.approx(little)]
+    assert second["estimate"] == pytest.approx(weighted, abs=1e-4)
+    # the running average moved by less than the threshold: not a transition,
+    # but one quiet period is not yet a stable phase, so the average is used
+    average = big + 0.5 * (weighted - big)
+    assert second["average"] == pytest.approx(average, abs=1e-4)
+    assert not second["stable"]
+    assert second["speedup_q10"] == round(average * 1024)
+    summary = records[-1]
+    assert summary["what"] == "summary"
+    assert (summary["periods"], summary["estimates"], summary["writes"]) == (2, 2, 2)
+
+
+def test_too_few_instructions_make_no_estimate(host_bin: Path, tmp_path: Path) -> None:
+    counts = "count 7 big 999 1500 200\nperiod\ncount 7 big 1000 1500 200\nperiod\n"
+    records = replay(host_bin, tmp_path, counts, "-m", "1000")
+    (only,) = estimates(records)
+    assert only["instructions"] == [1000, 0]
+
+
+def test_a_stable_phase_uses_the_latest_estimate_and_a_transition_the_average(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    # CPI 1.0 on big: 2.0 + 0.4 = 2.4... then a small step, then a jump
+    def period(cycles: int) -> str:
+        return f"count 9 big 1000000 {cycles} 200000\nperiod\n"
+
+    records = replay(
+        host_bin,
+        tmp_path,
+        period(1_000_000) * 3 + period(1_050_000) + period(400_000) + period(400_000) * 3,
+    )
+    got = estimates(records)
+    values = [3.0 - c / 1e6 + 0.4 for c in (1e6, 1e6, 1e6, 1.05e6, 4e5, 4e5, 4e5, 4e5)]
+    assert [e["estimate"] for e in got] == [pytest.approx(v, abs=1e-4) for v in values]
+    # periods 2 and 3 repeat the first: quiet, stable from the second quiet one
+    assert [e["stable"] for e in got[:3]] == [False, False, True]
+    # a 2% step moves the average by 1%: still stable, the step itself used
+    assert got[3]["stable"] and got[3]["speedup_q10"] == round(values[3] * 1024)
+    # a jump moves the average by more than 10%: a transition, the average used
+    assert not got[4]["stable"]
+    assert got[4]["speedup_q10"] == round(got[4]["average"] * 1024)
+    assert got[4]["speedup_q10"] != round(values[4] * 1024)
+    # the average closes in, 50% a period; stable again once two periods move it under 10%
+    stable_again = next(i for i, e in enumerate(got) if i > 4 and e["stable"])
+    assert got[stable_again]["speedup_q10"] == round(values[stable_again] * 1024)
+
+
+def test_predictions_are_held_to_the_range_the_kernel_takes(host_bin: Path, tmp_path: Path) -> None:
+    # CPI 10 on big: 3 - 10 < 0; many memory accesses: far above 8
+    records = replay(
+        host_bin,
+        tmp_path,
+        "count 1 big 1000000 10000000 0\nperiod\ncount 2 big 1000000 0 9000000\nperiod\n",
+    )
+    low, high = estimates(records)
+    assert low["per_type"] == [0.25, None] and low["speedup_q10"] == 256
+    assert high["per_type"] == [8.0, None] and high["speedup_q10"] == 8192
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "x CPU_CYCLES=1",
+        "1.0 INST_RETIRED=1",
+        "1.0 NO_SUCH=1",
+        "1.0 CPU_CYCLES=1 CPU_CYCLES=2",
+        "1.0 CPU_CYCLES",
+        "1.0 "
+        + " ".join(
+            f"{e}=1"
+            for e in (
+                "CPU_CYCLES",
+                "LD_RETIRED",
+                "ST_RETIRED",
+                "MEM_ACCESS",
+                "BR_RETIRED",
+                "BR_PRED",
+            )
+        ),
+    ],
+)
+def test_a_model_it_cannot_read_is_refused_saying_which_word(
+    host_bin: Path, tmp_path: Path, model: str
+) -> None:
+    (tmp_path / "counts.txt").write_text("period\n")
+    result = subprocess.run(
+        [str(host_bin / "ampkit-online"), "-B", model, "-r", str(tmp_path / "counts.txt")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode != 0
+    assert "a model" in result.stderr
+
+
+# --- the runner and the daemon ------------------------------------------------
+
+
+def online_desc(host_bin: Path, apps: str, period_us: int = 2000) -> str:
+    return (
+        "ampkit-run 1\nrun_id host-online\npolicy cfs\nrepetition 0\ntimeout_s 30\n"
+        f"method once\nonline {period_us} 1000\n"
+        f"online_model big {BIG}\nonline_model little {LITTLE}\n" + apps
+    )
+
+
+def run_runner(runner: Path, tmp_path: Path, desc: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "run.desc"
+    path.write_text(desc)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return subprocess.run(
+        [str(runner), "-d", str(path), "-T", str(work)], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_runner_runs_the_daemon_over_the_run_and_returns_its_log(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    # this machine's PMU is not an arm64 one: every thread keeps its hint, said;
+    # both apps live for many periods of 2 ms, so that the daemon finds them
+    apps = f"app probe 0 1 1946 {host_bin}/ampkit-probe sleep 0.3\n"
+    apps += f"app probe 1 1 0 {host_bin}/ampkit-probe sleep 0.2\n"
+    result = run_runner(host_bin / "ampkit-init", tmp_path, online_desc(host_bin, apps))
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = parse_console(result.stdout)
+    assert report.complete and not report.problems(), report.problems()
+    threads = [r for r in report.online if r["what"] == "thread"]
+    # both instances were announced and their threads found while they ran
+    assert {r["app"] for r in threads} == {0, 1}
+    assert all("keeps its hint" in r["counters"] for r in threads)
+    summary = online.summary_of(report.online)
+    assert summary is not None
+    assert summary["threads_without_counters"] == summary["threads"] == len(threads)
+    assert summary["periods"] >= 1 and summary["period_us"] == 2000
+    assert summary["models"]["little"] == {"intercept": 1.5, "events": {"CPU_CYCLES": 0.5}}
+    assert summary["cpu_ns"] > 0
+    # the records come before the results block, which stays the apps'
+    assert [(a["app"], a["status"]) for a in report.apps] == [("probe", "ok"), ("probe", "ok")]
+
+
+def test_a_daemon_that_cannot_start_fails_the_run_with_its_reason(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(host_bin / "ampkit-init", alone / "ampkit-init")  # no ampkit-online beside it
+    result = run_runner(
+        alone / "ampkit-init", tmp_path, online_desc(host_bin, "app t 0 1 0 /bin/true\n")
+    )
+    assert result.returncode == 1
+    report = parse_console(result.stdout)
+    (error,) = report.runner_errors
+    assert error.startswith("the online speedup daemon did not start: exit status 127")
+    assert "cannot execute" in error
+    assert not report.saw_begin
+
+
+def _daemon_of(runner: int, deadline: float) -> int:
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            comm, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :]
+            if comm == "ampkit-online" and int(rest.split()[1]) == runner:
+                return int(entry.name)
+        time.sleep(0.05)
+    raise AssertionError("the runner started no ampkit-online")
+
+
+def test_a_daemon_that_dies_during_the_run_fails_it_at_once(host_bin: Path, tmp_path: Path) -> None:
+    # the app runs 30 s: only the daemon's end can end the run sooner
+    path = tmp_path / "run.desc"
+    path.write_text(online_desc(host_bin, f"app probe 0 1 0 {host_bin}/ampkit-probe sleep 30\n"))
+    (tmp_path / "work").mkdir()
+    begun = time.monotonic()
+    runner = subprocess.Popen(
+        [str(host_bin / "ampkit-init"), "-d", str(path), "-T", str(tmp_path / "work")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        os.kill(_daemon_of(runner.pid, time.monotonic() + 20), signal.SIGSEGV)
+        out, _ = runner.communicate(timeout=25)
+    finally:
+        runner.kill()
+    assert time.monotonic() - begun < 25
+    assert runner.returncode == 1
+    (error,) = parse_console(out).runner_errors
+    assert error.startswith("the online speedup daemon ended during the run: killed by signal 11")
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [
+        ("online 2000 1000\n", "online and online_model go together"),
+        (f"online_model big {BIG}\n", "online and online_model go together"),
+        (f"online 50 1000\nonline_model big {BIG}\n", "a period of 100 to 10000000 us"),
+        ("online 2000 1000\nonline_model huge 1.0\n", "big or little"),
+        (f"online 2000 1000\nonline_model big {BIG}\nonline_model big {BIG}\n", "each once"),
+        ("online 2000 1000\nonline_model big 1.0 INST_RETIRED=2\n", "not: INST_RETIRED=2"),
+    ],
+)
+def test_bad_online_lines_are_refused_before_anything_runs(
+    host_bin: Path, tmp_path: Path, lines: str, said: str
+) -> None:
+    desc = "ampkit-run 1\nrun_id x\npolicy cfs\nrepetition 0\n" + lines + "app t 0 1 0 /bin/true\n"
+    result = run_runner(host_bin / "ampkit-init", tmp_path, desc)
+    assert result.returncode == 1
+    (error,) = parse_console(result.stdout).runner_errors
+    assert said in error
+
+
+# --- the host side ------------------------------------------------------------
+
+
+def _model(core: str, path: Path | None = None) -> Model:
+    return Model(
+        target="speedup",
+        core=core,
+        engine="gem5",
+        events=("CPU_CYCLES/INST_RETIRED", "MEM_ACCESS/INST_RETIRED"),
+        intercept=3.0,
+        coefficients=(-1.0, 0.1),
+        provenance=(("model_sha256", "m" * 64), ("programs", "a b c")),
+        source=path,
+    )
+
+
+def test_the_description_lines_are_what_the_runner_takes(host_bin: Path, tmp_path: Path) -> None:
+    spec = online.OnlineSpeedups(models=(_model("big"), _model("little")), period_us=2500)
+    lines = spec.lines()
+    assert lines == [
+        "online 2500 100000",
+        "online_model big 3.0 CPU_CYCLES=-1.0 MEM_ACCESS=0.1",
+        "online_model little 3.0 CPU_CYCLES=-1.0 MEM_ACCESS=0.1",
+    ]
+    desc = (
+        "ampkit-run 1\nrun_id x\npolicy cfs\nrepetition 0\nmethod once\n"
+        + "\n".join(lines)
+        + "\napp t 0 1 0 /bin/true\n"
+    )
+    result = run_runner(host_bin / "ampkit-init", tmp_path, desc)
+    assert result.returncode == 0, result.stdout
+    summary = online.summary_of(parse_console(result.stdout).online)
+    assert summary is not None and summary["period_us"] == 2500
+    assert summary["models"]["big"]["events"] == {"CPU_CYCLES": -1.0, "MEM_ACCESS": 0.1}
+
+
+def test_the_period_follows_the_time_scale_unless_given() -> None:
+    assert online.period_us(1) == 10_000
+    assert online.period_us(4) == 2_500
+    assert online.period_us(4, 1.0) == 1_000
+    with pytest.raises(AmpkitError, match="100 to 10000000"):
+        online.period_us(1, 0.05)
+
+
+def _write(directory: Path, core: str, engine: str, machine: str) -> None:
+    directory.mkdir(exist_ok=True)
+    (directory / online.MODEL_FILES[core]).write_text(
+        'kind = "ampkit-speedup-model"\nversion = 1\ntarget = "speedup"\n'
+        f'core = "{core}"\nengine = "{engine}"\n'
+        'events = ["CPU_CYCLES/INST_RETIRED"]\nintercept = 2.0\ncoefficients = [0.5]\n'
+        f'[provenance]\nmodel_sha256 = "{machine}"\nprograms = "a b c"\n'
+    )
+
+
+def test_a_model_of_another_engine_or_machine_is_refused_where_it_would_mean_something(
+    tmp_path: Path,
+) -> None:
+    for core in ("big", "little"):
+        _write(tmp_path / "m", core, "gem5", "a" * 64)
+    with pytest.raises(AmpkitError, match=r"another setup: machine a+, not b+"):
+        online.load_online(
+            tmp_path / "m", engine="gem5", meaningful=True, machine="b" * 64, period=2500
+        )
+    with pytest.raises(AmpkitError, match="engine gem5, not other"):
+        online.load_online(
+            tmp_path / "m", engine="other", meaningful=True, machine="a" * 64, period=2500
+        )
+    # on QEMU any model drives the pipeline, and the run says its estimates mean nothing
+    spec = online.load_online(
+        tmp_path / "m", engine="qemu", meaningful=False, machine=None, period=2500
+    )
+    entry = spec.describe()
+    assert entry["source"] == "online" and "mean nothing" in entry["notice"]
+    assert entry["models"]["big"]["file"] == "speedup-big.toml"
+    assert len(entry["models"]["little"]["sha256"]) == 64
+    with pytest.raises(AmpkitError, match="does not exist"):
+        online.load_online(
+            tmp_path / "none", engine="qemu", meaningful=False, machine=None, period=2500
+        )
