@@ -349,7 +349,18 @@ def _online(args: argparse.Namespace) -> OnlineSpeedups | None:
     if args.speedup_model is None:
         if args.online_period_ms is not None:
             raise UsageError("--online-period-ms needs --speedup-model")
+        if policies.uses_online(args.policy):
+            raise UsageError(
+                f"--policy {args.policy} is fed by the online speedup model",
+                "give --speedup-model DIR (a directory 'ampkit model train' wrote)",
+            )
         return None
+    if not policies.uses_online(args.policy):
+        raise UsageError(
+            f"--speedup-model feeds a policy named with {policies.ONLINE_SUFFIX}, not "
+            f"{args.policy}",
+            f"run --policy {policies.kernel_policy(args.policy)}{policies.ONLINE_SUFFIX}",
+        )
     meaningful = get_engine(args.engine).models_core_speed
     return load_online(
         Path(args.speedup_model),
@@ -1182,7 +1193,9 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("run", help="run one mix under one policy")
     _add_machine_args(s)
     s.add_argument(
-        "--policy", default=policies.BASELINE, help=f"one of: {', '.join(policies.POLICIES)}"
+        "--policy",
+        default=policies.BASELINE,
+        help=f"one of: {', '.join(policies.names())} (+online: fed by --speedup-model)",
     )
     s.add_argument(
         "--mix", default="demo", help=f"a mix name ({', '.join(mix_names())}) or a .toml path"

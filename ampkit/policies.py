@@ -29,10 +29,33 @@ POLICY_DETAILS: dict[str, dict[str, str]] = {
 
 BASELINE = "cfs"
 
+#: A policy's name with this suffix is the policy fed by the online speedup
+#: model (ampkit.online) instead of the hints alone: the kernel runs the
+#: policy itself, the kit labels its runs apart (run ids, reports), and its
+#: runs need a model (ampkit run --speedup-model, a spec's speedup_model).
+ONLINE_SUFFIX = "+online"
+#: the policies that read a thread's speedup, and so can take the online model
+SPEEDUP_POLICIES = ("colab", "wash")
+
+
+def kernel_policy(name: str) -> str:
+    """The policy the kernel runs for a kit policy name."""
+    return name.removesuffix(ONLINE_SUFFIX)
+
+
+def uses_online(name: str) -> bool:
+    """Whether a kit policy name asks for the online speedup model."""
+    return name.endswith(ONLINE_SUFFIX)
+
+
+def names() -> list[str]:
+    """Every kit policy name: the kernel's, and those fed online."""
+    return [*POLICIES, *(p + ONLINE_SUFFIX for p in SPEEDUP_POLICIES)]
+
 
 def check_policy(name: str) -> str:
-    if name not in POLICIES:
-        raise AmpkitError(f"unknown policy '{name}'", f"valid: {', '.join(POLICIES)}")
+    if name not in names():
+        raise AmpkitError(f"unknown policy '{name}'", f"valid: {', '.join(names())}")
     return name
 
 

@@ -247,6 +247,18 @@ def prepare(
     if request.engine != engine.name:
         raise AmpkitError(f"request for engine '{request.engine}' prepared for '{engine.name}'")
     check_policy(request.policy)
+    if policies.uses_online(request.policy) != (request.online is not None):
+        raise UsageError(
+            f"policy {request.policy} "
+            + (
+                "needs the online speedup model: give a model directory"
+                if request.online is None
+                else "takes the hints alone: a model directory is for a policy "
+                f"named with {policies.ONLINE_SUFFIX}"
+            ),
+            "ampkit run --policy colab+online --speedup-model DIR; in a campaign spec, "
+            'speedup_model = "DIR" beside policies = [..., "colab+online"]',
+        )
     if request.method not in METHODS:
         raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
     if not any(app.from_suite for app in request.mix.apps):
@@ -267,7 +279,7 @@ def prepare(
     )
     desc = RunDescription.for_mix(
         request.run_id,
-        request.policy,
+        policies.kernel_policy(request.policy),
         request.repetition,
         request.mix_limit_s,
         request.mix,
@@ -380,7 +392,7 @@ def execute(
             ),
         },
         policy=request.policy,
-        policy_details=POLICY_DETAILS.get(request.policy, {}),
+        policy_details=POLICY_DETAILS.get(policies.kernel_policy(request.policy), {}),
         mix=request.mix.describe(),
         repetition=request.repetition,
         method=request.method,

@@ -14,13 +14,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ampkit import parsec, policies, references
+from ampkit import calibration, parsec, policies, references
 from ampkit.campaign.spec import Spec
+from ampkit.engines import get_engine
 from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
+from ampkit.online import OnlineSpeedups, load_online
+from ampkit.online import period_us as online_period_us
 from ampkit.profile import load_profile
 from ampkit.run import EngineIdentity, RunRequest, engine_identity, prepare
 from ampkit.rundir import RunKey
+from ampkit.timescale import timescale_of
 
 #: The role of a run that is part of the matrix (references carry their kind).
 MATRIX = "matrix"
@@ -36,10 +40,25 @@ class PlannedRun:
         return self.request.run_id
 
 
+def online_of(spec: Spec) -> OnlineSpeedups | None:
+    """The online speedup model the spec's +online policies run with."""
+    if spec.speedup_model is None:
+        return None
+    meaningful = get_engine(spec.engine).models_core_speed
+    return load_online(
+        spec.speedup_model,
+        engine=spec.engine,
+        meaningful=meaningful,
+        machine=calibration.model_sha256() if meaningful else None,
+        period=online_period_us(timescale_of(spec.append)),
+    )
+
+
 def expand(spec: Spec) -> list[PlannedRun]:
     """Every run of the campaign, in the order they are started: repetition
     by repetition, so that an unfinished campaign already holds whole ones."""
     profile = load_profile(spec.speedups) if spec.speedups else None
+    online = online_of(spec)
     out: dict[str, PlannedRun] = {}
 
     def add(run: PlannedRun) -> None:
@@ -73,7 +92,8 @@ def expand(spec: Spec) -> list[PlannedRun]:
                 )
                 if runs_mix:
                     for policy in spec.policies:
-                        add(PlannedRun(replace(base, policy=policy), MATRIX))
+                        fed = online if policies.uses_online(policy) else None
+                        add(PlannedRun(replace(base, policy=policy, online=fed), MATRIX))
                 if runs_references:
                     for ref in references.references(base, spec.references):
                         add(PlannedRun(ref.request, ref.kind))
@@ -157,7 +177,7 @@ def colab_classes(spec: Spec) -> list[str]:
     thresholds the runs' kernels boot with; a warning when every app falls in
     one class, where COLAB's allocator has nothing to decide, or when each
     mix's apps do."""
-    runs = [r for r in expand(spec) if r.request.policy == "colab"]
+    runs = [r for r in expand(spec) if policies.kernel_policy(r.request.policy) == "colab"]
     if not runs:
         return []
     cmdline = runs[0].request.extra_cmdline

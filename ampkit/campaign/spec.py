@@ -88,6 +88,8 @@ _TOP_KEYS = {
     "campaign's kernel and time scale (default: the engine's shipped one; ampkit/behaviour.py)",
     "kernel": f"kernel variant: {', '.join(KERNEL_VARIANTS)}",
     "speedups": "a speedup profile (ampkit profile)",
+    "speedup_model": "a speedup model directory (ampkit model train) for the policies named "
+    "with +online (ampkit/online.py)",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
     "append": "extra kernel command line",
     "archive": "a folder of this campaign's archived runs (ampkit campaign archive): "
@@ -172,6 +174,8 @@ class Spec:
     perturb_us: int = 0
     #: gem5: each run in slices of this many simulated ms (RunRequest.slice_ms)
     slice_ms: int | None = None
+    #: the speedup model directory the +online policies run with (ampkit.online)
+    speedup_model: Path | None = None
     #: mixes (by name) run a number of times of their own, not ``repetitions``
     mix_repetitions: dict[str, int] = field(default_factory=dict)
     #: The behaviour table that sized the apps its mixes leave unsized (the
@@ -371,13 +375,30 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
             toml.fail(("platforms", i), e.what, hint=e.hint)
     chosen_policies = []
     for i, entry in enumerate(toml.strings(("policies",), non_empty=True)):
-        if entry not in policies.POLICIES:
+        if entry not in policies.names():
             toml.fail(
                 ("policies", i),
                 f"names an unknown policy '{entry}'",
-                hint=f"valid: {', '.join(policies.POLICIES)}",
+                hint=f"valid: {', '.join(policies.names())}",
             )
         chosen_policies.append(entry)
+    speedup_model = _path_value(toml, "speedup_model", base)
+    online = [p for p in chosen_policies if policies.uses_online(p)]
+    if online and speedup_model is None:
+        toml.fail(
+            ("policies",),
+            f"names {', '.join(online)}, fed by the online speedup model, and no "
+            "speedup_model says which",
+            hint='add speedup_model = "<the directory ampkit model train wrote>"',
+        )
+    if speedup_model is not None and not online:
+        toml.fail(
+            ("speedup_model",),
+            f"no policy takes it: name one with {policies.ONLINE_SUFFIX}, such as "
+            f"colab{policies.ONLINE_SUFFIX}",
+        )
+    if speedup_model is not None and not speedup_model.is_dir():
+        toml.fail(("speedup_model",), f"names {speedup_model}, which is not a folder")
     mixes = _mixes(toml, toml.strings(("mixes",), non_empty=True), base)
     if not mixes:
         toml.fail(("mixes",), "selects no mix")
@@ -489,6 +510,7 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         method=method,
         kernel=kernel,
         speedups=_path(toml, "speedups", base),
+        speedup_model=speedup_model,
         parsec=_path(toml, "parsec", base),
         append=append,
         qemu_clock=qemu_clock,

@@ -39,6 +39,7 @@ from ampkit.hashing import sha256_file_memo
 from ampkit.initramfs import with_run_description
 from ampkit.paths import cache_dir
 from ampkit.platform import Platform
+from ampkit.policies import kernel_policy
 from ampkit.rundir import CONSOLE, QEMU_NOTICE, RunWriter
 
 if TYPE_CHECKING:
@@ -300,7 +301,8 @@ class QemuEngine:
         dtb = dtb_cache.get(request.platform.name)
         if dtb is None:
             dtb = dtb_cache[request.platform.name] = asymmetric_dtb(machine)
-        cmdline = f"{BASE_CMDLINE} amp_policy={request.policy} {request.extra_cmdline}"
+        policy = kernel_policy(request.policy)
+        cmdline = f"{BASE_CMDLINE} amp_policy={policy} {request.extra_cmdline}"
         return Setup(machine, dtb, cmdline.strip(), {"command": machine.args()})
 
     def check_ready(self, vmlinux: Path) -> None:

@@ -7,18 +7,26 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ampkit import online
+from ampkit import online, policies
+from ampkit.campaign.plan import MATRIX, expand
+from ampkit.campaign.spec import load_spec
 from ampkit.console import parse_console
-from ampkit.errors import AmpkitError
+from ampkit.errors import AmpkitError, UsageError
+from ampkit.mix import load_mix
+from ampkit.platform import get_platform
+from ampkit.run import EngineIdentity, RunRequest, prepare
 from ampkit.speedupmodel import Model
 
 BIG = "3.0 CPU_CYCLES=-1.0 MEM_ACCESS=2.0"
+ENGINE = EngineIdentity(name="qemu", version="QEMU emulator version 7.2.0", binary_sha256="e" * 64)
 LITTLE = "1.5 CPU_CYCLES=0.5"
 
 
@@ -354,3 +362,105 @@ def test_a_model_of_another_engine_or_machine_is_refused_where_it_would_mean_som
         online.load_online(
             tmp_path / "none", engine="qemu", meaningful=False, machine=None, period=2500
         )
+
+
+# --- policies fed online: ampkit run and campaign specs --------------------------
+
+
+def write_spec(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "spec.toml"
+    path.write_text(textwrap.dedent(body).lstrip())
+    return path
+
+
+def test_a_policy_fed_online_is_its_kernel_policy_labelled_apart() -> None:
+    assert policies.kernel_policy("colab+online") == "colab"
+    assert policies.uses_online("wash+online") and not policies.uses_online("colab")
+    assert policies.check_policy("colab+online") == "colab+online"
+    with pytest.raises(AmpkitError, match="unknown policy 'cfs\\+online'"):
+        policies.check_policy("cfs+online")  # the baseline reads no speedup
+
+
+def _models(tmp_path: Path) -> Path:
+    for core in ("big", "little"):
+        _write(tmp_path / "model", core, "qemu", "a" * 64)
+    return tmp_path / "model"
+
+
+def test_a_campaign_runs_policies_fed_online_with_its_model_and_the_others_with_hints(
+    tmp_path: Path,
+) -> None:
+    _models(tmp_path)
+    spec = load_spec(
+        write_spec(
+            tmp_path,
+            """
+            name = "o"
+            platforms = ["2B2L"]
+            policies = ["cfs", "colab", "colab+online"]
+            mixes = ["sync2-contend-compute"]
+            speedup_model = "model"
+            append = "sched_timescale=4"
+            """,
+        )
+    )
+    matrix = {r.request.policy: r for r in expand(spec) if r.role == MATRIX}
+    assert sorted(matrix) == ["cfs", "colab", "colab+online"]
+    fed = matrix["colab+online"].request
+    assert fed.online is not None and fed.online.period_us == 2500
+    assert matrix["colab"].request.online is None and matrix["cfs"].request.online is None
+    assert fed.run_id == "2B2L-colab+online-sync2-contend-compute-r0"
+    # the kernel runs colab; the description carries the model; the keys differ
+    dtbs = {"2B2L": b"2B2L"}
+    prepared = prepare(fed, ENGINE, "k" * 64, "i" * 64, dtb_cache=dtbs)
+    plain = prepare(matrix["colab"].request, ENGINE, "k" * 64, "i" * 64, dtb_cache=dtbs)
+    assert "\npolicy colab\n" in prepared.desc and "\nonline 2500 100000\n" in prepared.desc
+    assert "online" not in plain.desc
+    assert prepared.key != plain.key
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ('policies = ["colab+online"]\n', "no speedup_model says which"),
+        ('policies = ["colab"]\nspeedup_model = "model"\n', "no policy takes it"),
+        ('policies = ["colab+online"]\nspeedup_model = "nowhere"\n', "which is not a folder"),
+    ],
+)
+def test_a_spec_says_what_its_online_policies_lack(tmp_path: Path, body: str, said: str) -> None:
+    _models(tmp_path)
+    path = write_spec(
+        tmp_path, 'name = "o"\nplatforms = ["2B2L"]\nmixes = ["sync2-contend-compute"]\n' + body
+    )
+    with pytest.raises(AmpkitError, match=said):
+        load_spec(path)
+
+
+def test_a_request_and_its_policy_must_agree_on_the_model(tmp_path: Path) -> None:
+    mix = load_mix("demo")
+    spec = online.load_online(
+        _models(tmp_path), engine="qemu", meaningful=False, machine=None, period=10_000
+    )
+    for policy, model, said in (
+        ("colab+online", None, "needs the online speedup model"),
+        ("colab", spec, "takes the hints alone"),
+    ):
+        request = RunRequest(platform=get_platform("2B2L"), policy=policy, mix=mix, online=model)
+        with pytest.raises(UsageError, match=said):
+            prepare(request, ENGINE, "k" * 64, "i" * 64, dtb_cache={"2B2L": b"2B2L"})
+
+
+def test_the_cli_pairs_the_policy_and_the_model(tmp_path: Path) -> None:
+    for args, said in (
+        (["--policy", "colab+online"], "is fed by the online speedup model"),
+        (["--policy", "colab", "--speedup-model", str(_models(tmp_path))], "run --policy colab+"),
+        (["--online-period-ms", "5"], "needs --speedup-model"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "ampkit", "run", "--mix", "demo", "--no-build", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode != 0
+        assert said in result.stderr, result.stderr
