@@ -561,6 +561,35 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_model_online(args: argparse.Namespace) -> int:
+    from ampkit.analysis import online as online_analysis
+    from ampkit.rundir import find_run_dirs
+
+    root = _finished_runs(_runs_dir(args.dir))
+    found, _ = find_run_dirs(root)
+    frame = online_analysis.estimates(found)
+    if frame.empty:
+        raise AmpkitError(
+            f"no run under {root} was fed by the online speedup model (no online.jsonl)",
+            "run a policy named with +online (--policy colab+online --speedup-model DIR)",
+        )
+    measured = load_profile(Path(args.speedups)).speedups()
+    table = online_analysis.accuracy(frame, measured)
+    for _, r in table.iterrows():
+        print(
+            f"{r['run_id']:48} {r['app']:10} {r['periods']:4} periods  estimate "
+            f"{r['estimate']:6.3f}  measured {r['measured']:6.3f}  error {r['error']:+.1%}"
+        )
+    print(f"mean |error| {table['error'].abs().mean():.1%} over {len(table)} applications")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(out / "online-estimates.csv", index=False)
+        table.to_csv(out / "online-accuracy.csv", index=False)
+        print(f"{out}: online-estimates.csv, online-accuracy.csv")
+    return 0
+
+
 def cmd_model_train(args: argparse.Namespace) -> int:
     from ampkit import speedupmodel
 
@@ -1189,6 +1218,15 @@ def parser() -> argparse.ArgumentParser:
         help="at most this many events a model (default: as many as the PMU counts at once)",
     )
     s.set_defaults(func=cmd_model_train)
+    s = md.add_parser(
+        "online",
+        help="the online model's estimates in runs against measured speedups "
+        "(ampkit/analysis/online.py)",
+    )
+    s.add_argument("dir", help="run directories (or a campaign's), fed by the online model")
+    s.add_argument("--speedups", required=True, help="the measured speedups (ampkit profile)")
+    s.add_argument("--out", help="write the per-estimate and per-app tables (CSV) here")
+    s.set_defaults(func=cmd_model_online)
 
     s = sub.add_parser("run", help="run one mix under one policy")
     _add_machine_args(s)

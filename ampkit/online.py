@@ -26,7 +26,6 @@ fixed icount shift, instructions, and nothing else): a QEMU run takes any
 model, to check the pipeline, and its manifest says so.
 """
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,13 +143,6 @@ def load_online(
         for core in ("big", "little")
     )
     return OnlineSpeedups(models=(models[0], models[1]), period_us=period, meaningful=meaningful)
-
-
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """A run's online.jsonl; empty when the run had no online model."""
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def summary_of(records: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:

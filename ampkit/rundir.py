@@ -799,6 +799,14 @@ class RunDir:
             return None
         return key if isinstance(key, str) else None
 
+    def online_records(self) -> list[dict[str, Any]]:
+        """The online speedup model's log (ONLINE), one record a line;
+        empty for a run the model did not feed."""
+        path = self.path / ONLINE
+        if not path.is_file():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
     def info(self, campaign: str | None = None) -> RunInfo:
         """The manifest's account of the run; Excluded when it lacks any of it."""
         m = self.manifest()

@@ -9,7 +9,7 @@ from pathlib import Path
 from ampkit import online
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App
-from ampkit.rundir import MANIFEST, ONLINE
+from ampkit.rundir import MANIFEST, ONLINE, RunDir
 
 from .helpers import EXECUTED, make_mix, run_mix
 
@@ -36,7 +36,7 @@ def test_estimates_reach_the_kernel(
         online=models,
     )
     assert outcome.ok, outcome.status
-    records = online.read_log(outcome.directory / ONLINE)
+    records = RunDir(outcome.directory).online_records()
     opened = [r for r in records if r["what"] == "thread" and r["counters"] == "open"]
     assert len(opened) >= 3  # the main thread and both workers
     written = [r for r in records if r["what"] == "estimate" and r["written"]]

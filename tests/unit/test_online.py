@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from ampkit import online, policies
+from ampkit.analysis import online as online_analysis
+from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.campaign.plan import MATRIX, expand
 from ampkit.campaign.spec import load_spec
 from ampkit.console import parse_console
@@ -464,3 +466,49 @@ def test_the_cli_pairs_the_policy_and_the_model(tmp_path: Path) -> None:
         )
         assert result.returncode != 0
         assert said in result.stderr, result.stderr
+
+
+# --- the estimates, tabulated ----------------------------------------------------
+
+
+def test_estimates_tabulate_and_weigh_by_instructions(tmp_path: Path) -> None:
+    apps = [SynthApp("compute", 1, 10_000_000), SynthApp("stream", 1, 10_000_000)]
+    run = write_run(tmp_path, platform="2B2L", policy="colab+online", mix="m", apps=apps)
+    plain = write_run(tmp_path, platform="2B2L", policy="colab", mix="m", apps=apps)
+
+    def estimate(app: int, big: int, little: int, value: float) -> str:
+        return json.dumps(
+            {
+                "type": "online",
+                "what": "estimate",
+                "t_ns": 2_500_000,
+                "tid": 10 + app,
+                "app": app,
+                "instructions": [big, little],
+                "per_type": [value if big else None, value if little else None],
+                "estimate": value,
+                "average": value,
+                "stable": False,
+                "speedup_q10": round(value * 1024),
+                "written": True,
+            }
+        )
+
+    lines = [
+        json.dumps({"type": "online", "what": "thread", "tid": 10, "app": 0, "counters": "open"}),
+        estimate(0, 3_000_000, 0, 3.0),
+        estimate(0, 0, 1_000_000, 2.0),
+        estimate(1, 500_000, 0, 2.5),
+    ]
+    (run / "online.jsonl").write_text("\n".join(lines) + "\n")
+    frame = online_analysis.estimates([run, plain])  # a run without the model adds nothing
+    assert list(frame["app"]) == ["compute", "compute", "stream"]
+    assert frame["predicted_big"].isna().tolist() == [False, True, False]
+    assert frame["used"].tolist() == [3.0, 2.0, pytest.approx(2.5, abs=1e-3)]
+    table = online_analysis.accuracy(frame, {"compute": 2.5})
+    compute = table[table["app"] == "compute"].iloc[0]
+    assert compute["periods"] == 2
+    assert compute["estimate"] == pytest.approx((3.0 * 3 + 2.0 * 1) / 4)
+    assert compute["error"] == pytest.approx(((11 / 4) - 2.5) / 2.5)
+    assert table[table["app"] == "stream"][["measured", "error"]].isna().all(axis=None)
+    assert set(frame["run_id"]) == {"2B2L-colab+online-m-r0"}
