@@ -54,6 +54,8 @@ KIND = "ampkit-capacity-calibration"
 #: window also held the runner's forks and its results).
 VERSION = 2
 CALIBRATION_FILE = CONFIGS / "calibration.toml"
+#: machine models that build the same simulated machine, with the evidence
+MACHINE_MODELS_FILE = CONFIGS / "machine-models.toml"
 BENCHMARK = "intmark"
 #: Linux's reference capacity (SCHED_CAPACITY_SCALE), the big core's figure.
 SCALE = 1024
@@ -164,6 +166,28 @@ def model_sha256(platforms: Path | None = None) -> str:
             "scripts": {str(p.relative_to(CONFIGS)): sha256_file(p) for p in scripts},
         }
     )
+
+
+def same_machine(a: str, b: str, path: Path | None = None) -> bool:
+    """Whether machine models ``a`` and ``b`` (model_sha256()) build the
+    same simulated machine: equal, or listed together in
+    configs/machine-models.toml (which says what shows it)."""
+    if a == b:
+        return True
+    toml = TomlFile(path or MACHINE_MODELS_FILE)
+    toml.only_keys((), ("same",), "a machine-models key")
+    groups = toml.get(("same",)) or []
+    if not isinstance(groups, list):
+        toml.fail(("same",), "must be an array of tables ([[same]])")
+    for i, group in enumerate(groups):
+        if not isinstance(group, dict):
+            toml.fail(("same", i), "must be a table")
+        toml.only_keys(("same", i), ("models", "evidence"), "a [[same]] key")
+        models = toml.strings(("same", i, "models"), non_empty=True)
+        toml.string(("same", i, "evidence"))
+        if a in models and b in models:
+            return True
+    return False
 
 
 def load(path: Path | None = None) -> Calibration | None:

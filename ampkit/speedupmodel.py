@@ -47,6 +47,7 @@ from sklearn.model_selection import LeaveOneGroupOut
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ampkit.calibration import same_machine
 from ampkit.errors import AmpkitError
 from ampkit.pmu import COUNTERS, INSTRUCTIONS, NAMES, fits
 from ampkit.profile import Profile
@@ -329,7 +330,8 @@ def load_model(
 ) -> Model:
     """A model file, refused with what does not match when it is for
     another core type, target, engine or machine model (gem5's calibrated
-    cores: ampkit.calibration.model_sha256()), or reads events the kit does
+    cores: ampkit.calibration.model_sha256(); one configs/machine-models.toml
+    shows to build the same machine is this one), or reads events the kit does
     not count or the PMU cannot hold at once."""
     if not path.is_file():
         raise AmpkitError(f"cannot read the speedup model {path}: no such file", _HINT)
@@ -387,7 +389,9 @@ def load_model(
     mismatched = [
         f"{what} {found[what] or 'unrecorded'}, not {value}"
         for what, value in asked.items()
-        if value is not None and found[what] != value
+        if value is not None
+        and found[what] != value
+        and not (what == "machine" and found[what] and same_machine(found[what], value))
     ]
     if mismatched:
         raise AmpkitError(

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ampkit import online, policies
+from ampkit import calibration, online, policies
 from ampkit.analysis import online as online_analysis
 from ampkit.analysis.synthetic import SynthApp, write_run
 from ampkit.campaign.plan import MATRIX, expand
@@ -379,8 +379,10 @@ def test_a_policy_fed_online_is_its_kernel_policy_labelled_apart() -> None:
     assert policies.kernel_policy("colab+online") == "colab"
     assert policies.uses_online("wash+online") and not policies.uses_online("colab")
     assert policies.check_policy("colab+online") == "colab+online"
-    with pytest.raises(AmpkitError, match="unknown policy 'cfs\\+online'"):
-        policies.check_policy("cfs+online")  # the baseline reads no speedup
+    # the baseline reads no speedup: fed online, it observes the model
+    assert policies.kernel_policy(policies.check_policy("cfs+online")) == "cfs"
+    with pytest.raises(AmpkitError, match="unknown policy 'fifo\\+online'"):
+        policies.check_policy("fifo+online")
 
 
 def _models(tmp_path: Path) -> Path:
@@ -512,3 +514,32 @@ def test_estimates_tabulate_and_weigh_by_instructions(tmp_path: Path) -> None:
     assert compute["error"] == pytest.approx(((11 / 4) - 2.5) / 2.5)
     assert table[table["app"] == "stream"][["measured", "error"]].isna().all(axis=None)
     assert set(frame["run_id"]) == {"2B2L-colab+online-m-r0"}
+
+
+# --- one machine under two hashes ----------------------------------------------
+
+
+def test_machine_models_listed_together_are_one_machine(tmp_path: Path) -> None:
+    path = tmp_path / "machine-models.toml"
+    path.write_text(
+        f'[[same]]\nmodels = ["{"a" * 64}", "{"b" * 64}"]\nevidence = "config.ini alike"\n'
+    )
+    assert calibration.same_machine("a" * 64, "b" * 64, path)
+    assert calibration.same_machine("b" * 64, "a" * 64, path)
+    assert calibration.same_machine("c" * 64, "c" * 64, path)
+    assert not calibration.same_machine("a" * 64, "c" * 64, path)
+    path.write_text(f'[[same]]\nmodels = ["{"a" * 64}"]\n')
+    with pytest.raises(AmpkitError, match="evidence"):
+        calibration.same_machine("a" * 64, "b" * 64, path)
+
+
+def test_the_shipped_model_is_taken_on_the_machine_it_was_shown_to_be() -> None:
+    # configs/machine-models.toml: the evaluation's profile ran on a
+    # configuration whose scripts differ from today's by slice control only
+    here = calibration.model_sha256()
+    shipped = Path(__file__).parents[2] / "evaluations" / "gem5-2B2L" / "calibration" / "model"
+    spec = online.load_online(shipped, engine="gem5", meaningful=True, machine=here, period=2500)
+    recorded = {m.machine for m in spec.models}
+    assert recorded != {here}  # taken through the listed equivalence, not by equality
+    with pytest.raises(AmpkitError, match="another setup: machine"):
+        online.load_online(shipped, engine="gem5", meaningful=True, machine="f" * 64, period=2500)

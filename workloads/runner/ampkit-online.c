@@ -102,7 +102,7 @@ static uint64_t epoch_ns;
 static struct {
 	uint64_t periods, estimates, writes, write_errors;
 	uint64_t without_counters, untracked, log_dropped, log_lines;
-	uint64_t period_cpu_ns, period_cpu_max_ns;
+	uint64_t period_cpu_ns, period_cpu_max_ns, period_wall_max_ns;
 } totals;
 
 static const char *const core_name[ONLINE_CORES] = { "big", "little" };
@@ -292,6 +292,26 @@ static void read_groups(struct thread *t, struct online_counts c[ONLINE_CORES])
 	}
 }
 
+/*
+ * The kernel switches its per-task perf hooks on with the first per-task
+ * event in the system, and waits for an RCU grace period while it does
+ * (account_event(): static_branch_enable() then synchronize_rcu()): ticks
+ * of waiting, measured at over 10 ms of a gem5 run, in which a short
+ * program's threads can end before their counters open. A software event
+ * on the daemon itself, opened before the runner is told it is ready and
+ * held to the end, pays that once, before the applications start.
+ */
+static int hold_task_hooks(void)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 /* --- threads and processes ----------------------------------------------- */
 
 static struct thread *find_thread(pid_t tid)
@@ -304,8 +324,23 @@ static struct thread *find_thread(pid_t tid)
 	return NULL;
 }
 
+/* The state letter of a thread in /proc (R, S, Z...), '?' if it cannot be read. */
+static char thread_state(pid_t pid, pid_t tid)
+{
+	char path[64], *text, *close_paren;
+	char state = '?';
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	text = read_text(path);
+	if (text && (close_paren = strrchr(text, ')')) && close_paren[1] == ' ')
+		state = close_paren[2];
+	free(text);
+	return state;
+}
+
 static struct thread *track(pid_t tid, pid_t pid, int app, int replay)
 {
+	uint64_t begin = ampkit_now_ns();
 	struct sbuf sb;
 	struct thread *t;
 	int err = 0;
@@ -326,8 +361,10 @@ static struct thread *track(pid_t tid, pid_t pid, int app, int replay)
 	if (err)
 		totals.without_counters++;
 	sb_init(&sb);
-	sb_printf(&sb, "{\"type\":\"online\",\"what\":\"thread\",\"tid\":%d,\"pid\":%d,\"app\":%d,"
-		  "\"counters\":", (int)tid, (int)pid, app);
+	sb_printf(&sb, "{\"type\":\"online\",\"what\":\"thread\",\"t_ns\":%" PRIu64
+		  ",\"tid\":%d,\"pid\":%d,\"app\":%d,\"open_ns\":%" PRIu64 ",\"state\":\"%c\","
+		  "\"counters\":", begin - epoch_ns, (int)tid, (int)pid, app,
+		  ampkit_now_ns() - begin, replay ? '-' : thread_state(pid, tid));
 	if (err == ENODEV)
 		sb_json_str(&sb, "no CPU PMU in sysfs for its CPUs: it keeps its hint");
 	else if (err) {
@@ -444,7 +481,7 @@ static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
 
 static void period(uint64_t min_instructions)
 {
-	uint64_t cpu0 = ampkit_thread_cpu_ns(), now, spent;
+	uint64_t cpu0 = ampkit_thread_cpu_ns(), wall0 = ampkit_now_ns(), now, spent;
 	int i;
 
 	discover();
@@ -471,6 +508,9 @@ static void period(uint64_t min_instructions)
 	totals.period_cpu_ns += spent;
 	if (spent > totals.period_cpu_max_ns)
 		totals.period_cpu_max_ns = spent;
+	spent = ampkit_now_ns() - wall0;
+	if (spent > totals.period_wall_max_ns)
+		totals.period_wall_max_ns = spent;
 }
 
 /* --- input from the runner ------------------------------------------------ */
@@ -544,6 +584,7 @@ static void summary(uint64_t period_us, uint64_t min_instructions)
 	sb_printf(&sb, ",\"period_cpu_ns_mean\":%" PRIu64 ",\"period_cpu_ns_max\":%" PRIu64,
 		  totals.periods ? totals.period_cpu_ns / totals.periods : 0,
 		  totals.period_cpu_max_ns);
+	sb_printf(&sb, ",\"period_wall_ns_max\":%" PRIu64, totals.period_wall_max_ns);
 	sb_printf(&sb, ",\"cpu_ns\":%" PRIu64 ",\"log_lines_dropped\":%" PRIu64 "}", cpu_ns,
 		  totals.log_dropped);
 	/* the summary is never dropped */
@@ -683,6 +724,9 @@ int main(int argc, char **argv)
 	/* a descriptor per thread, CPU and event: more than the default limit allows */
 	setrlimit(RLIMIT_NOFILE, &files);
 	read_core_types();
+	if (hold_task_hooks() < 0)
+		fprintf(stderr, "ampkit-online: no per-task event on itself (%s): the first thread's "
+			"counters will wait for the kernel to switch its hooks on\n", strerror(errno));
 	if (!pmu_cpu_types(pmu_type, ncpus))
 		for (opt = 0; opt < ncpus; opt++)
 			pmu_type[opt] = PMU_NO_TYPE;
