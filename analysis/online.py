@@ -1,0 +1,96 @@
+"""The online speedup model's estimates as tidy frames, and their error
+against measured speedups.
+
+A run fed by the online model (ampkit/online.py) leaves its daemon's log
+as ``online.jsonl``: one record per thread and period with an estimate.
+``estimates()`` makes them one row each, named by run, policy, platform
+and application; ``accuracy()`` sets each application's estimate (the
+mean over its periods, weighted by the instructions behind each) beside
+its measured speedup, as WASH's figure 6 sets its model's predictions
+beside the measured ones.
+"""
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from ampkit.rundir import RunDir
+
+COLUMNS = [
+    "run_id",
+    "policy",
+    "platform",
+    "app_index",
+    "app",
+    "tid",
+    "t_ms",
+    "instructions_big",
+    "instructions_little",
+    "predicted_big",
+    "predicted_little",
+    "estimate",
+    "used",
+    "stable",
+]
+
+
+def estimates(run_dirs: Iterable[Path]) -> pd.DataFrame:
+    """One row per estimate of every run that has an online log (runs
+    without one add nothing): ``predicted_*`` is the core type's model's
+    prediction (NaN where the thread ran too little there), ``estimate``
+    the period's, ``used`` what the daemon gave the kernel after
+    smoothing."""
+    rows = []
+    for path in run_dirs:
+        run = RunDir(path)
+        records = run.online_records()
+        if not records:
+            continue
+        info = run.info()
+        apps = [a["program"] for a in info.mix_apps]
+        for r in records:
+            if r.get("what") != "estimate":
+                continue
+            big, little = r["per_type"]
+            rows.append(
+                {
+                    "run_id": info.run_id,
+                    "policy": info.policy,
+                    "platform": info.platform,
+                    "app_index": r["app"],
+                    "app": apps[r["app"]] if 0 <= r["app"] < len(apps) else None,
+                    "tid": r["tid"],
+                    "t_ms": r["t_ns"] / 1e6,
+                    "instructions_big": r["instructions"][0],
+                    "instructions_little": r["instructions"][1],
+                    "predicted_big": float("nan") if big is None else big,
+                    "predicted_little": float("nan") if little is None else little,
+                    "estimate": r["estimate"],
+                    "used": r["speedup_q10"] / 1024,
+                    "stable": r["stable"],
+                }
+            )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def accuracy(frame: pd.DataFrame, measured: Mapping[str, float]) -> pd.DataFrame:
+    """Per run and application: the estimate over its whole run (the
+    periods' estimates weighted by their instructions), its measured
+    speedup (``measured``: program -> speedup; NaN where it has none) and
+    the relative error."""
+    if frame.empty:
+        return pd.DataFrame(
+            columns=["run_id", "policy", "app", "periods", "estimate", "measured", "error"]
+        )
+    weight = frame["instructions_big"] + frame["instructions_little"]
+    weighted = frame.assign(weight=weight, weighted=frame["estimate"] * weight)
+    out = (
+        weighted.groupby(["run_id", "policy", "app_index", "app"], as_index=False)
+        .agg(periods=("estimate", "size"), weighted=("weighted", "sum"), weight=("weight", "sum"))
+        .assign(estimate=lambda d: d["weighted"] / d["weight"])
+        .drop(columns=["weighted", "weight", "app_index"])
+    )
+    out["measured"] = out["app"].map(lambda a: measured.get(a, float("nan")))
+    out["error"] = (out["estimate"] - out["measured"]) / out["measured"]
+    return out
