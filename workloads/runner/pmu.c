@@ -66,32 +66,42 @@ int pmu_parse(struct pmu_counts *c, char *list, const char **bad)
 }
 
 /*
+ * Whether the device @name under PMU_DEVICES is a CPU PMU (it lists
+ * cpu_cycles, which every armv8 PMU counts), and its perf type if so.
+ */
+static int cpu_pmu_type(const char *name, unsigned int *type)
+{
+	char path[512], *text;
+	int ok;
+
+	if (name[0] == '.')
+		return 0;
+	snprintf(path, sizeof(path), PMU_DEVICES "/%s/events/cpu_cycles", name);
+	if (access(path, R_OK))
+		return 0;
+	snprintf(path, sizeof(path), PMU_DEVICES "/%s/type", name);
+	text = read_text(path);
+	ok = text && sscanf(text, "%u", type) == 1;
+	free(text);
+	return ok;
+}
+
+/*
  * The CPU PMU's directory under PMU_DEVICES (the first that lists
  * cpu_cycles, which every armv8 PMU counts) and its perf type; 0 if there
  * is none (a host that is not arm64).
  */
 static int find_pmu(char *dir, size_t len, unsigned int *type)
 {
-	char path[512];
 	struct dirent *d;
 	DIR *devices = opendir(PMU_DEVICES);
 	int found = 0;
 
 	while (devices && !found && (d = readdir(devices))) {
-		char *text;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), PMU_DEVICES "/%s/events/cpu_cycles", d->d_name);
-		if (access(path, R_OK))
-			continue;
-		snprintf(path, sizeof(path), PMU_DEVICES "/%s/type", d->d_name);
-		text = read_text(path);
-		if (text && sscanf(text, "%u", type) == 1) {
+		if (cpu_pmu_type(d->d_name, type)) {
 			snprintf(dir, len, PMU_DEVICES "/%s", d->d_name);
 			found = 1;
 		}
-		free(text);
 	}
 	if (devices)
 		closedir(devices);
@@ -144,18 +154,8 @@ int pmu_cpu_types(unsigned int *types, int ncpus)
 		unsigned int type;
 		char *text;
 
-		if (d->d_name[0] == '.')
+		if (!cpu_pmu_type(d->d_name, &type))
 			continue;
-		snprintf(path, sizeof(path), PMU_DEVICES "/%s/events/cpu_cycles", d->d_name);
-		if (access(path, R_OK))
-			continue;
-		snprintf(path, sizeof(path), PMU_DEVICES "/%s/type", d->d_name);
-		text = read_text(path);
-		if (!text || sscanf(text, "%u", &type) != 1) {
-			free(text);
-			continue;
-		}
-		free(text);
 		/* a PMU without a cpus file serves every CPU */
 		memset(in, 1, sizeof(in));
 		snprintf(path, sizeof(path), PMU_DEVICES "/%s/cpus", d->d_name);
