@@ -1258,8 +1258,8 @@ def parser() -> argparse.ArgumentParser:
         "--online-period-ms",
         type=float,
         metavar="MS",
-        help="with --speedup-model: how often the estimates are refreshed (default COLAB's "
-        "ranking period at the run's sched_timescale: 10 ms, 2.5 at a scale of 4)",
+        help="with --speedup-model: how often the estimates are refreshed (default WASH's "
+        "quantum at the run's sched_timescale: 40 ms, 10 at a scale of 4)",
     )
     s.add_argument(
         "--parsec",

@@ -14,9 +14,11 @@ interface, where the policies read it as they read a hint. Hints still
 start every thread (what it has before its first estimate, and for good
 if its counters cannot be opened).
 
-The period is COLAB's ranking period at the run's time scale (10 ms at
-scale 1, 2.5 ms at ``sched_timescale=4``): the estimates change as often
-as COLAB ranks the threads again. The daemon's log comes back as the
+The period is WASH's sampling quantum at the run's time scale (40 ms at
+scale 1, 10 ms at ``sched_timescale=4``), the period at which WASH reads
+each thread's counters for the same purpose: each period costs one
+system call per thread and CPU (on gem5, about 0.3 ms of a CPU for four
+threads on 2B2L), so a shorter one is dearer. The daemon's log comes back as the
 run's ``online.jsonl`` (one line per thread, per thread and period with
 an estimate, and a summary with the daemon's CPU time); the manifest's
 ``speedups`` entry says where the run's speedups came from.
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
 from ampkit.pmu import INSTRUCTIONS
-from ampkit.timescale import DEFAULT_COLAB_RANK_PERIOD_MS
+from ampkit.timescale import DEFAULT_WASH_QUANTUM_MS
 
 if TYPE_CHECKING:  # scikit-learn and pandas load only where a model does
     from ampkit.speedupmodel import Model
@@ -101,11 +103,9 @@ def _numerator(rate: str) -> str:
 
 
 def period_us(timescale: int, period_ms: float | None = None) -> int:
-    """The daemon's period: ``period_ms`` if given, else COLAB's ranking
-    period at the run's time scale; within the runner's bounds."""
-    us = round(
-        (period_ms if period_ms is not None else DEFAULT_COLAB_RANK_PERIOD_MS / timescale) * 1000
-    )
+    """The daemon's period: ``period_ms`` if given, else WASH's quantum at
+    the run's time scale; within the runner's bounds."""
+    us = round((period_ms if period_ms is not None else DEFAULT_WASH_QUANTUM_MS / timescale) * 1000)
     if not MIN_PERIOD_US <= us <= MAX_PERIOD_US:
         raise AmpkitError(
             f"an online period of {us} us: the runner takes {MIN_PERIOD_US} to {MAX_PERIOD_US}"

@@ -25,6 +25,7 @@ class SynthApp:
     tasks: Sequence[dict[str, object]] = ()  # the kernel's per-task counters, if any
     size: int = 1
     thread_cpu_ns: Sequence[int] = ()  # default: the thread times
+    roi_ns: tuple[int, int] | None = None  # the region the program reports; default none
 
 
 def write_run(
@@ -106,6 +107,7 @@ def write_run(
                 "thread_times_ns": times,
                 "thread_cpu_ns": list(a.thread_cpu_ns) or times,
                 **({"tasks": list(a.tasks)} if a.tasks else {}),
+                **({"roi_ns": list(a.roi_ns)} if a.roi_ns else {}),
             }
         )
     writer.write_results(records)

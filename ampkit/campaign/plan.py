@@ -50,7 +50,7 @@ def online_of(spec: Spec) -> OnlineSpeedups | None:
         engine=spec.engine,
         meaningful=meaningful,
         machine=calibration.model_sha256() if meaningful else None,
-        period=online_period_us(timescale_of(spec.append)),
+        period=online_period_us(timescale_of(spec.append), spec.online_period_ms),
     )
 
 

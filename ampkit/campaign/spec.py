@@ -90,6 +90,8 @@ _TOP_KEYS = {
     "speedups": "a speedup profile (ampkit profile)",
     "speedup_model": "a speedup model directory (ampkit model train) for the policies named "
     "with +online (ampkit/online.py)",
+    "online_period_ms": "with speedup_model: how often the estimates are refreshed (default "
+    "WASH's quantum at the campaign's time scale)",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
     "append": "extra kernel command line",
     "archive": "a folder of this campaign's archived runs (ampkit campaign archive): "
@@ -176,6 +178,8 @@ class Spec:
     slice_ms: int | None = None
     #: the speedup model directory the +online policies run with (ampkit.online)
     speedup_model: Path | None = None
+    #: its daemon's period; None: WASH's quantum at the time scale
+    online_period_ms: float | None = None
     #: mixes (by name) run a number of times of their own, not ``repetitions``
     mix_repetitions: dict[str, int] = field(default_factory=dict)
     #: The behaviour table that sized the apps its mixes leave unsized (the
@@ -399,6 +403,11 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         )
     if speedup_model is not None and not speedup_model.is_dir():
         toml.fail(("speedup_model",), f"names {speedup_model}, which is not a folder")
+    online_period_ms = None
+    if "online_period_ms" in data:
+        if speedup_model is None:
+            toml.fail(("online_period_ms",), "needs speedup_model (and a +online policy)")
+        online_period_ms = toml.number(("online_period_ms",), low=0.1, high=10_000)
     mixes = _mixes(toml, toml.strings(("mixes",), non_empty=True), base)
     if not mixes:
         toml.fail(("mixes",), "selects no mix")
@@ -511,6 +520,7 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         kernel=kernel,
         speedups=_path(toml, "speedups", base),
         speedup_model=speedup_model,
+        online_period_ms=online_period_ms,
         parsec=_path(toml, "parsec", base),
         append=append,
         qemu_clock=qemu_clock,

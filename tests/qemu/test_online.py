@@ -30,7 +30,7 @@ def test_estimates_reach_the_kernel(
         kernel_build,
         initramfs,
         LONG,
-        policy="colab",
+        policy="colab+online",
         method="once",
         qemu_clock=EXECUTED,
         online=models,

@@ -322,8 +322,9 @@ def test_the_description_lines_are_what_the_runner_takes(host_bin: Path, tmp_pat
 
 
 def test_the_period_follows_the_time_scale_unless_given() -> None:
-    assert online.period_us(1) == 10_000
-    assert online.period_us(4) == 2_500
+    # WASH's 40 ms quantum, at the time scale
+    assert online.period_us(1) == 40_000
+    assert online.period_us(4) == 10_000
     assert online.period_us(4, 1.0) == 1_000
     with pytest.raises(AmpkitError, match="100 to 10000000"):
         online.period_us(1, 0.05)
@@ -411,14 +412,14 @@ def test_a_campaign_runs_policies_fed_online_with_its_model_and_the_others_with_
     matrix = {r.request.policy: r for r in expand(spec) if r.role == MATRIX}
     assert sorted(matrix) == ["cfs", "colab", "colab+online"]
     fed = matrix["colab+online"].request
-    assert fed.online is not None and fed.online.period_us == 2500
+    assert fed.online is not None and fed.online.period_us == 10_000
     assert matrix["colab"].request.online is None and matrix["cfs"].request.online is None
     assert fed.run_id == "2B2L-colab+online-sync2-contend-compute-r0"
     # the kernel runs colab; the description carries the model; the keys differ
     dtbs = {"2B2L": b"2B2L"}
     prepared = prepare(fed, ENGINE, "k" * 64, "i" * 64, dtb_cache=dtbs)
     plain = prepare(matrix["colab"].request, ENGINE, "k" * 64, "i" * 64, dtb_cache=dtbs)
-    assert "\npolicy colab\n" in prepared.desc and "\nonline 2500 100000\n" in prepared.desc
+    assert "\npolicy colab\n" in prepared.desc and "\nonline 10000 100000\n" in prepared.desc
     assert "online" not in plain.desc
     assert prepared.key != plain.key
 
@@ -474,16 +475,19 @@ def test_the_cli_pairs_the_policy_and_the_model(tmp_path: Path) -> None:
 
 
 def test_estimates_tabulate_and_weigh_by_instructions(tmp_path: Path) -> None:
-    apps = [SynthApp("compute", 1, 10_000_000), SynthApp("stream", 1, 10_000_000)]
+    # both regions from 2 to 6 ms on the runner's clock; the process from 1 to 11
+    region = (2_000_000, 6_000_000)
+    apps = [SynthApp(p, 1, 10_000_000, roi_ns=region) for p in ("compute", "stream")]
     run = write_run(tmp_path, platform="2B2L", policy="colab+online", mix="m", apps=apps)
     plain = write_run(tmp_path, platform="2B2L", policy="colab", mix="m", apps=apps)
 
-    def estimate(app: int, big: int, little: int, value: float) -> str:
+    def estimate(app: int, big: int, little: int, value: float, span: tuple[int, int]) -> str:
         return json.dumps(
             {
                 "type": "online",
                 "what": "estimate",
-                "t_ns": 2_500_000,
+                "from_ns": span[0],
+                "t_ns": span[1],
                 "tid": 10 + app,
                 "app": app,
                 "instructions": [big, little],
@@ -498,15 +502,18 @@ def test_estimates_tabulate_and_weigh_by_instructions(tmp_path: Path) -> None:
 
     lines = [
         json.dumps({"type": "online", "what": "thread", "tid": 10, "app": 0, "counters": "open"}),
-        estimate(0, 3_000_000, 0, 3.0),
-        estimate(0, 0, 1_000_000, 2.0),
-        estimate(1, 500_000, 0, 2.5),
+        estimate(0, 3_000_000, 0, 3.0, (2_000_000, 3_000_000)),
+        estimate(0, 0, 1_000_000, 2.0, (3_000_000, 4_000_000)),
+        estimate(1, 500_000, 0, 2.5, (2_500_000, 3_500_000)),
+        # the self-check after the region: other code, not the measured speedup's
+        estimate(0, 0, 9_000_000, 0.25, (5_800_000, 6_800_000)),
     ]
     (run / "online.jsonl").write_text("\n".join(lines) + "\n")
     frame = online_analysis.estimates([run, plain])  # a run without the model adds nothing
-    assert list(frame["app"]) == ["compute", "compute", "stream"]
-    assert frame["predicted_big"].isna().tolist() == [False, True, False]
-    assert frame["used"].tolist() == [3.0, 2.0, pytest.approx(2.5, abs=1e-3)]
+    assert list(frame["app"]) == ["compute", "compute", "stream", "compute"]
+    assert frame["in_region"].tolist() == [True, True, True, False]
+    assert frame["predicted_big"].isna().tolist() == [False, True, False, True]
+    assert frame["used"].tolist() == [3.0, 2.0, pytest.approx(2.5, abs=1e-3), 0.25]
     table = online_analysis.accuracy(frame, {"compute": 2.5})
     compute = table[table["app"] == "compute"].iloc[0]
     assert compute["periods"] == 2
@@ -543,3 +550,17 @@ def test_the_shipped_model_is_taken_on_the_machine_it_was_shown_to_be() -> None:
     assert recorded != {here}  # taken through the listed equivalence, not by equality
     with pytest.raises(AmpkitError, match="another setup: machine"):
         online.load_online(shipped, engine="gem5", meaningful=True, machine="f" * 64, period=2500)
+
+
+def test_a_spec_may_set_the_daemons_period(tmp_path: Path) -> None:
+    _models(tmp_path)
+    body = (
+        'name = "o"\nplatforms = ["2B2L"]\nmixes = ["sync2-contend-compute"]\n'
+        'policies = ["cfs+online"]\nspeedup_model = "model"\nonline_period_ms = 2\n'
+    )
+    spec = load_spec(write_spec(tmp_path, body))
+    (run,) = [r for r in expand(spec) if r.role == MATRIX]
+    assert run.request.online is not None and run.request.online.period_us == 2000
+    lone = body.replace('speedup_model = "model"\n', "").replace('"cfs+online"', '"cfs"')
+    with pytest.raises(AmpkitError, match="needs speedup_model"):
+        load_spec(write_spec(tmp_path, lone))

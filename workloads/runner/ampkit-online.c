@@ -80,6 +80,7 @@ struct thread {
 	struct online_phase phase;
 	unsigned int q10;	/* what it was last given; 0: nothing yet */
 	uint64_t instructions[ONLINE_CORES];
+	uint64_t since_ns;	/* when its counts were last read (or opened) */
 };
 
 struct proc {
@@ -97,7 +98,7 @@ static int nthreads;
 static struct proc procs[MAX_PROCS];
 static int nprocs;
 static FILE *log_file;
-static uint64_t epoch_ns;
+static uint64_t epoch_ns;	/* when it told the runner it was ready; replay: 0 */
 
 static struct {
 	uint64_t periods, estimates, writes, write_errors;
@@ -354,6 +355,7 @@ static struct thread *track(pid_t tid, pid_t pid, int app, int replay)
 	t->tid = tid;
 	t->pid = pid;
 	t->app = app;
+	t->since_ns = replay ? epoch_ns : begin;
 	if (!replay)
 		err = open_groups(t);
 	else
@@ -363,7 +365,7 @@ static struct thread *track(pid_t tid, pid_t pid, int app, int replay)
 	sb_init(&sb);
 	sb_printf(&sb, "{\"type\":\"online\",\"what\":\"thread\",\"t_ns\":%" PRIu64
 		  ",\"tid\":%d,\"pid\":%d,\"app\":%d,\"open_ns\":%" PRIu64 ",\"state\":\"%c\","
-		  "\"counters\":", begin - epoch_ns, (int)tid, (int)pid, app,
+		  "\"counters\":", begin, (int)tid, (int)pid, app,
 		  ampkit_now_ns() - begin, replay ? '-' : thread_state(pid, tid));
 	if (err == ENODEV)
 		sb_json_str(&sb, "no CPU PMU in sysfs for its CPUs: it keeps its hint");
@@ -426,10 +428,12 @@ static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
 		 uint64_t min_instructions, uint64_t now_ns, int replay)
 {
 	double estimate, per_type[ONLINE_CORES], use;
+	uint64_t since_ns = t->since_ns;
 	unsigned int q10;
 	int stable, err = 0, written = 0, k;
 	struct sbuf sb;
 
+	t->since_ns = now_ns;
 	for (k = 0; k < ONLINE_CORES; k++)
 		t->instructions[k] += c[k].instructions;
 	if (!online_period_estimate(models, c, min_instructions, &estimate, per_type))
@@ -439,19 +443,21 @@ static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
 	q10 = online_q10(use);
 	if (q10 != t->q10) {
 		err = replay ? 0 : amp_set_speedup(t->tid, q10);
-		if (err) {
+		/* ESRCH: it ended after its last counts, nothing to give and nothing wrong */
+		if (err && err != ESRCH) {
 			totals.write_errors++;
-		} else {
+		} else if (!err) {
 			t->q10 = q10;
 			written = 1;
 			totals.writes++;
 		}
 	}
 	sb_init(&sb);
-	sb_printf(&sb, "{\"type\":\"online\",\"what\":\"estimate\",\"t_ns\":%" PRIu64
-		  ",\"tid\":%d,\"app\":%d,\"instructions\":[%" PRIu64 ",%" PRIu64 "],\"per_type\":[",
-		  now_ns - epoch_ns, (int)t->tid, t->app, c[ONLINE_BIG].instructions,
-		  c[ONLINE_LITTLE].instructions);
+	/* times on the runner's clock (CLOCK_MONOTONIC), as its records' start_ns and roi_ns */
+	sb_printf(&sb, "{\"type\":\"online\",\"what\":\"estimate\",\"from_ns\":%" PRIu64
+		  ",\"t_ns\":%" PRIu64 ",\"tid\":%d,\"app\":%d,\"instructions\":[%" PRIu64
+		  ",%" PRIu64 "],\"per_type\":[", since_ns, now_ns, (int)t->tid, t->app,
+		  c[ONLINE_BIG].instructions, c[ONLINE_LITTLE].instructions);
 	json_double(&sb, per_type[ONLINE_BIG]);
 	sb_printf(&sb, ",");
 	json_double(&sb, per_type[ONLINE_LITTLE]);
@@ -470,7 +476,9 @@ static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
 		else
 			sb_printf(&sb, ",\"kernel_q10\":null");
 	}
-	if (err) {
+	if (err == ESRCH)
+		sb_printf(&sb, ",\"ended\":true");
+	else if (err) {
 		sb_printf(&sb, ",\"error\":");
 		sb_json_str(&sb, strerror(err));
 	}
@@ -556,8 +564,9 @@ static void summary(uint64_t period_us, uint64_t min_instructions)
 
 	getrusage(RUSAGE_SELF, &ru);
 	sb_init(&sb);
-	sb_printf(&sb, "{\"type\":\"online\",\"what\":\"summary\",\"period_us\":%" PRIu64
-		  ",\"min_instructions\":%" PRIu64 ",\"models\":{", period_us, min_instructions);
+	sb_printf(&sb, "{\"type\":\"online\",\"what\":\"summary\",\"ready_ns\":%" PRIu64
+		  ",\"period_us\":%" PRIu64 ",\"min_instructions\":%" PRIu64 ",\"models\":{",
+		  epoch_ns, period_us, min_instructions);
 	for (t = 0; t < ONLINE_CORES; t++) {
 		int i;
 
@@ -714,8 +723,7 @@ int main(int argc, char **argv)
 	if (log_path && !(log_file = fopen(log_path, "we")))
 		die("cannot write the log", log_path);
 	setvbuf(log_file, NULL, _IOFBF, 1 << 16);
-	epoch_ns = ampkit_now_ns();
-	if (replay_path) {
+	if (replay_path) {	/* replayed periods are 1 ms apart from 0 */
 		replay(replay_path, min_instructions);
 		summary(period_us, min_instructions);
 		return fclose(log_file) ? 1 : 0;
@@ -730,6 +738,8 @@ int main(int argc, char **argv)
 	if (!pmu_cpu_types(pmu_type, ncpus))
 		for (opt = 0; opt < ncpus; opt++)
 			pmu_type[opt] = PMU_NO_TYPE;
+	/* the summary's ready_ns: the runner opens the gate next */
+	epoch_ns = ampkit_now_ns();
 	if (ready_fd >= 0) {
 		if (write(ready_fd, "r", 1) != 1)
 			die("cannot tell the runner it is ready", strerror(errno));

@@ -1,0 +1,105 @@
+"""The online speedup model on gem5: ampkit-online counts each thread's
+events per CPU while two programs of far apart speedups run, under
+cfs+online (CFS reads no speedup: the estimates change nothing, so the run
+measures the model alone), and hands its estimates to the kernel.
+
+What gem5 v24 needs of the counting is checked here: every thread's
+counters open in time (the kernel's task hooks switched on before the
+gate), and what they count is what the CPUs committed, not the 2^31 - 1
+a re-enabled, unwritten counter reads (workloads/runner/pmu.h)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ampkit import calibration, online
+from ampkit.analysis import online as online_analysis
+from ampkit.engines import gem5
+from ampkit.kernel import KernelBuild
+from ampkit.mix import App
+from ampkit.platform import get_platform
+from ampkit.run import RunOutcome, RunRequest, execute
+from ampkit.rundir import RunDir
+from tests.qemu.helpers import make_mix
+
+MODEL = Path(__file__).parents[2] / "evaluations" / "gem5-2B2L" / "calibration" / "model"
+#: compute (3.16 measured, the evaluation's highest speedup) and stream
+#: (2.78), one thread each: about 5 and 3 simulated ms on a big CPU, three
+#: times that on a little one; estimates every simulated millisecond
+PAIR = make_mix(
+    App(program="compute", threads=1, size=20_000),
+    App(program="stream", threads=1, size=50_000),
+    name="online-pair",
+)
+MEASURED = {"compute": 3.1587, "stream": 2.7843}  # calibration/speedups.toml
+
+
+@pytest.fixture(scope="module")
+def observed(
+    gem5_tree: gem5.Gem5,
+    kernel_build: KernelBuild,
+    initramfs: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> RunOutcome:
+    models = online.load_online(
+        MODEL,
+        engine="gem5",
+        meaningful=True,
+        machine=calibration.model_sha256(),
+        period=online.period_us(1, 1.0),
+    )
+    request = RunRequest(
+        platform=get_platform("2B2L"),
+        policy="cfs+online",
+        mix=PAIR,
+        engine="gem5",
+        mix_limit_s=5,
+        method="once",
+        online=models,
+    )
+    return execute(request, tmp_path_factory.mktemp("online") / "run", kernel_build, initramfs)
+
+
+def test_every_thread_is_counted_and_the_counts_are_what_the_cpus_committed(
+    observed: RunOutcome,
+) -> None:
+    assert observed.ok, observed.status
+    records = RunDir(observed.directory).online_records()
+    threads = [r for r in records if r["what"] == "thread"]
+    # the main threads and the workers, each opened while it lived
+    assert len(threads) >= 4 and all(r["counters"] == "open" for r in threads), threads
+    counted = sum(sum(r["instructions"]) for r in records if r["what"] == "estimate")
+    summary = json.loads((observed.directory / "gem5.json").read_text())
+    committed = sum(c["insts"] for c in summary["cpus"])
+    # no counter reads 2^31 - 1 more than it counted; and the two programs'
+    # threads, counted from their first millisecond, are most of the work
+    assert 0.5 * committed < counted <= committed, (counted, committed)
+    written = [r for r in records if r["what"] == "estimate" and r["written"]]
+    assert written and all(
+        r["kernel_q10"] == r["speedup_q10"] for r in written if r.get("kernel_q10") is not None
+    )
+    daemon = online.summary_of(records)
+    assert daemon is not None and daemon["write_errors"] == 0
+    print(
+        f"ampkit-online on gem5: {daemon['periods']} periods of 1 ms, "
+        f"{daemon['period_cpu_ns_mean'] / 1000:.0f} us of CPU a period on average "
+        f"({daemon['period_cpu_ns_max'] / 1000:.0f} at most), "
+        f"{daemon['cpu_ns'] / 1e6:.2f} ms in all"
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped model orders them the wrong way: in their regions it gave compute's "
+    "thread 3.1 and stream's 4.8 (measured 3.16 and 2.78). It was trained on seven programs' "
+    "whole-run rates, their self-checks and the kernel included, and applied here to one "
+    "thread's rates in one period (calibration/model/README.md); a model that orders them "
+    "makes this test fail, and the mark goes",
+)
+def test_the_estimates_order_two_programs_of_far_apart_speedups(observed: RunOutcome) -> None:
+    assert observed.ok, observed.status
+    table = online_analysis.accuracy(online_analysis.estimates([observed.directory]), MEASURED)
+    print(table.to_string())
+    by_app = table.set_index("app")["estimate"]
+    assert by_app["compute"] > by_app["stream"], by_app
