@@ -470,7 +470,7 @@ def cmd_parsec_list(args: argparse.Namespace) -> int:
 
 def cmd_shell(args: argparse.Namespace) -> int:
     engine = get_engine(args.engine)
-    policy = policies.check_policy(args.policy)
+    policy = policies.kernel_policy(policies.check_policy(args.policy))
     target = _platform_from(args)
     variant = "debug" if args.debug_kernel else "default"
     found, disk = _artifacts(variant, args.no_build, build_mod.SHELL_IMAGE)

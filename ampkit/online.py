@@ -10,9 +10,10 @@ run: every period it counts each thread's events on each CPU, predicts
 its speedup with the model of the core type it ran on (weighted by the
 instructions it retired on each), smooths the prediction with Saez et
 al.'s phase handling and gives it to the kernel through the speedup
-interface, where the policies read it as they read a hint. Hints still
-start every thread (what it has before its first estimate, and for good
-if its counters cannot be opened).
+interface, where the policies read it as they read a hint. An instance
+starts on its hint; a thread keeps what it inherited (the hint, or its
+creator's estimate) until its own first estimate, and for good if its
+counters cannot be opened.
 
 The period is WASH's sampling quantum at the run's time scale (40 ms at
 scale 1, 10 ms at ``sched_timescale=4``), the period at which WASH reads
@@ -144,6 +145,27 @@ def load_online(
         for core in ("big", "little")
     )
     return OnlineSpeedups(models=(models[0], models[1]), period_us=period, meaningful=meaningful)
+
+
+def problems(summary: Mapping[str, Any] | None, spec: OnlineSpeedups) -> list[str]:
+    """Why a run fed by the online model is not the run described: its
+    daemon wrote no summary, a write to the kernel failed, or (where the
+    estimates mean something) it made no estimate at all, so the run ran
+    on its hints alone and would pass for one fed by the model."""
+    if summary is None:
+        return ["the online speedup daemon wrote no summary"]
+    out = []
+    if summary.get("write_errors"):
+        out.append(
+            f"the online speedup daemon failed {summary['write_errors']} write(s) to the kernel"
+        )
+    if spec.meaningful and not summary.get("estimates"):
+        out.append(
+            "the online speedup daemon made no estimate: every thread ran on its hint "
+            f"(threads {summary.get('threads')}, without counters "
+            f"{summary.get('threads_without_counters')})"
+        )
+    return out
 
 
 def summary_of(records: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:

@@ -247,6 +247,12 @@ def prepare(
     if request.engine != engine.name:
         raise AmpkitError(f"request for engine '{request.engine}' prepared for '{engine.name}'")
     check_policy(request.policy)
+    if request.online is not None and request.pmu_events:
+        raise UsageError(
+            "a run cannot count PMU events for a profile and feed the online model at once: "
+            "together they outnumber the PMU's counters",
+            "profile with the policy alone",
+        )
     if policies.uses_online(request.policy) != (request.online is not None):
         raise UsageError(
             f"policy {request.policy} "
@@ -447,13 +453,17 @@ def execute(
     if report.guest is not None:
         writer.write_guest(report.guest)
     speedups = manifest.speedups
+    online_problems: list[str] = []
     if request.online is not None:
         writer.write_online(report.online)
-        speedups = {**(speedups or {}), "daemon": online_mod.summary_of(report.online)}
+        summary = online_mod.summary_of(report.online)
+        speedups = {**(speedups or {}), "daemon": summary}
+        if report.complete:  # a run cut short says why by itself
+            online_problems = online_mod.problems(summary, request.online)
     # a kernel that refused a knob the command line set is not the run described
     amp = (report.guest or {}).get("amp")
     refused = policies.knob_problems(cmdline, amp.get("knobs") if isinstance(amp, dict) else None)
-    problems = (*outcome.problems, *refused)
+    problems = (*outcome.problems, *refused, *online_problems)
     status = judge(boot, report, limit_s, engine=engine_impl.label, extra=problems)
     ending = Ending(
         finished=_now(),

@@ -35,6 +35,7 @@ WASH's figure 6 does.
 import hashlib
 import json
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -352,13 +353,22 @@ def load_model(
             f"beside {INSTRUCTIONS}",
             _HINT,
         )
+    if len(set(events)) != len(events):
+        toml.fail(("events",), "names an event twice", _HINT)
     coefficients = toml.get(("coefficients",))
     if (
         not isinstance(coefficients, list)
         or len(coefficients) != len(events)
-        or not all(isinstance(c, int | float) and not isinstance(c, bool) for c in coefficients)
+        or not all(
+            isinstance(c, int | float)
+            and not isinstance(c, bool)
+            # finite and not subnormal: what the guest's strtod reads back (online.c)
+            and math.isfinite(c)
+            and (c == 0 or abs(c) >= sys.float_info.min)
+            for c in coefficients
+        )
     ):
-        toml.fail(("coefficients",), f"must be {len(events)} numbers, one per event", _HINT)
+        toml.fail(("coefficients",), f"must be {len(events)} finite numbers, one per event", _HINT)
     intercept = toml.get(("intercept",))
     if (
         not isinstance(intercept, int | float)

@@ -54,12 +54,13 @@ def estimates(run_dirs: Iterable[Path]) -> pd.DataFrame:
         records = run.online_records()
         if not records:
             continue
-        info = run.info()
-        apps = [a["program"] for a in info.mix_apps]
         try:
-            regions = [rec.roi_ns for rec in run.records(info)]
+            info = run.info()
+            # the region of interest; the process where a program marked none
+            regions = [rec.roi_ns or (rec.start_ns, rec.end_ns) for rec in run.records(info)]
         except Excluded:
-            regions = []
+            continue  # not a run the analysis can read: collect and report say why
+        apps = [a["program"] for a in info.mix_apps]
         first = min((r["from_ns"] for r in records if r.get("what") == "estimate"), default=0)
         for r in records:
             if r.get("what") != "estimate":

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from ampkit.errors import AmpkitError, UsageError
 from ampkit.mix import load_mix
 from ampkit.platform import get_platform
 from ampkit.run import EngineIdentity, RunRequest, prepare
-from ampkit.speedupmodel import Model
+from ampkit.speedupmodel import Model, load_model
 
 BIG = "3.0 CPU_CYCLES=-1.0 MEM_ACCESS=2.0"
 ENGINE = EngineIdentity(name="qemu", version="QEMU emulator version 7.2.0", binary_sha256="e" * 64)
@@ -564,3 +565,85 @@ def test_a_spec_may_set_the_daemons_period(tmp_path: Path) -> None:
     lone = body.replace('speedup_model = "model"\n', "").replace('"cfs+online"', '"cfs"')
     with pytest.raises(AmpkitError, match="needs speedup_model"):
         load_spec(write_spec(tmp_path, lone))
+
+
+# --- what a review found -------------------------------------------------------
+
+
+def test_a_five_event_model_replays_and_a_long_line_is_refused(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    model = "1.0 CPU_CYCLES=0.1 LD_RETIRED=0.2 ST_RETIRED=0.3 BR_RETIRED=0.4 BR_MIS_PRED=0.5"
+    counts = tmp_path / "counts.txt"
+    counts.write_text("count 3 big 1000000 1000000 1000000 1000000 1000000 1000000\nperiod\n")
+    args = [str(host_bin / "ampkit-online"), "-B", model, "-r", str(counts)]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    (only,) = [json.loads(x) for x in result.stdout.splitlines() if '"estimate"' in x]
+    assert only["estimate"] == pytest.approx(1.0 + 0.1 + 0.2 + 0.3 + 0.4 + 0.5)
+    counts.write_text("count 3 big 1 1 1 1 1 1 1\nperiod\n")
+    result = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    assert result.returncode != 0 and "more words" in result.stderr
+
+
+def test_a_run_cannot_profile_and_feed_the_model_at_once(host_bin: Path, tmp_path: Path) -> None:
+    desc = (
+        "ampkit-run 1\nrun_id x\npolicy cfs\nrepetition 0\npmu INST_RETIRED,CPU_CYCLES\n"
+        f"online 2000 1000\nonline_model big {BIG}\napp t 0 1 0 /bin/true\n"
+    )
+    (error,) = parse_console(
+        run_runner(host_bin / "ampkit-init", tmp_path, desc).stdout
+    ).runner_errors
+    assert "pmu and online cannot count at once" in error
+    spec = online.load_online(
+        _models(tmp_path), engine="qemu", meaningful=False, machine=None, period=10_000
+    )
+    request = RunRequest(
+        platform=get_platform("2B2L"),
+        policy="colab+online",
+        mix=load_mix("demo"),
+        online=spec,
+        pmu_events=("INST_RETIRED", "CPU_CYCLES"),
+    )
+    with pytest.raises(UsageError, match="at once"):
+        prepare(request, ENGINE, "k" * 64, "i" * 64, dtb_cache={"2B2L": b"2B2L"})
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("coefficients = [nan]", "finite numbers"),
+        ("coefficients = [5e-324]", "finite numbers"),
+        (
+            'events = ["CPU_CYCLES/INST_RETIRED", "CPU_CYCLES/INST_RETIRED"]\n'
+            "coefficients = [0.5, 0.5]",
+            "names an event twice",
+        ),
+    ],
+)
+def test_a_model_the_guest_would_refuse_is_refused_on_the_host(
+    tmp_path: Path, change: str, said: str
+) -> None:
+    _write(tmp_path / "m", "big", "qemu", "a" * 64)
+    path = tmp_path / "m" / online.MODEL_FILES["big"]
+    text = path.read_text().replace("coefficients = [0.5]", "")
+    if change.startswith("events"):
+        text = text.replace('events = ["CPU_CYCLES/INST_RETIRED"]\n', "")
+    path.write_text(text.replace("[provenance]", change + "\n[provenance]"))
+    with pytest.raises(AmpkitError, match=said):
+        load_model(path)
+
+
+def test_a_run_fed_by_a_model_that_made_no_estimate_is_not_counted(tmp_path: Path) -> None:
+    spec = online.load_online(
+        _models(tmp_path), engine="qemu", meaningful=True, machine=None, period=10_000
+    )
+    quiet = {"estimates": 0, "write_errors": 0, "threads": 3, "threads_without_counters": 3}
+    assert online.problems(None, spec) == ["the online speedup daemon wrote no summary"]
+    (why,) = online.problems(quiet, spec)
+    assert "made no estimate" in why and "without counters 3" in why
+    assert online.problems({**quiet, "estimates": 5, "write_errors": 2}, spec) == [
+        "the online speedup daemon failed 2 write(s) to the kernel"
+    ]
+    # where the estimates mean nothing (QEMU), none is no failure
+    assert online.problems(quiet, replace(spec, meaningful=False)) == []

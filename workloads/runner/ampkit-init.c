@@ -445,6 +445,9 @@ static void parse_desc(char *text, struct run *run)
 		fail("run description needs a run_id and at least one app", NULL);
 	if (!run->online_period_us != !(run->online_model[ONLINE_BIG] || run->online_model[ONLINE_LITTLE]))
 		fail("run description: online and online_model go together", NULL);
+	/* both at once would outnumber the PMU's counters, which gem5 v24 then miscounts */
+	if (run->online_period_us && run->pmu)
+		fail("run description: pmu and online cannot count at once", NULL);
 	for (n = 0; run->pmu && n < run->napps; n++) {
 		const char *bad = NULL;
 		char *copy = strdup(run->pmu);
@@ -694,10 +697,17 @@ static void online_announce(int index, pid_t pid)
 	char line[48];
 	int len;
 
-	if (online.to < 0)
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
+	ssize_t wrote;
+
+	if (online.to < 0 || online.ended)
 		return;
 	len = snprintf(line, sizeof(line), "app %d %d\n", index, (int)pid);
-	if (write(online.to, line, (size_t)len) != len)
+	/* a daemon that died unreaped must not kill the runner: EPIPE, and its end says why */
+	sigaction(SIGPIPE, &ignore, &before);
+	wrote = write(online.to, line, (size_t)len);
+	sigaction(SIGPIPE, &before, NULL);
+	if (wrote != len)
 		say("cannot tell the online daemon about an instance: %s", strerror(errno));
 }
 
@@ -734,7 +744,8 @@ static void stop_online(void)
 		if (ampkit_now_ns() >= deadline) {
 			kill(online.pid, SIGKILL);
 			waitpid(online.pid, &online.wstatus, 0);
-			fail("the online speedup daemon did not end within 10 s of the run's end", NULL);
+			online_reason(reason, sizeof(reason));
+			fail("the online speedup daemon did not end within 10 s of the run's end", reason);
 		}
 		ampkit_sleep_ns(1000000);
 	}
@@ -846,13 +857,14 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 	 * miss it, and the wait for it would block.
 	 */
 	setpgid(app->pid, app->pid);
-	online_announce(index, app->pid);
 	if (app->speedup_q10) {
 		int err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
 
 		if (first)
 			app->speedup_err = err;
 	}
+	/* after the hint: the daemon's estimates replace it, never the other way */
+	online_announce(index, app->pid);
 	/* Counting starts at its exec, once the gate has let it go. */
 	if (first && the_run->pmu)
 		pmu_open(&app->pmu, app->pid);

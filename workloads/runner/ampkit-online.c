@@ -79,7 +79,6 @@ struct thread {
 	struct group *groups;	/* one per CPU */
 	struct online_phase phase;
 	unsigned int q10;	/* what it was last given; 0: nothing yet */
-	uint64_t instructions[ONLINE_CORES];
 	uint64_t since_ns;	/* when its counts were last read (or opened) */
 };
 
@@ -98,11 +97,12 @@ static int nthreads;
 static struct proc procs[MAX_PROCS];
 static int nprocs;
 static FILE *log_file;
+static int replaying;	/* -r: counts from a file, nothing written to the kernel */
 static uint64_t epoch_ns;	/* when it told the runner it was ready; replay: 0 */
 
 static struct {
 	uint64_t periods, estimates, writes, write_errors;
-	uint64_t without_counters, untracked, log_dropped, log_lines;
+	uint64_t without_counters, untracked, instances_untracked, log_dropped, log_lines;
 	uint64_t period_cpu_ns, period_cpu_max_ns, period_wall_max_ns;
 } totals;
 
@@ -346,11 +346,14 @@ static struct thread *track(pid_t tid, pid_t pid, int app, int replay)
 	struct thread *t;
 	int err = 0;
 
-	if (nthreads == MAX_TRACKED) {
-		totals.untracked++;
+	for (t = threads; t < threads + nthreads && !t->gone; t++)
+		;
+	if (t == threads + MAX_TRACKED) {
+		totals.untracked++;	/* each period it is seen again: sightings, not threads */
 		return NULL;
 	}
-	t = &threads[nthreads++];
+	if (t == threads + nthreads)
+		nthreads++;
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->pid = pid;
@@ -425,24 +428,23 @@ static void json_double(struct sbuf *sb, double v)
 
 /* Takes a thread's counts of one period: estimates, smooths, hands it on. */
 static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
-		 uint64_t min_instructions, uint64_t now_ns, int replay)
+		 uint64_t min_instructions, uint64_t now_ns, int ended)
 {
 	double estimate, per_type[ONLINE_CORES], use;
 	uint64_t since_ns = t->since_ns;
 	unsigned int q10;
-	int stable, err = 0, written = 0, k;
+	int stable, err = 0, written = 0;
 	struct sbuf sb;
 
 	t->since_ns = now_ns;
-	for (k = 0; k < ONLINE_CORES; k++)
-		t->instructions[k] += c[k].instructions;
 	if (!online_period_estimate(models, c, min_instructions, &estimate, per_type))
 		return;
 	totals.estimates++;
 	use = online_phase_update(&t->phase, estimate, &stable);
 	q10 = online_q10(use);
-	if (q10 != t->q10) {
-		err = replay ? 0 : amp_set_speedup(t->tid, q10);
+	/* a thread that ended gets nothing: its tid may be another's by now */
+	if (q10 != t->q10 && !ended) {
+		err = replaying ? 0 : amp_set_speedup(t->tid, q10);
 		/* ESRCH: it ended after its last counts, nothing to give and nothing wrong */
 		if (err && err != ESRCH) {
 			totals.write_errors++;
@@ -467,8 +469,10 @@ static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
 	json_double(&sb, t->phase.average);
 	sb_printf(&sb, ",\"stable\":%s,\"speedup_q10\":%u,\"written\":%s",
 		  stable ? "true" : "false", q10, written ? "true" : "false");
+	if (ended || err == ESRCH)
+		sb_printf(&sb, ",\"ended\":true");
 	/* what the kernel holds now: the per-task state the policies read */
-	if (!replay) {
+	if (!replaying && !ended && err != ESRCH) {
 		int held = amp_get_speedup(t->tid);
 
 		if (held >= 0)
@@ -476,9 +480,7 @@ static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
 		else
 			sb_printf(&sb, ",\"kernel_q10\":null");
 	}
-	if (err == ESRCH)
-		sb_printf(&sb, ",\"ended\":true");
-	else if (err) {
+	if (err && err != ESRCH) {
 		sb_printf(&sb, ",\"error\":");
 		sb_json_str(&sb, strerror(err));
 	}
@@ -498,15 +500,20 @@ static void period(uint64_t min_instructions)
 		struct online_counts c[ONLINE_CORES];
 		struct thread *t = &threads[i];
 		char path[64];
+		int alive;
 
-		if (t->gone || !t->counted)
+		if (t->gone)
 			continue;
-		memset(c, 0, sizeof(c));
-		read_groups(t, c);
-		take(t, c, min_instructions, now, 0);
-		/* an exited thread's events keep its last counts: read, then let go */
+		/* whether it still lives, before its last counts: its tid could be another's later */
 		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)t->pid, (int)t->tid);
-		if (access(path, F_OK)) {
+		alive = !access(path, F_OK);
+		if (t->counted) {
+			memset(c, 0, sizeof(c));
+			read_groups(t, c);
+			/* an exited thread's events keep its last counts: taken, not written */
+			take(t, c, min_instructions, now, !alive);
+		}
+		if (!alive) {
 			close_groups(t);
 			t->gone = 1;
 		}
@@ -530,6 +537,7 @@ static int read_runner(int fd)
 	static size_t len;
 	char *line, *nl;
 	ssize_t got = read(fd, buf + len, sizeof(buf) - 1 - len);
+	int added = 0;
 
 	if (got < 0)
 		return errno == EINTR || errno == EAGAIN ? 1 : 0;
@@ -542,16 +550,32 @@ static int read_runner(int fd)
 		int app, pid;
 
 		*nl = '\0';
-		if (sscanf(line, "app %d %d", &app, &pid) == 2 && nprocs < MAX_PROCS) {
-			procs[nprocs].pid = (pid_t)pid;
-			procs[nprocs].app = app;
-			procs[nprocs].gone = 0;
-			nprocs++;
+		if (sscanf(line, "app %d %d", &app, &pid) == 2) {
+			struct proc *p;
+
+			for (p = procs; p < procs + nprocs && !p->gone; p++)
+				;
+			if (p == procs + MAX_PROCS) {
+				totals.instances_untracked++;
+			} else {
+				if (p == procs + nprocs)
+					nprocs++;
+				p->pid = (pid_t)pid;
+				p->app = app;
+				p->gone = 0;
+				added = 1;
+			}
 		}
 		line = nl + 1;
 	}
 	len = strlen(line);
 	memmove(buf, line, len + 1);
+	/*
+	 * An instance is announced while the gate holds it: its main thread's
+	 * counters open before it runs, not a period later.
+	 */
+	if (added)
+		discover();
 	return 1;
 }
 
@@ -586,8 +610,9 @@ static void summary(uint64_t period_us, uint64_t min_instructions)
 		 (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL +
 		 (uint64_t)ru.ru_stime.tv_usec * 1000ULL;
 	sb_printf(&sb, "},\"periods\":%" PRIu64 ",\"threads\":%d", totals.periods, nthreads);
-	sb_printf(&sb, ",\"threads_without_counters\":%" PRIu64 ",\"threads_untracked\":%" PRIu64,
-		  totals.without_counters, totals.untracked);
+	sb_printf(&sb, ",\"threads_without_counters\":%" PRIu64 ",\"untracked_sightings\":%" PRIu64
+		  ",\"instances_untracked\":%" PRIu64, totals.without_counters, totals.untracked,
+		  totals.instances_untracked);
 	sb_printf(&sb, ",\"estimates\":%" PRIu64 ",\"writes\":%" PRIu64 ",\"write_errors\":%" PRIu64,
 		  totals.estimates, totals.writes, totals.write_errors);
 	sb_printf(&sb, ",\"period_cpu_ns_mean\":%" PRIu64 ",\"period_cpu_ns_max\":%" PRIu64,
@@ -620,15 +645,20 @@ static void replay(const char *path, uint64_t min_instructions)
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
 		n = 0;
-		for (w[n] = strtok_r(line, " \t\n", &save); w[n] && n < 2 + GROUP_SIZE;
-		     w[n] = strtok_r(NULL, " \t\n", &save))
-			n++;
+		for (w[n] = strtok_r(line, " \t\n", &save); w[n];
+		     w[n] = strtok_r(NULL, " \t\n", &save)) {
+			if (++n < 3 + GROUP_SIZE)
+				continue;
+			if (strtok_r(NULL, " \t\n", &save))
+				die("replay: a line with more words than a count line has", line);
+			break;
+		}
 		if (!n || w[0][0] == '#')
 			continue;
 		if (!strcmp(w[0], "period")) {
 			tick += 1000000;
 			for (i = 0; i < nthreads; i++)
-				take(&threads[i], counts[i], min_instructions, epoch_ns + tick, 1);
+				take(&threads[i], counts[i], min_instructions, epoch_ns + tick, 0);
 			memset(counts, 0, sizeof(counts));
 			totals.periods++;
 		} else if (!strcmp(w[0], "count") && n >= 4) {
@@ -724,6 +754,7 @@ int main(int argc, char **argv)
 		die("cannot write the log", log_path);
 	setvbuf(log_file, NULL, _IOFBF, 1 << 16);
 	if (replay_path) {	/* replayed periods are 1 ms apart from 0 */
+		replaying = 1;
 		replay(replay_path, min_instructions);
 		summary(period_us, min_instructions);
 		return fclose(log_file) ? 1 : 0;
