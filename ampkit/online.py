@@ -18,9 +18,9 @@ counters cannot be opened.
 The period is WASH's sampling quantum at the run's time scale (40 ms at
 scale 1, 10 ms at ``sched_timescale=4``), the period at which WASH reads
 each thread's counters for the same purpose: each period costs one
-system call per thread and CPU (on gem5, about 0.5 ms of a CPU a period
-with four threads on 2B2L, tests/gem5/test_online.py), so a shorter one
-is dearer. The daemon's log comes back as the
+system call per thread and CPU (on gem5, 68 us of CPU a period on
+average with four threads on 2B2L, tests/gem5/test_online.py), so a
+shorter one is dearer. The daemon's log comes back as the
 run's ``online.jsonl`` (one line per thread, per thread and period with
 an estimate, and a summary with the daemon's CPU time); the manifest's
 ``speedups`` entry says where the run's speedups came from.
