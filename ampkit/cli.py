@@ -37,15 +37,14 @@ from ampkit.errors import (
     UsageError,
 )
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
-from ampkit.online import OnlineSpeedups, load_online
-from ampkit.online import period_us as online_period_us
+from ampkit.online import OnlineSpeedups
+from ampkit.online import for_run as online_for_run
 from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, prepare_for, warmup_of
 from ampkit.rundesc import METHODS
 from ampkit.rundir import Excluded, RunDir
 from ampkit.sizes import sized_for
 from ampkit.summary import summarize
-from ampkit.timescale import timescale_of
 
 if TYPE_CHECKING:
     from ampkit.behaviour import Table
@@ -154,7 +153,6 @@ def cmd_platform_list(_args: argparse.Namespace) -> int:
 def cmd_platform_calibrate(args: argparse.Namespace) -> int:
     from datetime import date
 
-    from ampkit import calibration
     from ampkit.hashing import sha256_file
     from ampkit.mix import App
     from ampkit.profile import measure
@@ -361,13 +359,11 @@ def _online(args: argparse.Namespace) -> OnlineSpeedups | None:
             f"{args.policy}",
             f"run --policy {policies.kernel_policy(args.policy)}{policies.ONLINE_SUFFIX}",
         )
-    meaningful = get_engine(args.engine).models_core_speed
-    return load_online(
+    return online_for_run(
         Path(args.speedup_model),
         engine=args.engine,
-        meaningful=meaningful,
-        machine=calibration.model_sha256() if meaningful else None,
-        period=online_period_us(timescale_of(args.append or ""), args.online_period_ms),
+        cmdline=args.append or "",
+        period_ms=args.online_period_ms,
     )
 
 
@@ -490,7 +486,6 @@ def cmd_shell(args: argparse.Namespace) -> int:
 def cmd_profile(args: argparse.Namespace) -> int:
     from datetime import date
 
-    from ampkit import calibration
     from ampkit.engines import get_engine
     from ampkit.mix import CATALOGUE_SIZES, App
     from ampkit.pmu import EVENT_SETS

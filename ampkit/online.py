@@ -35,16 +35,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ampkit import calibration
+from ampkit.engines import get_engine
 from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
 from ampkit.pmu import INSTRUCTIONS
-from ampkit.timescale import DEFAULT_WASH_QUANTUM_MS
+from ampkit.timescale import DEFAULT_WASH_QUANTUM_MS, timescale_of
 
 if TYPE_CHECKING:  # scikit-learn and pandas load only where a model does
     from ampkit.speedupmodel import Model
 
-#: The run directory's file of the daemon's log (ampkit.rundir.RunWriter).
-LOG = "online.jsonl"
 #: A core type's period counts toward an estimate from this many
 #: instructions on: rates of a few thousand instructions are noise.
 MIN_INSTRUCTIONS = 100_000
@@ -145,6 +145,23 @@ def load_online(
         for core in ("big", "little")
     )
     return OnlineSpeedups(models=(models[0], models[1]), period_us=period, meaningful=meaningful)
+
+
+def for_run(
+    directory: Path, *, engine: str, cmdline: str, period_ms: float | None = None
+) -> OnlineSpeedups:
+    """The models in ``directory`` for runs on ``engine`` booted with the
+    kit's ``cmdline`` (its time scale sets the default period): checked
+    against the machine model in use where the engine models the cores'
+    speed, taken as they are elsewhere."""
+    meaningful = get_engine(engine).models_core_speed
+    return load_online(
+        directory,
+        engine=engine,
+        meaningful=meaningful,
+        machine=calibration.model_sha256() if meaningful else None,
+        period=period_us(timescale_of(cmdline), period_ms),
+    )
 
 
 def problems(summary: Mapping[str, Any] | None, spec: OnlineSpeedups) -> list[str]:

@@ -70,7 +70,7 @@ RESULTS = "results.jsonl"
 STATUS = "status"
 CONSOLE = "console.log"
 GUEST = "guest.json"
-#: the online speedup model's log (ampkit.online.LOG), where a run had one
+#: the online speedup model's log (ampkit.online), where a run had one
 ONLINE = "online.jsonl"
 GEM5_SUMMARY = "gem5.json"
 RUN_DESC = "run.desc"

@@ -14,17 +14,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ampkit import calibration, parsec, policies, references
+from ampkit import parsec, policies, references
 from ampkit.campaign.spec import Spec
-from ampkit.engines import get_engine
 from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
-from ampkit.online import OnlineSpeedups, load_online
-from ampkit.online import period_us as online_period_us
+from ampkit.online import OnlineSpeedups
+from ampkit.online import for_run as online_for_run
 from ampkit.profile import load_profile
 from ampkit.run import EngineIdentity, RunRequest, engine_identity, prepare
 from ampkit.rundir import RunKey
-from ampkit.timescale import timescale_of
 
 #: The role of a run that is part of the matrix (references carry their kind).
 MATRIX = "matrix"
@@ -44,13 +42,11 @@ def online_of(spec: Spec) -> OnlineSpeedups | None:
     """The online speedup model the spec's +online policies run with."""
     if spec.speedup_model is None:
         return None
-    meaningful = get_engine(spec.engine).models_core_speed
-    return load_online(
+    return online_for_run(
         spec.speedup_model,
         engine=spec.engine,
-        meaningful=meaningful,
-        machine=calibration.model_sha256() if meaningful else None,
-        period=online_period_us(timescale_of(spec.append), spec.online_period_ms),
+        cmdline=spec.append,
+        period_ms=spec.online_period_ms,
     )
 
 

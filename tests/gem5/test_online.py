@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ampkit import calibration, online
+from ampkit import online
 from ampkit.analysis import online as online_analysis
 from ampkit.engines import gem5
 from ampkit.kernel import KernelBuild
@@ -42,13 +42,7 @@ def observed(
     initramfs: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> RunOutcome:
-    models = online.load_online(
-        MODEL,
-        engine="gem5",
-        meaningful=True,
-        machine=calibration.model_sha256(),
-        period=online.period_us(1, 1.0),
-    )
+    models = online.for_run(MODEL, engine="gem5", cmdline="", period_ms=1.0)
     request = RunRequest(
         platform=get_platform("2B2L"),
         policy="cfs+online",
