@@ -561,6 +561,22 @@ static void remove_inputs(const struct app *app, int index, pid_t pid)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The last @max bytes of the file at @path into @buf; how many (0 if it cannot be read). */
+static size_t read_tail(const char *path, char *buf, size_t max)
+{
+	ssize_t n = 0;
+	off_t size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		size = lseek(fd, 0, SEEK_END);
+		lseek(fd, size > (off_t)max ? size - (off_t)max : 0, SEEK_SET);
+		n = read(fd, buf, max);
+		close(fd);
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
 /* --- the online speedup model's daemon ----------------------------------- */
 
 /*
@@ -603,18 +619,9 @@ static void online_program(char *path, size_t len)
 static void online_reason(char *out, size_t len)
 {
 	char buf[512];
-	ssize_t n = 0;
-	int fd = open(online.err_path, O_RDONLY | O_CLOEXEC);
-	off_t size;
+	size_t n = read_tail(online.err_path, buf, sizeof(buf) - 1);
 
-	if (fd >= 0) {
-		size = lseek(fd, 0, SEEK_END);
-		lseek(fd, size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0,
-		      SEEK_SET);
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	buf[n > 0 ? n : 0] = '\0';
+	buf[n] = '\0';
 	while (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
 	if (WIFSIGNALED(online.wstatus))
@@ -1254,19 +1261,10 @@ static void report_json(struct sbuf *sb, const char *report_path)
 static void output_tail_json(struct sbuf *sb, const char *path, size_t max)
 {
 	char buf[OUTPUT_TAIL];
-	ssize_t n = 0;
-	off_t size;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (max > sizeof(buf))
 		max = sizeof(buf);
-	if (fd >= 0) {
-		size = lseek(fd, 0, SEEK_END);
-		lseek(fd, size > (off_t)max ? size - (off_t)max : 0, SEEK_SET);
-		n = read(fd, buf, max);
-		close(fd);
-	}
-	sb_json_strn(sb, buf, n > 0 ? (size_t)n : 0);
+	sb_json_strn(sb, buf, read_tail(path, buf, max));
 }
 
 static void app_record(const struct run *run, const struct app *app)
