@@ -1210,7 +1210,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--events",
         type=int,
-        help="at most this many events a model (default: as many as the PMU counts at once)",
+        help="at most this many events a model (default: the number that errs least when "
+        "one training program is left out, chosen again within each validation fold)",
     )
     s.set_defaults(func=cmd_model_train)
     s = md.add_parser(

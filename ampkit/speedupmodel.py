@@ -27,9 +27,16 @@ the cycle counter, the others in the rest. The model is an ordinary
 least-squares fit on the chosen events' raw rates, so that applying it
 online is a sum of products.
 
+How many events: unless told, the number at which leaving one program
+out of the training data errs least (choose_limit()). WASH keeps as many
+as the core counts at once; with the few, alike programs a kit trains on,
+a model of that many events fits them and extrapolates wildly to a
+program unlike them.
+
 Leave-one-program-out validation repeats the whole choice and fit
-without each program (every thread count of it) and predicts it, as
-WASH's figure 6 does.
+without each program (every thread count of it), the number of events
+included (chosen among the others alone, so the validation is nested and
+its error honest), and predicts it, as WASH's figure 6 does.
 """
 
 import hashlib
@@ -133,12 +140,9 @@ def _degenerate(x: pd.DataFrame) -> bool:
     return bool(singular.size and singular.min() <= 1e-9 * singular.max())
 
 
-def select_events(x: pd.DataFrame, y: pd.Series, limit: int | None = None) -> list[str]:
-    """The rates (columns of x) to predict y by: without those constant over
-    the data or repeating another, then by principal-component weight until
-    none is a combination of the others, they fit the PMU, and they number
-    at most ``limit`` and fewer than the rows less one (a regression needs
-    more rows than inputs)."""
+def _candidates(x: pd.DataFrame, y: pd.Series) -> list[str]:
+    """The rates (columns of x) worth choosing from: without those constant
+    over the data or repeating another (of two, the one closer to y stays)."""
     present = [str(c) for c in x.columns if x[c].notna().all() and float(x[c].std()) > 0]
     values = x[present].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -149,23 +153,47 @@ def select_events(x: pd.DataFrame, y: pd.Series, limit: int | None = None) -> li
                 for i in range(len(present))
             ]
         )
-    # of two that repeat each other, the one closer to the target stays
     kept_at: list[int] = []
     for i in sorted(range(len(present)), key=lambda i: -closeness[i]):
         if all(corr[i, k] < REDUNDANT for k in kept_at):
             kept_at.append(i)
     kept = {present[i] for i in kept_at}
-    most = min(limit if limit is not None else len(kept), len(x) - 2)
-    events = [str(c) for c in x.columns if c in kept]
-    while events and (len(events) > most or not _fits_pmu(events) or _degenerate(x[events])):
-        weights = _pcr_weights(x[events], y)
-        events.remove(str(weights.idxmin()))
-    if not events:
-        raise AmpkitError(
-            f"no event to predict by: {len(x)} rows, {len(present)} rates that vary",
-            "profile more programs (a regression needs more of them than events)",
-        )
-    return events
+    return [str(c) for c in x.columns if c in kept]
+
+
+def _choices(
+    x: pd.DataFrame, y: pd.Series, limits: Sequence[int | None]
+) -> dict[int | None, list[str]]:
+    """select_events() for each of ``limits`` at once. The events fall one
+    at a time, the smallest principal-component weight first, whatever the
+    limit: each limit takes the first set on that path that it admits."""
+    events = _candidates(x, y)
+    most = {limit: min(limit if limit is not None else len(events), len(x) - 2) for limit in limits}
+    chosen: dict[int | None, list[str]] = {}
+    while events and len(chosen) < len(most):
+        admissible = _fits_pmu(events) and not _degenerate(x[events])
+        for limit, bound in most.items():
+            if limit not in chosen and admissible and len(events) <= bound:
+                chosen[limit] = list(events)
+        if len(chosen) < len(most):
+            weights = _pcr_weights(x[events], y)
+            events.remove(str(weights.idxmin()))
+    for limit in most:
+        if limit not in chosen:
+            raise AmpkitError(
+                f"no event to predict by: {len(x)} rows, {len(_candidates(x, y))} rates that vary",
+                "profile more programs (a regression needs more of them than events)",
+            )
+    return chosen
+
+
+def select_events(x: pd.DataFrame, y: pd.Series, limit: int | None = None) -> list[str]:
+    """The rates (columns of x) to predict y by: without those constant over
+    the data or repeating another, then by principal-component weight until
+    none is a combination of the others, they fit the PMU, and they number
+    at most ``limit`` and fewer than the rows less one (a regression needs
+    more rows than inputs)."""
+    return _choices(x, y, [limit])[limit]
 
 
 @dataclass(frozen=True)
@@ -210,15 +238,58 @@ class Model:
         return "\n".join(lines) + "\n"
 
 
+#: an event earns its counter when it lowers the held-out error by more
+#: than this share of it
+GAIN = 0.01
+#: the event limits choose_limit() tries: one to what the PMU holds
+#: (CPU_CYCLES has a counter of its own)
+LIMITS = tuple(range(1, EVENT_BUDGET + 2))
+
+
+def _rates(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[[rate_name(n) for n in NAMES if n != INSTRUCTIONS]]
+
+
+def choose_limit(frame: pd.DataFrame, core: str, target: str) -> int | None:
+    """How many events a model of ``target`` from ``core``'s rates should
+    read, by these rows alone: the fewest at which leaving one program out
+    errs least (mean |error|, within GAIN of the least), from one to what
+    the PMU holds. None where the rows have too few programs to leave one out
+    of a training set (four): then as many as the PMU holds.
+
+    More events fit the training programs better and extrapolate worse to
+    a program unlike them; with a few programs the second wins early
+    (calibration/model/README.md of the gem5 evaluation)."""
+    rows = frame[(frame["core"] == core) & frame[target].notna()].reset_index(drop=True)
+    if rows["program"].nunique() < 4:
+        return None
+    errors: dict[int, list[float]] = {limit: [] for limit in LIMITS}
+    for train, test in LeaveOneGroupOut().split(rows, groups=rows["program"]):
+        x, y = _rates(rows.iloc[train]), rows.iloc[train][target]
+        held_out = rows.iloc[test]
+        for limit, events in _choices(x, y, LIMITS).items():
+            assert limit is not None
+            regression = LinearRegression().fit(x[events].to_numpy(), y.to_numpy())
+            predicted = regression.predict(held_out[events].to_numpy())
+            errors[limit] += list(np.abs(predicted / held_out[target].to_numpy() - 1))
+    mean = {limit: float(np.mean(e)) for limit, e in errors.items()}
+    lowest = min(mean.values())
+    return min(limit for limit in LIMITS if mean[limit] <= lowest * (1 + GAIN) + 1e-6)
+
+
 def fit(frame: pd.DataFrame, core: str, target: str, limit: int | None = None) -> Model:
-    """The model of ``target`` from ``core``'s rates in a training frame."""
+    """The model of ``target`` from ``core``'s rates in a training frame,
+    reading at most ``limit`` events (None: as many as choose_limit() finds
+    best on the frame)."""
     rows = frame[(frame["core"] == core) & frame[target].notna()]
     if rows["program"].nunique() < 2:
         raise AmpkitError(
             f"{target} from {core} counts: {rows['program'].nunique()} program(s) to train on",
             "profile more programs",
         )
-    x = rows[[rate_name(n) for n in NAMES if n != INSTRUCTIONS]]
+    if limit is None:
+        limit = choose_limit(rows, core, target)
+    x = _rates(rows)
     y = rows[target]
     events = select_events(x, y, limit)
     regression = LinearRegression().fit(x[events].to_numpy(), y.to_numpy())
@@ -234,7 +305,8 @@ def fit(frame: pd.DataFrame, core: str, target: str, limit: int | None = None) -
 
 def validate(frame: pd.DataFrame, core: str, target: str, limit: int | None = None) -> pd.DataFrame:
     """Leave one program out: for each program, the model trained on the
-    others (events chosen again) predicting its applications. One row per
+    others (events chosen again, and with ``limit`` None their number too,
+    by the others alone) predicting its applications. One row per
     application: program, app, core, target, measured, predicted, error
     (predicted / measured - 1), the events that fold chose, and what
     predicting the others' mean would have erred (mean_error): a model
@@ -289,6 +361,9 @@ def train(profile: Profile, limit: int | None = None) -> tuple[list[Model], pd.D
                 **dict(profile.provenance),
                 "profile_sha256": profile_sha,
                 "programs": " ".join(sorted(rows["program"].unique())),
+                "events_limit": (
+                    str(limit) if limit is not None else "chosen by leaving one program out"
+                ),
                 "lopo_mean_abs_error": f"{check['error'].abs().mean():.4f}",
                 "lopo_max_abs_error": f"{check['error'].abs().max():.4f}",
                 "lopo_mean_abs_error_of_the_mean": f"{check['mean_error'].abs().mean():.4f}",

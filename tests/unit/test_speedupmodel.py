@@ -78,6 +78,28 @@ def test_training_keeps_the_informative_events_and_recovers_their_coefficients()
     assert eef.intercept == pytest.approx(3.0, abs=1e-6)
 
 
+def test_by_default_the_number_of_events_is_what_leaving_a_program_out_prefers() -> None:
+    # two events say everything: one errs on every held-out program, two
+    # err on none, more err no less, and the fewest of the best win
+    prof = synthetic_profile(known)
+    frame = sm.training_frame(prof)
+    assert sm.choose_limit(frame, "big", "speedup") == 2
+    models, check = sm.train(prof)
+    big = next(m for m in models if (m.target, m.core) == ("speedup", "big"))
+    assert set(big.events) == {rate("BR_MIS_PRED"), rate("L1D_TLB_REFILL")}
+    assert dict(big.provenance)["events_limit"] == "chosen by leaving one program out"
+    # nested: each fold chose its number among the other programs alone
+    folds = check[(check["target"] == "speedup") & (check["core"] == "big")]
+    assert all(len(str(events).split()) == 2 for events in folds["events"])
+    assert folds["error"].abs().max() < 1e-6
+
+
+def test_too_few_programs_to_choose_by_keep_as_many_events_as_the_pmu_holds() -> None:
+    frame = sm.training_frame(synthetic_profile(known))
+    three = frame[frame["program"].isin(PROGRAMS[:3])]
+    assert sm.choose_limit(three, "big", "speedup") is None
+
+
 def test_an_event_that_is_the_sum_of_two_others_adds_nothing() -> None:
     # MEM_ACCESS = LD_RETIRED + ST_RETIRED, as on gem5: the three together
     # have a direction of no variance, which the components leave out
