@@ -80,11 +80,22 @@ def test_a_period_predicts_each_core_type_and_weights_by_instructions(
     assert (summary["periods"], summary["estimates"], summary["writes"]) == (2, 2, 2)
 
 
-def test_too_few_instructions_make_no_estimate(host_bin: Path, tmp_path: Path) -> None:
-    counts = "count 7 big 999 1500 200\nperiod\ncount 7 big 1000 1500 200\nperiod\n"
-    records = replay(host_bin, tmp_path, counts, "-m", "1000")
-    (only,) = estimates(records)
-    assert only["instructions"] == [1000, 0]
+def test_too_few_instructions_wait_for_the_next_periods_counts(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    # a thread that runs a little in every period: 400 instructions a
+    # period on big, 999 on little (one short), against a threshold of 1000
+    period = "count 7 big 400 600 80\ncount 7 little 999 1500\nperiod\n"
+    records = replay(host_bin, tmp_path, period * 3, "-m", "1000")
+    first, second = estimates(records)
+    # the second period: little's 1998 are enough, big's 800 are not yet
+    assert first["instructions"] == [0, 1998] and first["per_type"][0] is None
+    # the third: big's 1200 over three periods, little's 999 held back
+    assert second["instructions"] == [1200, 0]
+    assert second["per_type"][0] == pytest.approx(3.0 - 1.0 * 1.5 + 2.0 * 0.2)
+    # each estimate says which periods its counts span
+    assert first["t_ns"] - first["from_ns"] == 2_000_000
+    assert second["from_ns"] == first["t_ns"] and second["t_ns"] - second["from_ns"] == 1_000_000
 
 
 def test_a_stable_phase_uses_the_latest_estimate_and_a_transition_the_average(
@@ -223,6 +234,31 @@ def test_a_daemon_that_cannot_start_fails_the_run_with_its_reason(
     (error,) = report.runner_errors
     assert error.startswith("the online speedup daemon did not start: exit status 127")
     assert "cannot execute" in error
+    assert not report.saw_begin
+
+
+def test_a_daemon_that_never_says_it_is_ready_fails_the_run_in_time(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    stuck = tmp_path / "stuck"
+    stuck.mkdir()
+    shutil.copy(host_bin / "ampkit-init", stuck / "ampkit-init")
+    # a daemon that holds its ready pipe open and writes nothing
+    daemon = stuck / "ampkit-online"
+    daemon.write_text("#!/bin/sh\nexec sleep 120\n")
+    daemon.chmod(0o755)
+    begun = time.monotonic()
+    result = run_runner(
+        stuck / "ampkit-init", tmp_path, online_desc(host_bin, "app t 0 1 0 /bin/true\n")
+    )
+    assert time.monotonic() - begun < 60
+    assert result.returncode == 1
+    report = parse_console(result.stdout)
+    (error,) = report.runner_errors
+    assert error.startswith(
+        "the online speedup daemon did not say it was ready in 10 s of guest time: "
+        "killed by signal 9"
+    ), error
     assert not report.saw_begin
 
 

@@ -64,6 +64,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -632,6 +633,10 @@ static void online_reason(char *out, size_t len)
 			 n > 0 ? "; it said: " : "", buf);
 }
 
+/* How long the daemon may take to start (its models, the CPUs, the task hooks). */
+#define ONLINE_READY_MS 10000
+#define ONLINE_READY_TEXT "10 s"
+
 static void start_online(const struct run *run, const char *tmpdir)
 {
 	char program[PATH_MAX], period[16], minimum[16], ready_arg[16], reason[700], c;
@@ -686,15 +691,32 @@ static void start_online(const struct run *run, const char *tmpdir)
 	close(to[0]);
 	close(ready[1]);
 	online.to = to[1];
-	/* ready once it has read its models and the machine; end of file if it died first */
-	while ((got = read(ready[0], &c, 1)) < 0 && errno == EINTR)
-		;
+	/*
+	 * Ready once it has read its models and the machine; end of file if it
+	 * died first. A daemon stuck before then would hold the run until the
+	 * engine's wall limit: it gets ONLINE_READY_MS of guest time.
+	 */
+	got = -1;
+	for (;;) {
+		struct pollfd p = { .fd = ready[0], .events = POLLIN };
+		int n = poll(&p, 1, ONLINE_READY_MS);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 1)
+			got = read(ready[0], &c, 1);
+		break;
+	}
 	close(ready[0]);
 	if (got != 1) {
+		if (got < 0)
+			kill(online.pid, SIGKILL);
 		waitpid(online.pid, &online.wstatus, 0);
 		online.ended = 1;
 		online_reason(reason, sizeof(reason));
-		fail("the online speedup daemon did not start", reason);
+		fail(got < 0 ? "the online speedup daemon did not say it was ready in "
+			       ONLINE_READY_TEXT " of guest time" :
+			       "the online speedup daemon did not start", reason);
 	}
 }
 

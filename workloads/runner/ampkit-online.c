@@ -79,7 +79,8 @@ struct thread {
 	struct group *groups;	/* one per CPU */
 	struct online_phase phase;
 	unsigned int q10;	/* what it was last given; 0: nothing yet */
-	uint64_t since_ns;	/* when its counts were last read (or opened) */
+	uint64_t since_ns;	/* when the counts of its next estimate began */
+	struct online_counts pending[ONLINE_CORES];	/* too few to estimate by, yet */
 };
 
 struct proc {
@@ -427,7 +428,7 @@ static void json_double(struct sbuf *sb, double v)
 }
 
 /* Takes a thread's counts of one period: estimates, smooths, hands it on. */
-static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
+static void take(struct thread *t, struct online_counts c[ONLINE_CORES],
 		 uint64_t min_instructions, uint64_t now_ns, int ended)
 {
 	double estimate, per_type[ONLINE_CORES], use;
@@ -436,9 +437,10 @@ static void take(struct thread *t, const struct online_counts c[ONLINE_CORES],
 	int stable, err = 0, written = 0;
 	struct sbuf sb;
 
-	t->since_ns = now_ns;
+	online_carry(t->pending, c, min_instructions);
 	if (!online_period_estimate(models, c, min_instructions, &estimate, per_type))
 		return;
+	t->since_ns = now_ns;
 	totals.estimates++;
 	use = online_phase_update(&t->phase, estimate, &stable);
 	q10 = online_q10(use);

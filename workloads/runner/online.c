@@ -89,6 +89,24 @@ int online_period_estimate(const struct online_model models[ONLINE_CORES],
 	return 1;
 }
 
+void online_carry(struct online_counts pending[ONLINE_CORES],
+		  struct online_counts counts[ONLINE_CORES], uint64_t min_instructions)
+{
+	int t, i;
+
+	for (t = 0; t < ONLINE_CORES; t++) {
+		counts[t].instructions += pending[t].instructions;
+		for (i = 0; i < ONLINE_MAX_EVENTS; i++)
+			counts[t].events[i] += pending[t].events[i];
+		if (counts[t].instructions < min_instructions) {
+			pending[t] = counts[t];
+			memset(&counts[t], 0, sizeof(counts[t]));
+		} else {
+			memset(&pending[t], 0, sizeof(pending[t]));
+		}
+	}
+}
+
 double online_phase_update(struct online_phase *p, double estimate, int *stable)
 {
 	double previous = p->average;

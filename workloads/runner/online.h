@@ -81,6 +81,17 @@ int online_period_estimate(const struct online_model models[ONLINE_CORES],
 			   double per_type[ONLINE_CORES]);
 
 /*
+ * Adds a thread's counts held back from earlier periods (@pending) to this
+ * period's (@counts), per core type, and holds back again (moves to
+ * @pending) each type whose instructions are still under
+ * @min_instructions: a thread that runs a
+ * little in every period (one that mostly waits) still gets an estimate
+ * once its counts add up, rather than never.
+ */
+void online_carry(struct online_counts pending[ONLINE_CORES],
+		  struct online_counts counts[ONLINE_CORES], uint64_t min_instructions);
+
+/*
  * Saez et al.'s phase handling: a running average of the estimates; a
  * change of the average beyond ONLINE_PHASE_THRESHOLD marks a transition;
  * after ONLINE_STABLE_PERIODS periods without one the phase is stable and
