@@ -489,7 +489,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from ampkit.engines import get_engine
     from ampkit.mix import CATALOGUE_SIZES, App
     from ampkit.pmu import EVENT_SETS
-    from ampkit.profile import from_runs, measure
+    from ampkit.profile import OVER_INTERVAL, OVER_REGION, from_runs, measure
 
     if args.from_runs:
         prof = from_runs(Path(args.from_runs))
@@ -548,6 +548,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
     }
     if get_engine(args.engine).models_core_speed:
         provenance["model_sha256"] = calibration.model_sha256()
+    if not args.no_pmu and get_engine(args.engine).writes_statistics:
+        over = [OVER_INTERVAL if e.app.from_suite else OVER_REGION for e in prof.entries]
+        provenance["pmu"] = f"{' and '.join(sorted(set(over)))} (ampkit.gem5stats)"
     prof = replace(prof, provenance=tuple(provenance.items()))
     Path(args.out).write_text(prof.render())
     for e in prof.entries:

@@ -371,6 +371,22 @@ def merge(parts: list[dict[str, float]]) -> dict[str, float]:
     return _precise_seconds(merged)
 
 
+#: The kit's own entries in a measured dump for a run whose application
+#: marked its region of interest (ampkit/run.py, roi_stats): each counted
+#: statistic (merge()'s "sum") over the region alone, under this prefix
+ROI_PREFIX = "ampkit.roi."
+
+
+def _roi_counts(begin: dict[str, float], end: dict[str, float]) -> dict[str, float]:
+    """The counts between two dumps of one interval that nothing reset in
+    between (the workload's marks: m5 dumpstats), under ROI_PREFIX."""
+    return {
+        f"{ROI_PREFIX}{name}": value - begin.get(name, 0.0)
+        for name, value in end.items()
+        if _merge_rule(name) == "sum" and not name.startswith(ROI_PREFIX)
+    }
+
+
 def run_dumps(
     slices: list[list[dict[str, float]]], records: list[dict[str, Any] | None] | None = None
 ) -> list[dict[str, float]]:
@@ -387,9 +403,16 @@ def run_dumps(
     end. The interval's pieces become one merged dump (merge()) that says
     how many cuts it spans (CUTS). A run whose runner did not dump twice
     raises MeasuredUnknown (its dumps in order could pass for the four of
-    a run in one)."""
+    a run in one).
+
+    A run of one application that marked its region of interest has two
+    dumps more between the runner's, without a reset (the workload's, at
+    the region's bounds): their difference is the region's counts, which
+    the measured dump carries under ROI_PREFIX; the interval is the same.
+    Only a region within one slice has them (a restore between the marks
+    restarts the counts)."""
     records = records or [None] * len(slices)
-    if len(slices) == 1 and records[0] is None:
+    if len(slices) == 1 and records[0] is None and len(slices[0]) != len(RUN_DUMPS) + 2:
         return slices[0]
     timeline: list[tuple[str, dict[str, float]]] = []
     for index, (dumps, record) in enumerate(zip(slices, records, strict=True)):
@@ -408,16 +431,30 @@ def run_dumps(
                 kind = "exit"
             timeline.append((kind, dump))
     runner = [at for at, (kind, _) in enumerate(timeline) if kind == "runner"]
-    if len(runner) != 2:
+    if len(runner) not in (2, 4):
         raise MeasuredUnknown(
             f"{len(runner)} dumps of the runner in {len(slices)} slices where a run that "
-            "reached its end writes 2 (start, measured): the measured interval is unknown"
+            "reached its end writes 2 (start, measured), or 4 where its application marked "
+            "its region of interest: the measured interval is unknown"
         )
-    start, end = runner
-    inside = timeline[start + 1 : end + 1]
-    merged = merge([dump for kind, dump in inside if kind not in ("restore", "drain")])
-    merged[CUTS] = sum(1 for kind, _ in inside if kind == "restore")
-    return [slices[0][0], timeline[start][1], merged, slices[-1][-1]]
+    start, end = runner[0], runner[-1]
+    marks = runner[1:-1]
+    inside = [
+        (at, kind, dump)
+        for at, (kind, dump) in enumerate(timeline[start + 1 : end + 1], start + 1)
+        if at not in marks
+    ]
+    cuts = sum(1 for _, kind, _ in inside if kind == "restore")
+    if cuts == 0 and len(slices) == 1:
+        measured = dict(timeline[end][1])  # one piece: the dump as gem5 wrote it
+    else:
+        measured = merge([dump for _, kind, dump in inside if kind not in ("restore", "drain")])
+        measured[CUTS] = cuts
+    if marks:
+        first, last = marks
+        if not any(kind == "restore" for kind, _ in timeline[first:last]):
+            measured.update(_roi_counts(timeline[first][1], timeline[last][1]))
+    return [slices[0][0], timeline[start][1], measured, slices[-1][-1]]
 
 
 def _slice_record(directory: Path) -> dict[str, Any] | None:
@@ -520,4 +557,20 @@ def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]
         # machine cold, and lost the work items in progress across it
         "cuts": int(dump.get(CUTS, 0)),
         "work_items_whole": not dump.get(CUTS, 0),
+        **_roi_summary(dump),
+    }
+
+
+def _roi_summary(dump: dict[str, float]) -> dict[str, Any]:
+    """The region of interest's part of a summary, where the measured dump
+    has it (ROI_PREFIX): its simulated seconds and its PMU events, summed
+    over the CPUs."""
+    region = {k.removeprefix(ROI_PREFIX): v for k, v in dump.items() if k.startswith(ROI_PREFIX)}
+    if not region:
+        return {}
+    return {
+        "roi": {
+            "sim_seconds": region.get("simTicks", math.nan) / TICKS_PER_S,
+            "pmu": pmu_counts(region),
+        }
     }

@@ -377,7 +377,13 @@ def measure(
                 "see its console.log and manifest.json; a profile is made of runs that count only",
             ) from e
         _check_counts(run_dir, record)
-        return run_dir, record, statistics_counts(verdict.statistics)
+        counts, over = statistics_counts(verdict.statistics)
+        if request.roi_stats and over != OVER_REGION:
+            raise AmpkitError(
+                f"{run_dir}: asked for its region's statistics and has none",
+                "see its console.log: a workload marks them as its region begins and ends",
+            )
+        return run_dir, record, counts
 
     entries = []
     for app in apps:
@@ -400,6 +406,10 @@ def measure(
                         kernel_variant=kernel_variant,
                         extra_cmdline=cmdline,
                         pmu_events=events,
+                        # the statistics' counts of the region alone, as the
+                        # speedup is its time (gem5; a PARSEC program's hooks
+                        # do not mark them)
+                        roi_stats=bool(pmu_sets) and from_statistics and not app.from_suite,
                     )
                     passes.append(run(request))
                 run_dir, record, counts = passes[0]
@@ -426,13 +436,24 @@ def measure(
     return Profile(engine=engine, cpus=cpus, entries=tuple(entries))
 
 
-def statistics_counts(statistics: Statistics) -> dict[str, float]:
-    """Every PMU event over a run's measured interval on all its CPUs, as
-    the engine's statistics count it (ampkit.gem5stats.PMU_STATS): the
-    application's own where it ran alone, with the little the runner and
-    the kernel did beside it; empty without statistics."""
-    counts = statistics.measured.get("pmu") if statistics.measured else None
-    return dict(counts) if isinstance(counts, dict) else {}
+#: What a profile's PMU counts cover (its provenance's "pmu" entry)
+OVER_REGION = "the engine's statistics over each application's region of interest"
+OVER_INTERVAL = "the engine's statistics over each run's measured interval"
+
+
+def statistics_counts(statistics: Statistics) -> tuple[dict[str, float], str]:
+    """Every PMU event on all a run's CPUs as the engine's statistics count
+    it (ampkit.gem5stats.PMU_STATS), and what they cover: the application's
+    region of interest where the run marked it (RunRequest.roi_stats: the
+    work its speedup times, without its start-up and self-check), else the
+    measured interval (the whole process, with the little the runner and
+    the kernel did beside it); empty without statistics."""
+    measured = statistics.measured or {}
+    region = measured.get("roi")
+    if isinstance(region, dict) and isinstance(region.get("pmu"), dict):
+        return dict(region["pmu"]), OVER_REGION
+    counts = measured.get("pmu")
+    return (dict(counts), OVER_INTERVAL) if isinstance(counts, dict) else ({}, "")
 
 
 def from_runs(root: Path) -> Profile:
@@ -446,6 +467,7 @@ def from_runs(root: Path) -> Profile:
     found, _ = find_run_dirs(root)
     sides: dict[App, dict[str, list[tuple[str, int, dict[str, float], list[float]]]]] = {}
     engines, cpus, machines = set(), set(), set()
+    covers: dict[str, list[str]] = {}
     for path in sorted(found):
         run = RunDir(path)
         try:
@@ -467,7 +489,10 @@ def from_runs(root: Path) -> Profile:
         )
         epi = _epi_nj(run) if kind == "big" else []
         runs = sides.setdefault(app, {"big": [], "little": []})[kind]
-        runs.append((path.name, record.turnaround_ns, statistics_counts(verdict.statistics), epi))
+        counts, over = statistics_counts(verdict.statistics)
+        runs.append((path.name, record.turnaround_ns, counts, epi))
+        if over:
+            covers.setdefault(over, []).append(path.name)
         engines.add(info.engine)
         cpus.add(info.big or info.little)
         machines.add(_machine_of(run) if not info.calibration_stale else "")
@@ -500,7 +525,17 @@ def from_runs(root: Path) -> Profile:
             f"{root}: runs of {len(engines)} engines and {len(cpus)} CPU counts: "
             "a profile is of one engine and one platform size",
         )
-    provenance = {"runs": str(root), "pmu": "the engine's statistics (ampkit.gem5stats)"}
+    if len(covers) > 1:
+        raise AmpkitError(
+            f"{root}: PMU counts over regions of interest ({covers[OVER_REGION][0]}, ...) "
+            f"and over whole runs ({covers[OVER_INTERVAL][0]}, ...): rates of the two "
+            "differ by the start-up and self-check, and a model would learn the difference",
+            "keep the runs of one kind under the folder (ampkit profile makes region runs)",
+        )
+    provenance = {
+        "runs": str(root),
+        "pmu": f"{next(iter(covers), OVER_INTERVAL)} (ampkit.gem5stats)",
+    }
     if len(machines) == 1 and (machine := machines.pop()):
         provenance["model_sha256"] = machine
     return Profile(

@@ -93,6 +93,12 @@ class RunRequest:
     #: predicted in the guest from its PMU counts, the hints only its start;
     #: None, hints alone, the description as before
     online: OnlineSpeedups | None = None
+    #: gem5: the application's region of interest marked in the statistics
+    #: (two dumps without a reset between the runner's: ampkit.gem5stats,
+    #: ROI_PREFIX), so that its counts are the region's alone, without its
+    #: start-up and self-check: the speedup model's training data. A run
+    #: of one application, once, in one slice
+    roi_stats: bool = False
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -233,6 +239,34 @@ def check_slices(slice_ms: int | None, engine: Engine) -> None:
         )
 
 
+#: What asks a workload to mark its region in gem5's statistics
+#: (workloads/common/ampkit_workload.c)
+ROI_STATS_ENV = "AMPKIT_ROI_STATS"
+
+
+def check_roi_stats(request: RunRequest) -> None:
+    """A run that marks its region in the statistics: on gem5, one of the
+    kit's workloads alone, once, in one slice, so that its two marks fall
+    between the runner's dumps with nothing reset between them."""
+    engine = get_engine(request.engine)
+    problems = []
+    if not (engine.writes_statistics and engine.uses_m5ops):
+        problems.append(f"{engine.label} keeps no statistics to mark")
+    if len(request.mix.apps) != 1:
+        problems.append(f"the mix has {len(request.mix.apps)} applications, whose regions overlap")
+    elif request.mix.apps[0].from_suite:
+        problems.append("a PARSEC program marks its region with its own hooks, which do not dump")
+    if request.method != "once":
+        problems.append(f"method {request.method} starts the application again")
+    if request.slice_ms is not None:
+        problems.append("a slice's restore between the marks would restart the counts")
+    if problems:
+        raise UsageError(
+            "statistics of the region of interest: " + "; ".join(problems),
+            "they are for one workload alone on gem5, once, without slices (ampkit profile)",
+        )
+
+
 def prepare(
     request: RunRequest,
     engine: EngineIdentity,
@@ -267,6 +301,16 @@ def prepare(
         )
     if request.method not in METHODS:
         raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
+    env = request.env
+    if any(entry.startswith(f"{ROI_STATS_ENV}=") for entry in env):
+        raise UsageError(
+            f"{ROI_STATS_ENV} is the kit's to set: the statistics it marks need a run "
+            "made for them",
+            "ask for them with roi_stats (ampkit profile does on gem5)",
+        )
+    if request.roi_stats:
+        check_roi_stats(request)
+        env = (*env, f"{ROI_STATS_ENV}=1")
     if not any(app.from_suite for app in request.mix.apps):
         suite = None  # the image is neither attached nor part of the key
     elif suite is None:
@@ -295,7 +339,7 @@ def prepare(
         suite=suite,
         start_delays_us=perturbed.start_delays_us if perturbed else None,
         pmu=request.pmu_events,
-        env=request.env,
+        env=env,
         online=request.online.lines() if request.online else (),
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})

@@ -35,10 +35,10 @@ DTBS = {"2B2L": b"gem5-tree"}
 
 
 def request(policy: str = "colab", **kw: object) -> RunRequest:
+    kw.setdefault("mix", load_mix("sync2-contend-compute"))
     return RunRequest(
         platform=get_platform("2B2L"),
         policy=policy,
-        mix=load_mix("sync2-contend-compute"),
         engine="gem5",
         **kw,  # type: ignore[arg-type]
     )
@@ -81,6 +81,57 @@ def test_a_gem5_run_is_keyed_by_the_bootloader_and_the_tree() -> None:
     assert prepare(request(), GEM5, "k" * 64, "i" * 64, dtb_cache=other_tree).key != base
     limited = prepare(request(wall_limit_s=99), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS))
     assert limited.limit_s == 99 and limited.key != base
+
+
+def test_a_run_that_marks_its_region_is_one_workload_alone_once_in_one_slice() -> None:
+    from ampkit.errors import UsageError
+    from ampkit.mix import App
+    from tests.qemu.helpers import make_mix
+
+    alone = make_mix(App("latency", threads=2, size=8))
+
+    def prepared(**kw: object) -> str:
+        kw.setdefault("mix", alone)
+        kw.setdefault("method", "once")
+        return prepare(
+            request("cfs", roi_stats=True, **kw), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS)
+        ).desc
+
+    assert "env AMPKIT_ROI_STATS=1" in prepared().splitlines()
+    plain = prepare(
+        request("cfs", mix=alone, method="once"), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS)
+    )
+    assert "AMPKIT_ROI_STATS" not in plain.desc
+    for kw, said in [
+        ({"mix": load_mix("sync2-contend-compute")}, "the mix has 2 applications"),
+        ({"method": "restart"}, "method restart starts the application again"),
+        ({"slice_ms": 10}, "a slice's restore between the marks"),
+    ]:
+        with pytest.raises(UsageError, match="statistics of the region of interest") as e:
+            prepared(**kw)
+        assert said in e.value.what, e.value.what
+    with pytest.raises(UsageError, match="keeps no statistics"):
+        prepare(
+            RunRequest(
+                platform=get_platform("2B2L"),
+                policy="cfs",
+                mix=alone,
+                method="once",
+                roi_stats=True,
+            ),
+            EngineIdentity(name="qemu", version="QEMU 7.2", binary_sha256="q" * 64),
+            "k" * 64,
+            "i" * 64,
+        )
+    # the marks are the kit's to ask for: an env entry of the user's may not
+    with pytest.raises(UsageError, match="AMPKIT_ROI_STATS is the kit's to set"):
+        prepare(
+            request("cfs", mix=alone, method="once", env=("AMPKIT_ROI_STATS=1",)),
+            GEM5,
+            "k" * 64,
+            "i" * 64,
+            dtb_cache=dict(DTBS),
+        )
 
 
 def test_gem5_campaign_jobs_allow_for_the_boot() -> None:

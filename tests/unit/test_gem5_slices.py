@@ -127,6 +127,66 @@ def test_the_slices_of_a_run_give_the_layout_of_one() -> None:
         )
 
 
+def cumulative(ticks: float, final: float) -> dict[str, float]:
+    """A workload's mark: the counts since the runner's reset, not reset."""
+    return at(ticks, final)
+
+
+def test_a_region_marked_inside_the_interval_gives_its_own_counts() -> None:
+    """The runner resets at 5 ms and dumps at 12; the workload marks its
+    region at 6 and 10 ms without resetting (m5 dumpstats): the interval
+    stays the runner's, and the region's counts are the marks' difference."""
+    ms = 1e9
+    restore, start = at(1.0, 1.0), at(5 * ms - 1, 5 * ms)
+    begin, end = cumulative(1 * ms, 6 * ms), cumulative(5 * ms, 10 * ms)
+    measured, exit_ = at(7 * ms, 12 * ms), at(4e8, 12.4 * ms)
+    dumps = gem5stats.run_dumps([[restore, start, begin, end, measured, exit_]])
+    assert len(dumps) == len(gem5stats.RUN_DUMPS)
+    summary = gem5stats.run_summary(dumps)
+    assert summary["sim_ticks"] == 7 * ms and summary["cuts"] == 0
+    # 4 ms at one instruction every two cycles of 1 GHz
+    assert summary["roi"]["sim_seconds"] == pytest.approx(4e-3)
+    assert summary["roi"]["pmu"]["INST_RETIRED"] == pytest.approx(2e6)
+    assert summary["roi"]["pmu"]["CPU_CYCLES"] == pytest.approx(4e6)
+    assert summary["pmu"]["INST_RETIRED"] == pytest.approx(3.5e6)
+    # a run that marked no region has none
+    assert "roi" not in gem5stats.run_summary([restore, start, measured, exit_])
+
+
+def test_a_region_a_slice_end_cuts_has_no_counts_of_its_own() -> None:
+    """Marks at 6 ms (first slice) and 12 ms (second): the restore between
+    them restarted the counts, so their difference would be wrong; the
+    interval is still joined as any run in slices."""
+    ms, drain = 1e9, 250
+    first = [
+        at(1.0, 1.0),
+        at(5 * ms - 1, 5 * ms),
+        cumulative(1 * ms, 6 * ms),
+        at(5 * ms, 10 * ms),
+        at(drain, 10 * ms + drain),
+    ]
+    from_ = 10 * ms + drain
+    last = [
+        at(1.0, from_ + 1),
+        cumulative(12 * ms - from_ - 1, 12 * ms),
+        at(14 * ms - from_ - 1, 14 * ms),
+        at(4e8, 14.4 * ms),
+    ]
+    records: list[dict[str, object] | None] = [
+        {"until": int(10 * ms), "checkpoint_tick": int(10 * ms + drain)},
+        None,
+    ]
+    summary = gem5stats.run_summary(gem5stats.run_dumps([first, last], records))
+    assert summary["sim_ticks"] == 9 * ms - 1 - drain and summary["cuts"] == 1
+    assert "roi" not in summary
+    # in the last slice alone, the marks count again
+    marked = [*last[:1], cumulative(1 * ms, from_ + ms), *last[1:]]
+    summary = gem5stats.run_summary(
+        gem5stats.run_dumps([[*first[:2], at(5 * ms, 10 * ms), first[-1]], marked], records)
+    )
+    assert summary["roi"]["sim_seconds"] == pytest.approx((12 * ms - from_ - 1 - ms) / 1e12)
+
+
 def write_stats(directory: Path, dumps: list[dict[str, float]]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     blocks = []

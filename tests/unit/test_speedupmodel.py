@@ -315,6 +315,18 @@ def test_the_committed_model_is_what_its_runs_give() -> None:
     )
 
 
+def test_a_profiles_counts_are_its_applications_region_where_the_run_marked_it() -> None:
+    from ampkit.profile import OVER_INTERVAL, OVER_REGION, statistics_counts
+    from ampkit.rundir import Statistics
+
+    whole = {"INST_RETIRED": 9e6, "CPU_CYCLES": 12e6}
+    region = {"INST_RETIRED": 1e6, "CPU_CYCLES": 5e6}
+    marked = Statistics((), {"pmu": whole, "roi": {"sim_seconds": 1e-3, "pmu": region}})
+    assert statistics_counts(marked) == (region, OVER_REGION)
+    assert statistics_counts(Statistics((), {"pmu": whole})) == (whole, OVER_INTERVAL)
+    assert statistics_counts(Statistics()) == ({}, "")
+
+
 def test_a_profile_from_runs_needs_both_sides(tmp_path: Path) -> None:
     from ampkit.profile import from_runs
 

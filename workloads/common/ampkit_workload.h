@@ -14,7 +14,8 @@
  * and "roi_end <ns>" (CLOCK_MONOTONIC, as the runner's clock and the kit's
  * PARSEC hooks): its threads' work, without its start-up (inputs made,
  * memory allocated) and without the self-check that follows. The analysis
- * times the program by it.
+ * times the program by it; on gem5, asked by the runner, its bounds are
+ * also dumps of the simulator's statistics (ampkit_workload.c, roi_stats).
  */
 #ifndef AMPKIT_WORKLOAD_H
 #define AMPKIT_WORKLOAD_H

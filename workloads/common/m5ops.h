@@ -51,6 +51,16 @@ static inline void m5_work_end(uint64_t work_id, uint64_t thread_id)
 }
 
 /*
+ * Dumps the statistics without resetting them (op 0x41; x0: delay, x1:
+ * period, in ns): a mark inside an interval, which the counts at a later
+ * dump still cover.
+ */
+static inline void m5_dump_stats(void)
+{
+	M5OP(0xff410110, 0, 0);
+}
+
+/*
  * Dumps the statistics and resets them (op 0x42; x0: delay, x1: period, in
  * ns): what follows is measured from here.
  */
