@@ -220,6 +220,24 @@ def test_the_runner_runs_the_daemon_over_the_run_and_returns_its_log(
     assert [(a["app"], a["status"]) for a in report.apps] == [("probe", "ok"), ("probe", "ok")]
 
 
+def test_a_thread_on_cpus_of_a_type_without_a_model_keeps_its_hint_and_says_why(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    # this machine's CPUs are all of one capacity, so all "big"; the run
+    # has a model for little CPUs only: nothing of a thread's to count
+    desc = online_desc(host_bin, f"app probe 0 1 0 {host_bin}/ampkit-probe sleep 0.3\n")
+    desc = "".join(line for line in desc.splitlines(True) if "online_model big" not in line)
+    result = run_runner(host_bin / "ampkit-init", tmp_path, desc)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = parse_console(result.stdout)
+    threads = [r for r in report.online if r["what"] == "thread"]
+    assert threads and all(
+        r["counters"] == "no model for its CPUs' core types: it keeps its hint" for r in threads
+    ), threads
+    summary = online.summary_of(report.online)
+    assert summary is not None and summary["threads_without_counters"] == len(threads)
+
+
 def test_a_daemon_that_cannot_start_fails_the_run_with_its_reason(
     host_bin: Path, tmp_path: Path
 ) -> None:

@@ -202,10 +202,15 @@ static int first_cpu(const struct thread *t)
 static int failed_cpu;
 static const char *failed_event;
 
+/* open_groups()'s own failures, apart from any errno a system call gives */
+#define NO_CPU_PMU (-1)		/* a CPU whose core type has a model has no PMU in sysfs */
+#define NO_MODEL (-2)		/* no CPU's core type has a model: nothing to count */
+
 /*
  * One group per CPU whose core type has a model: INST_RETIRED and that
- * model's events. Returns 0 or the errno of the first that failed (then
- * none stay open, and failed_cpu and failed_event say which).
+ * model's events. Returns 0, NO_CPU_PMU, NO_MODEL or the errno of the
+ * first that failed (then none stay open, and failed_cpu and failed_event
+ * say which).
  *
  * Cost: installing an enabled event in a running thread's context takes
  * an interrupt to the thread's CPU and a wait for it; a disabled one
@@ -232,7 +237,7 @@ static int open_groups(struct thread *t)
 		if (pmu_type[cpu] == PMU_NO_TYPE) {
 			failed_event = "INST_RETIRED";
 			close_groups(t);
-			return ENODEV;
+			return NO_CPU_PMU;
 		}
 		g->n = 1 + m->n;
 		for (i = 0; i < g->n; i++) {
@@ -251,6 +256,10 @@ static int open_groups(struct thread *t)
 			}
 		}
 		first = 0;
+	}
+	if (first) {
+		close_groups(t);
+		return NO_MODEL;
 	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct group *g = &t->groups[cpu];
@@ -371,8 +380,10 @@ static struct thread *track(pid_t tid, pid_t pid, int app, int replay)
 		  ",\"tid\":%d,\"pid\":%d,\"app\":%d,\"open_ns\":%" PRIu64 ",\"state\":\"%c\","
 		  "\"counters\":", begin, (int)tid, (int)pid, app,
 		  ampkit_now_ns() - begin, replay ? '-' : thread_state(pid, tid));
-	if (err == ENODEV)
+	if (err == NO_CPU_PMU)
 		sb_json_str(&sb, "no CPU PMU in sysfs for its CPUs: it keeps its hint");
+	else if (err == NO_MODEL)
+		sb_json_str(&sb, "no model for its CPUs' core types: it keeps its hint");
 	else if (err) {
 		struct sbuf msg;
 
