@@ -413,7 +413,7 @@ def run_dumps(
     restarts the counts)."""
     records = records or [None] * len(slices)
     if len(slices) == 1 and records[0] is None and len(slices[0]) != len(RUN_DUMPS) + 2:
-        return slices[0]
+        return slices[0]  # run_summary() says what a count other than RUN_DUMPS' means
     timeline: list[tuple[str, dict[str, float]]] = []
     for index, (dumps, record) in enumerate(zip(slices, records, strict=True)):
         until = record.get("until") if record else None

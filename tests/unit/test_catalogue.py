@@ -8,6 +8,7 @@ import pytest
 
 from ampkit.errors import AmpkitError
 from ampkit.mix import (
+    CALIBRATION_PROGRAMS,
     CATALOGUE_SIZES,
     CATEGORIES,
     CATEGORY_PROGRAMS,
@@ -228,7 +229,13 @@ def test_the_catalogue_carries_the_shipped_gem5_speedups() -> None:
     assert shipped.engine == "gem5"
     provenance = dict(shipped.provenance)
     assert {"engine_sha256", "model_sha256", "kernel_digest", "scale", "date"} <= set(provenance)
-    assert sorted(shipped.speedups()) == sorted(CATALOGUE_SIZES)
+    # every program a catalogue mix or a generated one may hold; latency,
+    # which neither does yet, takes its prior (PRIOR_SPEEDUPS) until the
+    # table is measured again
+    drawn = {p for programs in CATEGORY_PROGRAMS.values() for p in programs}
+    held = {app.program for name in mix_names() for app in load_mix(name).apps}
+    assert drawn | held | set(CALIBRATION_PROGRAMS) <= set(shipped.speedups())
+    assert sorted(shipped.speedups()) == sorted(set(CATALOGUE_SIZES) - {"latency"})
     for name in mix_names():
         for app in load_mix(name).apps:
             assert app.speedup == shipped.hint_for(replace(app, speedup=None)), (name, app)

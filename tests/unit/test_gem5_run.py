@@ -93,20 +93,20 @@ def test_a_run_that_marks_its_region_is_one_workload_alone_once_in_one_slice() -
     def prepared(**kw: object) -> str:
         kw.setdefault("mix", alone)
         kw.setdefault("method", "once")
-        return prepare(
-            request("cfs", roi_stats=True, **kw), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS)
-        ).desc
+        made = request("cfs", roi_stats=True, **kw)
+        return prepare(made, GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS)).desc
 
     assert "env AMPKIT_ROI_STATS=1" in prepared().splitlines()
     plain = prepare(
         request("cfs", mix=alone, method="once"), GEM5, "k" * 64, "i" * 64, dtb_cache=dict(DTBS)
     )
     assert "AMPKIT_ROI_STATS" not in plain.desc
-    for kw, said in [
+    cases: list[tuple[dict[str, object], str]] = [
         ({"mix": load_mix("sync2-contend-compute")}, "the mix has 2 applications"),
         ({"method": "restart"}, "method restart starts the application again"),
         ({"slice_ms": 10}, "a slice's restore between the marks"),
-    ]:
+    ]
+    for kw, said in cases:
         with pytest.raises(UsageError, match="statistics of the region of interest") as e:
             prepared(**kw)
         assert said in e.value.what, e.value.what
