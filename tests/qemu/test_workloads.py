@@ -57,7 +57,7 @@ REGION_GAP_OF = {"chase": 0.06}
 #: join of 0.1-0.3 ms (measured)
 REGION_SCALE = {
     "amdahl": 16, "barrier": 1, "chase": 40, "compute": 5, "contend": 12,
-    "intmark": 4, "latency": 10, "pipeline": 4, "stages": 6, "stream": 6,
+    "intmark": 4, "latency": 32, "pipeline": 4, "stages": 6, "stream": 6,
 }  # fmt: skip
 
 
