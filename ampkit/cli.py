@@ -610,11 +610,18 @@ def cmd_model_train(args: argparse.Namespace) -> int:
             f"  {r['target']:7} {r['core']:6} {r['app']:24} measured {r['measured']:8.4g}  "
             f"predicted {r['predicted']:8.4g}  error {r['error']:+.1%}"
         )
-    for (target, core), rows in check.groupby(["target", "core"], sort=False):
+    for _, r in speedupmodel.held_out_errors(check).iterrows():
         print(
-            f"  {target} from {core} counts: mean |error| {rows['error'].abs().mean():.1%} "
-            f"(the other programs' mean as the prediction: {rows['mean_error'].abs().mean():.1%})"
+            f"  {r['target']} from {r['core']} counts: mean |error| {r['model']:.1%} "
+            f"(the other programs' mean as the prediction: {r['mean']:.1%})"
         )
+        if not r["earns"]:
+            print(
+                f"warning: {r['target']} from {r['core']} counts errs more on a program it did "
+                "not see than the others' mean does: no evidence that the counts predict it; "
+                "train on more varied programs before a policy relies on it",
+                file=sys.stderr,
+            )
     print(f"{out}: {len(models)} models, validation.csv, validation.png")
     return 0
 

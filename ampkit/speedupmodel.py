@@ -334,6 +334,20 @@ def validate(frame: pd.DataFrame, core: str, target: str, limit: int | None = No
     return pd.DataFrame(out)
 
 
+def held_out_errors(check: pd.DataFrame) -> pd.DataFrame:
+    """Per target and core type of a validation (validate()): the mean
+    |error| of the model on the programs it did not see, that of the other
+    programs' mean, and whether the model did better (``earns``): where it
+    did not, nothing shows that the counts predict the target."""
+    rows = []
+    for (target, core), g in check.groupby(["target", "core"], sort=False):
+        model, mean = float(g["error"].abs().mean()), float(g["mean_error"].abs().mean())
+        rows.append(
+            {"target": target, "core": core, "model": model, "mean": mean, "earns": model < mean}
+        )
+    return pd.DataFrame(rows)
+
+
 def train(profile: Profile, limit: int | None = None) -> tuple[list[Model], pd.DataFrame]:
     """Every model the profile's data allow (speedup from each core type;
     EEF too where it has the big cluster's energy), with provenance, and

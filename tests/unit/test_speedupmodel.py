@@ -238,8 +238,22 @@ def test_the_command_trains_every_model_and_writes_its_validation(
     assert len(provenance["profile_sha256"]) == 64
     check = pd.read_csv(out / "validation.csv")
     assert len(check) == 4 * 2 * len(PROGRAMS)
-    printed = capsys.readouterr().out
-    assert "speedup from big counts: mean |error|" in printed
+    said = capsys.readouterr()
+    assert "speedup from big counts: mean |error|" in said.out
+    # the known function of two events is predicted held out: no warning
+    assert "warning" not in said.err
+    # the command warns where a model does no better than the mean
+    check = pd.DataFrame(
+        {
+            "target": ["speedup"] * 4,
+            "core": ["big", "big", "little", "little"],
+            "error": [0.5, -1.5, 0.1, -0.1],
+            "mean_error": [0.2, -0.2, 0.3, 0.3],
+        }
+    )
+    errors = sm.held_out_errors(check).set_index("core")
+    assert errors.loc["big", "model"] == pytest.approx(1.0) and not errors.loc["big", "earns"]
+    assert errors.loc["little", "mean"] == pytest.approx(0.3) and errors.loc["little", "earns"]
     # a profile of too few programs to leave one out says so
     few = Profile(engine="gem5", cpus=4, entries=synthetic_profile(known).entries[:4])
     profile.write_text(few.render())
@@ -294,20 +308,20 @@ def test_gem5_statistics_give_every_event_as_its_probe_counts() -> None:
 
 
 def test_the_committed_model_is_what_its_runs_give() -> None:
-    """evaluations/gem5-2B2L/calibration/model: the profile of the hint runs
-    and the models' validation, made again from the committed runs."""
-    from ampkit.profile import from_runs
+    """evaluations/gem5-2B2L/calibration/model: the profile of its training
+    runs (each application's region of interest) and the models'
+    validation, made again from the committed runs."""
+    from ampkit.profile import OVER_REGION, from_runs
 
     path = CALIBRATION / "model" / "profile.toml"
     committed = load_profile(path)
-    again = from_runs(CALIBRATION / "profile-runs")
-    assert dict(again.provenance)["model_sha256"] == dict(committed.provenance)["model_sha256"]
+    again = from_runs(CALIBRATION / "model" / "runs")
+    provenance = dict(again.provenance)
+    assert provenance["model_sha256"] == dict(committed.provenance)["model_sha256"]
+    assert provenance["pmu"].startswith(OVER_REGION)
     # the same file but where the runs were looked for
     assert replace(again, provenance=committed.provenance).render() == path.read_text()
-    hints = load_profile(CALIBRATION / "speedups.toml")
-    assert [round(e.speedup, 4) for e in again.entries] == [
-        round(e.speedup, 4) for e in hints.entries
-    ]
+    assert len(committed.entries) == 12
     _, check = sm.train(committed)
     expected = pd.read_csv(CALIBRATION / "model" / "validation.csv")
     pd.testing.assert_frame_equal(
@@ -325,6 +339,18 @@ def test_a_profiles_counts_are_its_applications_region_where_the_run_marked_it()
     assert statistics_counts(marked) == (region, OVER_REGION)
     assert statistics_counts(Statistics((), {"pmu": whole})) == (whole, OVER_INTERVAL)
     assert statistics_counts(Statistics()) == ({}, "")
+
+
+def test_a_profile_of_region_and_whole_run_counts_at_once_is_refused(tmp_path: Path) -> None:
+    import shutil
+
+    from ampkit.profile import from_runs
+
+    app = "cfs-alone-compute-t2-n74775-r0"
+    shutil.copytree(CALIBRATION / "model" / "runs" / f"4B0L-{app}", tmp_path / f"4B0L-{app}")
+    shutil.copytree(CALIBRATION / "profile-runs" / f"0B4L-{app}", tmp_path / f"0B4L-{app}")
+    with pytest.raises(AmpkitError, match="over regions of interest .* and over whole runs"):
+        from_runs(tmp_path)
 
 
 def test_a_profile_from_runs_needs_both_sides(tmp_path: Path) -> None:
