@@ -84,15 +84,13 @@ def test_every_thread_is_counted_and_the_counts_are_what_the_cpus_committed(
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the shipped model orders them the wrong way: in their regions it gave compute's "
-    "thread 3.1 and stream's 4.8 (measured 3.16 and 2.78). It was trained on seven programs' "
-    "whole-run rates, their self-checks and the kernel included, and applied here to one "
-    "thread's rates in one period (calibration/model/README.md); a model that orders them "
-    "makes this test fail, and the mark goes",
-)
 def test_the_estimates_order_two_programs_of_far_apart_speedups(observed: RunOutcome) -> None:
+    """Both are training programs of the shipped model: this checks the
+    pipeline (counts per thread and core type, each type's model, the
+    estimates of each program's region), not that the model generalises
+    (calibration/model/README.md: held out, it does not). Wherever CFS
+    puts the two threads the order holds: compute 2.7 from the little
+    core's model and 3.1 from the big one's, latency 0.8-2.1."""
     assert observed.ok, observed.status
     table = online_analysis.accuracy(online_analysis.estimates([observed.directory]), MEASURED)
     print(table.to_string())

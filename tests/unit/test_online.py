@@ -562,13 +562,16 @@ def test_estimates_tabulate_and_weigh_by_instructions(tmp_path: Path) -> None:
         estimate(1, 500_000, 0, 2.5, (2_500_000, 3_500_000)),
         # the self-check after the region: other code, not the measured speedup's
         estimate(0, 0, 9_000_000, 0.25, (5_800_000, 6_800_000)),
+        # a main thread's counts held back over its join, then its replay:
+        # the span covers most of the region, the instructions come after it
+        estimate(1, 8_000_000, 0, 3.1, (2_600_000, 6_400_000)),
     ]
     (run / "online.jsonl").write_text("\n".join(lines) + "\n")
     frame = online_analysis.estimates([run, plain])  # a run without the model adds nothing
-    assert list(frame["app"]) == ["compute", "compute", "stream", "compute"]
-    assert frame["in_region"].tolist() == [True, True, True, False]
-    assert frame["predicted_big"].isna().tolist() == [False, True, False, True]
-    assert frame["used"].tolist() == [3.0, 2.0, pytest.approx(2.5, abs=1e-3), 0.25]
+    assert list(frame["app"]) == ["compute", "compute", "stream", "compute", "stream"]
+    assert frame["in_region"].tolist() == [True, True, True, False, False]
+    assert frame["predicted_big"].isna().tolist() == [False, True, False, True, False]
+    assert frame["used"].tolist()[:4] == [3.0, 2.0, pytest.approx(2.5, abs=1e-3), 0.25]
     table = online_analysis.accuracy(frame, {"compute": 2.5})
     compute = table[table["app"] == "compute"].iloc[0]
     assert compute["periods"] == 2
