@@ -349,7 +349,7 @@ def test_a_profile_of_region_and_whole_run_counts_at_once_is_refused(tmp_path: P
     app = "cfs-alone-compute-t2-n74775-r0"
     shutil.copytree(CALIBRATION / "model" / "runs" / f"4B0L-{app}", tmp_path / f"4B0L-{app}")
     shutil.copytree(CALIBRATION / "profile-runs" / f"0B4L-{app}", tmp_path / f"0B4L-{app}")
-    with pytest.raises(AmpkitError, match="over regions of interest .* and over whole runs"):
+    with pytest.raises(AmpkitError, match=r"over regions of interest .* and over whole runs"):
         from_runs(tmp_path)
 
 
