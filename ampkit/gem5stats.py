@@ -377,14 +377,38 @@ def merge(parts: list[dict[str, float]]) -> dict[str, float]:
 ROI_PREFIX = "ampkit.roi."
 
 
+#: Statistics of the "sum" rule that are formulas over counts, not counts
+_FORMULAS = (".ipc", ".cpi")
+#: A power model's energy over the region, in joules, under ROI_PREFIX
+#: and the power statistic's name with this suffix
+ROI_ENERGY = "@J"
+
+
 def _roi_counts(begin: dict[str, float], end: dict[str, float]) -> dict[str, float]:
     """The counts between two dumps of one interval that nothing reset in
-    between (the workload's marks: m5 dumpstats), under ROI_PREFIX."""
-    return {
-        f"{ROI_PREFIX}{name}": value - begin.get(name, 0.0)
-        for name, value in end.items()
-        if _merge_rule(name) == "sum" and not name.startswith(ROI_PREFIX)
-    }
+    between (the workload's marks: m5 dumpstats), under ROI_PREFIX; and
+    each power model's energy between them (its average watts times the
+    seconds since the reset, at the later mark less at the earlier)."""
+    seconds = (
+        end.get("simTicks", math.nan) / TICKS_PER_S,
+        begin.get("simTicks", 0.0) / TICKS_PER_S,
+    )
+    region: dict[str, float] = {}
+    for name, value in end.items():
+        if name.startswith(ROI_PREFIX):
+            continue
+        rule = _merge_rule(name)
+        if rule == "sum" and not name.endswith(_FORMULAS):
+            region[f"{ROI_PREFIX}{name}"] = value - begin.get(name, 0.0)
+        elif rule == "power":
+            earlier = begin.get(name, math.nan) * seconds[1] if seconds[1] else 0.0
+            region[f"{ROI_PREFIX}{name}{ROI_ENERGY}"] = value * seconds[0] - earlier
+    return region
+
+
+def _origin(dump: dict[str, float]) -> float:
+    """The tick a dump's counts began at: its last reset."""
+    return dump.get("finalTick", math.nan) - dump.get("simTicks", math.nan)
 
 
 def run_dumps(
@@ -439,6 +463,18 @@ def run_dumps(
         )
     start, end = runner[0], runner[-1]
     marks = runner[1:-1]
+    if marks:
+        # the marks are told from the runner's dumps by where their counts
+        # began: at the runner's reset (the start), which a dump of the
+        # runner's between them (its deadline passing) would move
+        for at in [*marks, end]:
+            if len(slices) == 1 and _origin(timeline[at][1]) != timeline[start][1].get("finalTick"):
+                raise MeasuredUnknown(
+                    f"{len(runner)} dumps of the runner and its application, but the "
+                    f"{'measured' if at == end else 'region'} dump at tick "
+                    f"{timeline[at][1].get('finalTick')} does not count from the runner's "
+                    "start: the measured interval is unknown"
+                )
     inside = [
         (at, kind, dump)
         for at, (kind, dump) in enumerate(timeline[start + 1 : end + 1], start + 1)
@@ -568,9 +604,22 @@ def _roi_summary(dump: dict[str, float]) -> dict[str, Any]:
     region = {k.removeprefix(ROI_PREFIX): v for k, v in dump.items() if k.startswith(ROI_PREFIX)}
     if not region:
         return {}
+    clusters: dict[str, dict[str, Any]] = {}
+    for name, value in region.items():
+        m = _CPU.match(name)
+        if m and m["cluster"] and m["stat"] == _INSTS[0]:
+            c = clusters.setdefault(m["cluster"], {"cluster": m["cluster"], "insts": 0.0})
+            c["insts"] += value
+    for c in clusters.values():
+        # its CPUs' and its L2's power models (as summary()'s energy_j)
+        prefix = f"system.{c['cluster']}."
+        c["energy_j"] = sum(
+            v for k, v in region.items() if k.startswith(prefix) and k.endswith(ROI_ENERGY)
+        )
     return {
         "roi": {
             "sim_seconds": region.get("simTicks", math.nan) / TICKS_PER_S,
             "pmu": pmu_counts(region),
+            "clusters": list(clusters.values()),
         }
     }

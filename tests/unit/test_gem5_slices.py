@@ -151,6 +151,17 @@ def test_a_region_marked_inside_the_interval_gives_its_own_counts() -> None:
     assert summary["pmu"]["INST_RETIRED"] == pytest.approx(3.5e6)
     # a run that marked no region has none
     assert "roi" not in gem5stats.run_summary([restore, start, measured, exit_])
+    # the region's energy: each power model's watts x seconds at the later
+    # mark less at the earlier (1.5 W over the 4 ms between them)
+    big = summary["roi"]["clusters"][0]
+    assert big["cluster"] == "bigCluster" and big["insts"] == pytest.approx(2e6)
+    assert big["energy_j"] == pytest.approx(1.5 * 4e-3 + 0.1 * 4e-3)
+    # the runner's deadline passing between the marks: its dump resets the
+    # counts, and six dumps no longer mean start, marks, measured
+    reset_between = at(3 * ms, 8 * ms)
+    late_mark = cumulative(2 * ms, 10 * ms)  # counts from 8 ms
+    with pytest.raises(gem5stats.MeasuredUnknown, match="does not count from the runner's start"):
+        gem5stats.run_dumps([[restore, start, begin, reset_between, late_mark, exit_]])
 
 
 def test_a_region_a_slice_end_cuts_has_no_counts_of_its_own() -> None:
