@@ -353,6 +353,13 @@ def measure(
 
     from_statistics = get_engine(engine).writes_statistics
     guest_sets = () if from_statistics else pmu_sets
+    if pmu_sets and from_statistics and len({app.from_suite for app in apps}) > 1:
+        raise AmpkitError(
+            "a profile of PARSEC programs and the kit's workloads at once: the workloads' "
+            "PMU counts would be their regions', PARSEC's their whole runs' (its hooks do not "
+            "mark the statistics), and a model would learn the difference",
+            "profile them apart (ampkit profile --from-runs refuses such a folder too)",
+        )
 
     holder = Mix(
         name="profile",
@@ -620,13 +627,23 @@ def _mean_counts(per_run: list[dict[str, float]]) -> tuple[tuple[str, float], ..
 
 
 def _epi_nj(run: RunDir) -> list[float]:
-    """The big cluster's nJ per instruction over a gem5 run's measured
-    interval (its CPUs and L2, by the power model); none for a run without
-    gem5's statistics or a power model."""
+    """The big cluster's nJ per instruction over a gem5 run's region of
+    interest where the run marked it (as its PMU counts: statistics_counts),
+    else over its measured interval (its CPUs and L2, by the power model);
+    none for a run without gem5's statistics or a power model. From the
+    statistics themselves (RunDir.statistics), not the summary the run
+    wrote, so that runs made before the region's energy was summed have it."""
     try:
-        clusters = run.gem5_summary().get("clusters") or []
+        summary = run.statistics(run.info()).measured
     except Excluded:
         return []
+    if not summary:
+        return []
+    region = summary.get("roi")
+    if isinstance(region, dict) and "clusters" in region:
+        clusters = region.get("clusters") or []
+    else:
+        clusters = summary.get("clusters") or []
     if len(clusters) != 1:
         return []
     energy, insts = clusters[0].get("energy_j"), clusters[0].get("insts")

@@ -250,19 +250,19 @@ def _rates(rows: pd.DataFrame) -> pd.DataFrame:
     return rows[[rate_name(n) for n in NAMES if n != INSTRUCTIONS]]
 
 
-def choose_limit(frame: pd.DataFrame, core: str, target: str) -> int | None:
+def choose_limit(frame: pd.DataFrame, core: str, target: str) -> int:
     """How many events a model of ``target`` from ``core``'s rates should
     read, by these rows alone: the fewest at which leaving one program out
     errs least (mean |error|, within GAIN of the least), from one to what
-    the PMU holds. None where the rows have too few programs to leave one out
-    of a training set (four): then as many as the PMU holds.
+    the PMU holds. One where the rows have too few programs to leave one
+    out of a training set (four): the fewest, since more extrapolate worse.
 
     More events fit the training programs better and extrapolate worse to
     a program unlike them; with a few programs the second wins early
     (calibration/model/README.md of the gem5 evaluation)."""
     rows = frame[(frame["core"] == core) & frame[target].notna()].reset_index(drop=True)
     if rows["program"].nunique() < 4:
-        return None
+        return LIMITS[0]
     errors: dict[int, list[float]] = {limit: [] for limit in LIMITS}
     for train, test in LeaveOneGroupOut().split(rows, groups=rows["program"]):
         x, y = _rates(rows.iloc[train]), rows.iloc[train][target]
