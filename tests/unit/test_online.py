@@ -94,9 +94,10 @@ def test_too_few_instructions_wait_for_the_next_periods_counts(
     # the third: big's 1200 over three periods, little's 999 held back
     assert second["instructions"] == [1200, 0]
     assert second["per_type"][0] == pytest.approx(3.0 - 1.0 * 1.5 + 2.0 * 0.2)
-    # each estimate says which periods its counts span
+    # each estimate spans from the earliest counts it uses: little's two
+    # periods, then big's three (held back while little's were used)
     assert first["t_ns"] - first["from_ns"] == 2_000_000
-    assert second["from_ns"] == first["t_ns"] and second["t_ns"] - second["from_ns"] == 1_000_000
+    assert second["from_ns"] == first["from_ns"] and second["t_ns"] - second["from_ns"] == 3_000_000
 
 
 def test_a_stable_phase_uses_the_latest_estimate_and_a_transition_the_average(

@@ -79,7 +79,7 @@ struct thread {
 	struct group *groups;	/* one per CPU */
 	struct online_phase phase;
 	unsigned int q10;	/* what it was last given; 0: nothing yet */
-	uint64_t since_ns;	/* when the counts of its next estimate began */
+	uint64_t since_ns[ONLINE_CORES];	/* when each type's counts not yet used began */
 	struct online_counts pending[ONLINE_CORES];	/* too few to estimate by, yet */
 };
 
@@ -368,7 +368,7 @@ static struct thread *track(pid_t tid, pid_t pid, int app, int replay)
 	t->tid = tid;
 	t->pid = pid;
 	t->app = app;
-	t->since_ns = replay ? epoch_ns : begin;
+	t->since_ns[ONLINE_BIG] = t->since_ns[ONLINE_LITTLE] = replay ? epoch_ns : begin;
 	if (!replay)
 		err = open_groups(t);
 	else
@@ -443,15 +443,22 @@ static void take(struct thread *t, struct online_counts c[ONLINE_CORES],
 		 uint64_t min_instructions, uint64_t now_ns, int ended)
 {
 	double estimate, per_type[ONLINE_CORES], use;
-	uint64_t since_ns = t->since_ns;
+	uint64_t since_ns = now_ns;
 	unsigned int q10;
-	int stable, err = 0, written = 0;
+	int stable, err = 0, written = 0, type;
 	struct sbuf sb;
 
 	online_carry(t->pending, c, min_instructions);
+	/* the estimate spans from the earliest counts it uses */
+	for (type = 0; type < ONLINE_CORES; type++)
+		if (c[type].instructions && t->since_ns[type] < since_ns)
+			since_ns = t->since_ns[type];
+	/* a type with nothing held back starts afresh; one held back keeps its start */
+	for (type = 0; type < ONLINE_CORES; type++)
+		if (!t->pending[type].instructions)
+			t->since_ns[type] = now_ns;
 	if (!online_period_estimate(models, c, min_instructions, &estimate, per_type))
 		return;
-	t->since_ns = now_ns;
 	totals.estimates++;
 	use = online_phase_update(&t->phase, estimate, &stable);
 	q10 = online_q10(use);
