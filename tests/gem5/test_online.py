@@ -24,16 +24,19 @@ from ampkit.rundir import RunDir
 from tests.qemu.helpers import make_mix
 
 MODEL = Path(__file__).parents[2] / "evaluations" / "gem5-2B2L" / "calibration" / "model"
-#: compute (3.16 measured) and latency (1.30, bound by DRAM on both core
-#: types), one thread each: about 5 simulated ms of region on a big CPU
-#: (latency's after as long writing its ring), three times compute's on
-#: a little one; estimates every simulated millisecond
+#: compute (3.17 measured) and latency (1.30, bound by DRAM on both core
+#: types), one thread each: about 5 and 9 simulated ms of region on a big
+#: CPU (latency's after 5 ms writing its ring), three times compute's on
+#: a little one; estimates every simulated millisecond, so that each
+#: region holds several whole periods
 PAIR = make_mix(
     App(program="compute", threads=1, size=20_000),
-    App(program="latency", threads=1, size=48),
+    App(program="latency", threads=1, size=96),
     name="online-pair",
 )
-MEASURED = {"compute": 3.1587, "latency": 1.2956}  # calibration/model/profile.toml
+#: the programs' speedups at two threads and their training sizes
+#: (calibration/model/profile.toml: compute-t2-n74775, latency-t2-n48)
+MEASURED = {"compute": 3.1700, "latency": 1.2956}
 
 
 @pytest.fixture(scope="module")
@@ -94,5 +97,10 @@ def test_the_estimates_order_two_programs_of_far_apart_speedups(observed: RunOut
     assert observed.ok, observed.status
     table = online_analysis.accuracy(online_analysis.estimates([observed.directory]), MEASURED)
     print(table.to_string())
+    periods = table.set_index("app")["periods"].to_dict()
+    # the premise: each region holds estimates of its own, whole periods
+    assert all(periods.get(app, 0) >= 2 for app in MEASURED), (
+        f"estimates wholly inside each program's region: {periods}; too few to order them"
+    )
     by_app = table.set_index("app")["estimate"]
     assert by_app["compute"] > by_app["latency"], by_app
