@@ -72,8 +72,12 @@ def test_bottleneck_is_flagged_and_charged(
     share = neck["futex_caused_ns"] / blocked
     assert share >= 0.75, (share, result)
     assert neck["bottleneck"] == 1, result
-    assert all(k["bottleneck"] == 0 for k in others), result
-    # it ran flagged (colab.flagged_ns, patch 0033), longer than any other
+    # it ran flagged (colab.flagged_ns, patch 0033), longer than any other.
+    # Not that no other is flagged at the instant the counters are read: on
+    # a busy host (host time drives this clock) a vCPU stalled while a short
+    # holder holds the mutex makes it, for that moment, what the others wait
+    # on, and COLAB rightly flags it (seen once, beside a gem5 campaign and
+    # the rest of the QEMU tier); over the run the long holder leads
     assert neck["flagged_ns"] > max(int(k["flagged_ns"]) for k in others), result
     # every wait here ends in a release, so every stretch of it is charged
     # to someone, once; wakeup latency counts as neither, however busy the
