@@ -641,6 +641,7 @@ static void start_online(const struct run *run, const char *tmpdir)
 {
 	char program[PATH_MAX], period[16], minimum[16], ready_arg[16], reason[700], c;
 	int to[2], ready[2], fd;
+	uint64_t deadline;
 	ssize_t got;
 	char *argv[16];
 	int argc = 0;
@@ -697,10 +698,16 @@ static void start_online(const struct run *run, const char *tmpdir)
 	 * engine's wall limit: it gets ONLINE_READY_MS of guest time.
 	 */
 	got = -1;
+	deadline = ampkit_now_ns() + ONLINE_READY_MS * 1000000ULL;
 	for (;;) {
 		struct pollfd p = { .fd = ready[0], .events = POLLIN };
-		int n = poll(&p, 1, ONLINE_READY_MS);
+		uint64_t now = ampkit_now_ns();
+		int n;
 
+		if (now >= deadline)
+			break;
+		/* the time left, not the whole again: a signal must not restart it */
+		n = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 1)
