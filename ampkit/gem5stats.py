@@ -379,31 +379,27 @@ ROI_PREFIX = "ampkit.roi."
 
 #: Statistics of the "sum" rule that are formulas over counts, not counts
 _FORMULAS = (".ipc", ".cpi")
-#: A power model's energy over the region, in joules, under ROI_PREFIX
-#: and the power statistic's name with this suffix
-ROI_ENERGY = "@J"
 
 
 def _roi_counts(begin: dict[str, float], end: dict[str, float]) -> dict[str, float]:
-    """The counts between two dumps of one interval that nothing reset in
-    between (the workload's marks: m5 dumpstats), under ROI_PREFIX; and
-    each power model's energy between them (its average watts times the
-    seconds since the reset, at the later mark less at the earlier)."""
-    seconds = (
-        end.get("simTicks", math.nan) / TICKS_PER_S,
-        begin.get("simTicks", 0.0) / TICKS_PER_S,
-    )
-    region: dict[str, float] = {}
+    """The region between two dumps of one interval that nothing reset in
+    between (the workload's marks: m5 dumpstats), as a dump of its own under
+    ROI_PREFIX: each count the later mark's less the earlier's, and each
+    power model's average watts over the region (its watts times the
+    seconds since the reset, at the later mark less at the earlier, over
+    the region's seconds), so that summary() reads it as any dump."""
+    ticks = end.get("simTicks", math.nan) - begin.get("simTicks", 0.0)
+    region: dict[str, float] = {"simFreq": end.get("simFreq", TICKS_PER_S)}
     for name, value in end.items():
         if name.startswith(ROI_PREFIX):
             continue
         rule = _merge_rule(name)
         if rule == "sum" and not name.endswith(_FORMULAS):
-            region[f"{ROI_PREFIX}{name}"] = value - begin.get(name, 0.0)
+            region[name] = value - begin.get(name, 0.0)
         elif rule == "power":
-            earlier = begin.get(name, math.nan) * seconds[1] if seconds[1] else 0.0
-            region[f"{ROI_PREFIX}{name}{ROI_ENERGY}"] = value * seconds[0] - earlier
-    return region
+            earlier = begin.get(name, math.nan) * begin["simTicks"] if begin.get("simTicks") else 0
+            region[name] = (value * end.get("simTicks", math.nan) - earlier) / ticks
+    return {f"{ROI_PREFIX}{name}": value for name, value in region.items()}
 
 
 def _origin(dump: dict[str, float]) -> float:
@@ -463,12 +459,12 @@ def run_dumps(
         )
     start, end = runner[0], runner[-1]
     marks = runner[1:-1]
-    if marks:
+    if marks and len(slices) == 1:
         # the marks are told from the runner's dumps by where their counts
         # began: at the runner's reset (the start), which a dump of the
         # runner's between them (its deadline passing) would move
         for at in [*marks, end]:
-            if len(slices) == 1 and _origin(timeline[at][1]) != timeline[start][1].get("finalTick"):
+            if _origin(timeline[at][1]) != timeline[start][1].get("finalTick"):
                 raise MeasuredUnknown(
                     f"{len(runner)} dumps of the runner and its application, but the "
                     f"{'measured' if at == end else 'region'} dump at tick "
@@ -599,27 +595,19 @@ def summary(dumps: list[dict[str, float]], measured: int = -1) -> dict[str, Any]
 
 def _roi_summary(dump: dict[str, float]) -> dict[str, Any]:
     """The region of interest's part of a summary, where the measured dump
-    has it (ROI_PREFIX): its simulated seconds and its PMU events, summed
-    over the CPUs."""
+    has it (ROI_PREFIX): its simulated seconds, its PMU events summed over
+    the CPUs, and each cluster's instructions and energy."""
     region = {k.removeprefix(ROI_PREFIX): v for k, v in dump.items() if k.startswith(ROI_PREFIX)}
     if not region:
         return {}
-    clusters: dict[str, dict[str, Any]] = {}
-    for name, value in region.items():
-        m = _CPU.match(name)
-        if m and m["cluster"] and m["stat"] == _INSTS[0]:
-            c = clusters.setdefault(m["cluster"], {"cluster": m["cluster"], "insts": 0.0})
-            c["insts"] += value
-    for c in clusters.values():
-        # its CPUs' and its L2's power models (as summary()'s energy_j)
-        prefix = f"system.{c['cluster']}."
-        c["energy_j"] = sum(
-            v for k, v in region.items() if k.startswith(prefix) and k.endswith(ROI_ENERGY)
-        )
+    whole = summary([_precise_seconds(region)])
     return {
         "roi": {
-            "sim_seconds": region.get("simTicks", math.nan) / TICKS_PER_S,
-            "pmu": pmu_counts(region),
-            "clusters": list(clusters.values()),
+            "sim_seconds": whole["sim_seconds"],
+            "pmu": whole["pmu"],
+            "clusters": [
+                {"cluster": c["cluster"], "insts": c["insts"], "energy_j": c["energy_j"]}
+                for c in whole["clusters"]
+            ],
         }
     }

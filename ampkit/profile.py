@@ -370,7 +370,7 @@ def measure(
     )
     platforms = {"big": make_platform(cpus, 0), "little": make_platform(0, cpus)}
 
-    def run(request: "RunRequest") -> tuple[Path, AppRecord, dict[str, float]]:
+    def run(request: "RunRequest") -> tuple[Path, AppRecord, Statistics]:
         run_dir = runs_dir / request.run_id
         prepared = prepare_for(request, build, image)
         if not is_done(run_dir, prepared.run_key):
@@ -384,13 +384,13 @@ def measure(
                 "see its console.log and manifest.json; a profile is made of runs that count only",
             ) from e
         _check_counts(run_dir, record)
-        counts, over = statistics_counts(verdict.statistics)
+        _, over = statistics_counts(verdict.statistics)
         if request.roi_stats and over != OVER_REGION:
             raise AmpkitError(
                 f"{run_dir}: asked for its region's statistics and has none",
                 "see its console.log: a workload marks them as its region begins and ends",
             )
-        return run_dir, record, counts
+        return run_dir, record, verdict.statistics
 
     entries = []
     for app in apps:
@@ -419,13 +419,13 @@ def measure(
                         roi_stats=bool(pmu_sets) and from_statistics and not app.from_suite,
                     )
                     passes.append(run(request))
-                run_dir, record, counts = passes[0]
+                run_dir, record, statistics = passes[0]
                 times[kind].append(record.turnaround_ns)
                 runs[kind].append(run_dir.name)
                 if pmu_sets and from_statistics:
-                    pmu[kind].append(counts)
+                    pmu[kind].append(statistics_counts(statistics)[0])
                     if kind == "big":
-                        epi.extend(_epi_nj(RunDir(run_dir)))
+                        epi.extend(_epi_nj(statistics))
                 elif pmu_sets:
                     pmu[kind].append(_merged([_counted(r) for _, r, _ in passes]))
         entries.append(
@@ -494,7 +494,7 @@ def from_runs(root: Path) -> Profile:
             size=int(described.get("size") or 0),
             args=tuple(str(a) for a in described.get("args") or ()),
         )
-        epi = _epi_nj(run) if kind == "big" else []
+        epi = _epi_nj(verdict.statistics) if kind == "big" else []
         runs = sides.setdefault(app, {"big": [], "little": []})[kind]
         counts, over = statistics_counts(verdict.statistics)
         runs.append((path.name, record.turnaround_ns, counts, epi))
@@ -626,17 +626,14 @@ def _mean_counts(per_run: list[dict[str, float]]) -> tuple[tuple[str, float], ..
     )
 
 
-def _epi_nj(run: RunDir) -> list[float]:
+def _epi_nj(statistics: Statistics) -> list[float]:
     """The big cluster's nJ per instruction over a gem5 run's region of
     interest where the run marked it (as its PMU counts: statistics_counts),
     else over its measured interval (its CPUs and L2, by the power model);
     none for a run without gem5's statistics or a power model. From the
     statistics themselves (RunDir.statistics), not the summary the run
     wrote, so that runs made before the region's energy was summed have it."""
-    try:
-        summary = run.statistics(run.info()).measured
-    except Excluded:
-        return []
+    summary = statistics.measured
     if not summary:
         return []
     region = summary.get("roi")

@@ -239,11 +239,6 @@ def check_slices(slice_ms: int | None, engine: Engine) -> None:
         )
 
 
-#: What asks a workload to mark its region in gem5's statistics
-#: (workloads/common/ampkit_workload.c)
-ROI_STATS_ENV = "AMPKIT_ROI_STATS"
-
-
 def check_roi_stats(request: RunRequest) -> None:
     """A run that marks its region in the statistics: on gem5, one of the
     kit's workloads alone, once, in one slice, so that its two marks fall
@@ -301,16 +296,8 @@ def prepare(
         )
     if request.method not in METHODS:
         raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
-    env = request.env
-    if any(entry.startswith(f"{ROI_STATS_ENV}=") for entry in env):
-        raise UsageError(
-            f"{ROI_STATS_ENV} is the kit's to set: the statistics it marks need a run "
-            "made for them",
-            "ask for them with roi_stats (ampkit profile does on gem5)",
-        )
     if request.roi_stats:
         check_roi_stats(request)
-        env = (*env, f"{ROI_STATS_ENV}=1")
     if not any(app.from_suite for app in request.mix.apps):
         suite = None  # the image is neither attached nor part of the key
     elif suite is None:
@@ -339,8 +326,9 @@ def prepare(
         suite=suite,
         start_delays_us=perturbed.start_delays_us if perturbed else None,
         pmu=request.pmu_events,
-        env=env,
+        env=request.env,
         online=request.online.lines() if request.online else (),
+        roi_stats=request.roi_stats,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline

@@ -4,7 +4,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ampkit.errors import AmpkitError
+from ampkit.errors import AmpkitError, UsageError
 from ampkit.mix import Mix
 from ampkit.parsec import SuiteImage
 from ampkit.perturb import MAX_US
@@ -23,13 +23,18 @@ _WORD = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII without spaces
 #: What the runner sets in every application's environment itself
 #: (workloads/runner/ampkit-init.c): an env line must not change them.
 RUNNER_ENV = frozenset({"AMPKIT_REPORT_FD", "AMPKIT_APP_ID", "AMPKIT_M5OPS"})
+#: What asks a workload to mark its region in gem5's statistics
+#: (workloads/common/ampkit_workload.c): the kit's own line, for a run that
+#: asks for it (for_mix's roi_stats), never a caller's.
+ROI_STATS_ENV = "AMPKIT_ROI_STATS"
 #: The runner's bound on env lines (MAX_ENV in ampkit-init.c).
 MAX_ENV = 16
 
 
-def _env_lines(suite_env: Sequence[str], env: Sequence[str]) -> tuple[str, ...]:
-    """The suite's environment and the caller's (each NAME=value, none of
-    the runner's own), within the runner's bound."""
+def _env_lines(kit_env: Sequence[str], env: Sequence[str]) -> tuple[str, ...]:
+    """The kit's environment (the suite's, the region marks') and the
+    caller's (each NAME=value, none of the runner's or the kit's own),
+    within the runner's bound."""
     for entry in env:
         name, eq, _ = entry.partition("=")
         if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
@@ -42,10 +47,16 @@ def _env_lines(suite_env: Sequence[str], env: Sequence[str]) -> tuple[str, ...]:
                 f"environment entry {entry!r}: the runner sets {name} itself",
                 f"names it keeps: {', '.join(sorted(RUNNER_ENV))}",
             )
-    lines = (*suite_env, *env)
+        if name == ROI_STATS_ENV:
+            raise UsageError(
+                f"{ROI_STATS_ENV} is the kit's to set: the statistics it marks need a run "
+                "made for them",
+                "ask for them with roi_stats (ampkit profile does on gem5)",
+            )
+    lines = (*kit_env, *env)
     if len(lines) > MAX_ENV:
         raise AmpkitError(
-            f"{len(lines)} environment entries ({len(suite_env)} of the suite's): the runner "
+            f"{len(lines)} environment entries ({len(kit_env)} of the kit's): the runner "
             f"takes at most {MAX_ENV}"
         )
     return lines
@@ -111,11 +122,13 @@ class RunDescription:
         pmu: tuple[str, ...] = (),
         env: Sequence[str] = (),
         online: Sequence[str] = (),
+        roi_stats: bool = False,
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
         perturbation's delays (ampkit.perturb); ``env``, NAME=value lines
-        for every application beside the suite's."""
+        for every application beside the suite's; ``roi_stats``, the
+        workloads' region marked in gem5's statistics (ampkit.run.RunRequest)."""
         if start_delays_us is not None and len(start_delays_us) != len(mix.apps):
             raise AmpkitError(
                 f"{len(start_delays_us)} start delays for the {len(mix.apps)} apps of {mix.name}"
@@ -159,7 +172,7 @@ class RunDescription:
             m5ops=m5ops,
             warmup_ms=warmup_ms,
             disk=disk,
-            env=_env_lines(suite_env, env),
+            env=_env_lines((*suite_env, *([f"{ROI_STATS_ENV}=1"] if roi_stats else [])), env),
             pmu=pmu,
             online=tuple(online),
         )

@@ -5,9 +5,9 @@ A run fed by the online model (ampkit/online.py) leaves its daemon's log
 as ``online.jsonl``: one record per thread and period with an estimate.
 ``estimates()`` makes them one row each, named by run, policy, platform
 and application, and says whether the period lies wholly in the
-application's region of interest; ``accuracy()`` sets each application's estimate over
-its region (the mean over those periods, weighted by the instructions
-behind each) beside its measured speedup, as WASH's figure 6 sets its
+application's region of interest; ``accuracy()`` sets each application's
+estimate over its region (the mean over those periods, weighted by the
+instructions behind each) beside its measured speedup, as WASH's figure 6 sets its
 model's predictions beside the measured ones. The region, because the
 measured speedup is the region's: a program's set-up and self-check run
 other code (stream's serial replay, predicted at 0.25 on gem5, would pull

@@ -214,7 +214,7 @@ static uint64_t roi_begin_ns, roi_end_ns;
 /*
  * Whether the runner asked for gem5's statistics at the region's bounds:
  * only on gem5 (AMPKIT_M5OPS, the first run of an application) and only
- * for a run of one application (AMPKIT_ROI_STATS, ampkit/run.py), whose
+ * for a run of one application (AMPKIT_ROI_STATS, ampkit/rundesc.py), whose
  * two marks then fall between the runner's own dumps. Elsewhere the
  * instruction would raise SIGILL.
  */
