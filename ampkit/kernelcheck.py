@@ -3,10 +3,9 @@
 Two things a reviewer needs that one build of the kit's kernel cannot show:
 
 * **Bisectability.** Every patch, applied in order on the pristine source,
-  compiles in the kit's configuration and with ``SCHED_COLAB=n``: the
-  objects of ``kernel/sched/`` and ``kernel/futex/`` and every other C file
-  the series has touched so far, built incrementally (only what the patch
-  changed is recompiled).
+  compiles in every configuration below: the objects of ``kernel/sched/``
+  and ``kernel/futex/`` and every other C file the series has touched so
+  far, built incrementally (only what the patch changed is recompiled).
 * **Every configuration at the tip.** The whole series links a kernel
   Image without ``SCHED_COLAB``, without ``SCHED_AMP`` (which must give the
   scheduler of an unpatched kernel), and with group scheduling, CFS
@@ -77,7 +76,7 @@ CONFIGS: dict[str, str] = {
 }
 
 #: Checked at every patch (compiled objects); every configuration links at the tip.
-PER_PATCH = ("kit", "no-colab")
+PER_PATCH = tuple(CONFIGS)
 
 #: Always compiled at every patch: where the series' hooks live.
 BASE_TARGETS = ("kernel/sched/", "kernel/futex/")
