@@ -29,6 +29,11 @@
  *                               2.0 and 1.0
  *   bias SECONDS CPU [NICE]     a lock holder that others wait for, on one
  *                               CPU with two CPU hogs; the holder at NICE
+ *   pull SECONDS                two lock holders that others wait for and a
+ *                               CPU hog, pinned to one little CPU, then
+ *                               allowed both, twenty times: which of them
+ *                               the idle little CPU takes first (at least
+ *                               about 2.6 s whatever SECONDS)
  *   stress SECONDS [FLIPS]      switches the policy every 10 ms under a fork,
  *                               pipe and futex load, through every policy
  *                               the kernel lists, for SECONDS and until it
@@ -106,6 +111,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -204,6 +210,8 @@ struct worker {
 	pthread_t thread;
 	const char *role;
 	uint64_t hold_ns, outside_ns;	/* lock scenarios */
+	pthread_mutex_t *mutex;		/* lock_holder's, when not the shared one */
+	int spin_to_lock;		/* lock_holder: never sleeps to take it */
 	uint64_t sleep_ns;		/* wash scenarios: asleep per round */
 	uint64_t bound_at_ns;		/* when WASH first restricted it, or 0 */
 	uint64_t restricted_rounds;	/* rounds that ended restricted (wash-*) */
@@ -431,12 +439,17 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *lock_holder(void *arg)
 {
 	struct worker *w = arg;
+	pthread_mutex_t *m = w->mutex ? w->mutex : &lock;
 
 	worker_begin(w);
 	while (ampkit_now_ns() < w->deadline) {
-		pthread_mutex_lock(&lock);
+		if (!w->spin_to_lock)
+			pthread_mutex_lock(m);
+		else
+			while (pthread_mutex_trylock(m))
+				spin(10 * US);
 		spin(w->hold_ns);
-		pthread_mutex_unlock(&lock);
+		pthread_mutex_unlock(m);
 		spin(w->outside_ns);
 		w->rounds++;
 	}
@@ -1288,6 +1301,15 @@ static int owned_pin_self;
 static _Atomic int owned_since;		/* set once they chose */
 static _Atomic uint32_t owned_bound;	/* workers WASH has bound so far */
 
+/* The scheduler's tunables (CONFIG_SCHED_DEBUG) are in debugfs. */
+static void mount_debugfs(void)
+{
+	if (mkdir("/sys/kernel/debug", 0755) && errno != EEXIST)
+		die("mkdir /sys/kernel/debug", errno);
+	if (mount("none", "/sys/kernel/debug", "debugfs", 0, NULL) && errno != EBUSY)
+		die("mounting debugfs", errno);
+}
+
 /* The big CPUs (big_cpus()) and the others, the little ones, as a set. */
 static void little_cpus(cpu_set_t *little, int *nr_big, int big[])
 {
@@ -1666,10 +1688,7 @@ static void timescale(double seconds, struct sbuf *sb)
 		;
 	if (little == wash_nr_cpus || !nr_big)
 		die("timescale needs big and little CPUs", EINVAL);
-	if (mkdir("/sys/kernel/debug", 0755) && errno != EEXIST)
-		die("mkdir /sys/kernel/debug", errno);
-	if (mount("none", "/sys/kernel/debug", "debugfs", 0, NULL) && errno != EBUSY)
-		die("mounting debugfs", errno);
+	mount_debugfs();
 	latency_ns = read_ulong("/sys/kernel/debug/sched/latency_ns", 0);
 
 	switch_policy("cfs");
@@ -1734,6 +1753,166 @@ static void timescale(double seconds, struct sbuf *sb)
 		  read_ulong("/proc/sys/kernel/sched_timescale", 1), latency_ns,
 		  (double)ramp_ns / 1e6, halflives[1], cw1.periods - cw0.periods,
 		  ws1.quanta - ws0.quanta, (double)window / 1e6);
+}
+
+/* --- pull: a waiting bottleneck is what an idle CPU takes ---------------- */
+
+#define PULL_ROUNDS 20
+#define MIGRATION_COST_FILE "/sys/kernel/debug/sched/migration_cost_ns"
+
+static pthread_mutex_t pull_locks[2] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER };
+
+struct pull_round {
+	const char *first;	/* the role of the first thread on the idle CPU */
+	int flagged;		/* both bottlenecks flagged before and after */
+	double after_ms;	/* how long after it was allowed */
+};
+
+static struct pull_round pull_rounds[PULL_ROUNDS];
+static int pull_little[2];
+
+/* The CPU thread tid of this process is on (task_cpu()), or -1. */
+static int thread_cpu(pid_t tid)
+{
+	char path[64], *text, *p;
+	int field, cpu = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	text = read_text(path);
+	if (!text)
+		return -1;
+	/* past the command, which may hold spaces: the state is field 3 */
+	p = strrchr(text, ')');
+	for (field = 2; p && field < 39; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		cpu = atoi(p + 1);
+	free(text);
+	return cpu;
+}
+
+/* Whether the first two threads are both flagged bottlenecks. */
+static int both_flagged(const pid_t tids[2])
+{
+	struct thread_stats a, b;
+
+	return !read_thread_stats(tids[0], &a) && !read_thread_stats(tids[1], &b) &&
+	       a.bottleneck == 1 && b.bottleneck == 1;
+}
+
+static void allow_cpus(pid_t tid, int a, int b)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(a, &set);
+	if (b >= 0)
+		CPU_SET(b, &set);
+	if (sched_setaffinity(tid, sizeof(set), &set))
+		die("sched_setaffinity", errno);
+}
+
+/*
+ * Two bottlenecks, each holding its own lock 1 ms at a time while threads
+ * on a big CPU take it briefly, and a CPU hog, all on one little CPU while
+ * the other little CPU idles. The holders spin to take their lock back, so
+ * they never sleep: no wake-up places them, only the balancer. Each round
+ * pins the three there again, then allows them both little CPUs, the
+ * bottlenecks first, and notes which of them the idle CPU takes first: one
+ * of the two that wait there, the balancer's choice. No task counts as
+ * cache hot meanwhile (migration_cost_ns 0, restored after), so that the
+ * task the balancer looks at first is the one it takes.
+ */
+static void pull(double seconds)
+{
+	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
+	int big[MAX_CPUS], nr_big, cpu, i, r, n = 0;
+	unsigned long cost;
+	cpu_set_t little;
+	char text[32];
+	pid_t tids[3];
+	struct worker *w;
+
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	little_cpus(&little, &nr_big, big);
+	for (cpu = 0; cpu < wash_nr_cpus && n < 2; cpu++)
+		if (CPU_ISSET(cpu, &little))
+			pull_little[n++] = cpu;
+	if (n < 2 || !nr_big)
+		die("pull needs two little CPUs and a big one", EINVAL);
+	mount_debugfs();
+	cost = read_ulong(MIGRATION_COST_FILE, ULONG_MAX);
+	if (cost == ULONG_MAX)
+		die("reading " MIGRATION_COST_FILE, errno ? errno : ENOENT);
+	write_file(MIGRATION_COST_FILE, "0");
+
+	for (i = 0; i < 2; i++) {
+		w = add_worker("bottleneck", pull_little[0], UINT64_MAX);
+		w->hold_ns = 1 * MS;
+		w->outside_ns = 200 * US;
+		w->mutex = &pull_locks[i];
+		w->spin_to_lock = 1;
+	}
+	add_worker("hog", pull_little[0], UINT64_MAX);
+	for (i = 0; i < 4; i++) {
+		w = add_worker("waiter", big[i % nr_big], UINT64_MAX);
+		w->hold_ns = 50 * US;
+		w->outside_ns = 300 * US;
+		w->mutex = &pull_locks[i % 2];
+	}
+	for (i = 0; i < nworkers; i++)
+		start_worker(&workers[i], strcmp(workers[i].role, "hog") ? lock_holder : cpu_bound);
+	for (i = 0; i < 3; i++)
+		tids[i] = worker_tid(&workers[i]);
+	/* long enough for the ranking to flag both */
+	ampkit_sleep_ns(300 * MS);
+
+	for (r = 0; r < PULL_ROUNDS; r++) {
+		struct pull_round *pr = &pull_rounds[r];
+		uint64_t allowed;
+
+		for (i = 0; i < 3; i++)
+			allow_cpus(tids[i], pull_little[0], -1);
+		ampkit_sleep_ns(100 * MS);
+		pr->flagged = both_flagged(tids);
+		/*
+		 * The bottlenecks first: a balance between the calls could
+		 * then take only a bottleneck, which is the lesser harm for a
+		 * test of whether one is taken first than failing it.
+		 */
+		for (i = 0; i < 3; i++)
+			allow_cpus(tids[i], pull_little[0], pull_little[1]);
+		allowed = ampkit_now_ns();
+		pr->first = "none";
+		while (ampkit_now_ns() - allowed < 500 * MS) {
+			for (i = 0; i < 3 && thread_cpu(tids[i]) != pull_little[1]; i++)
+				;
+			if (i < 3) {
+				pr->first = workers[i].role;
+				pr->after_ms = (double)(ampkit_now_ns() - allowed) / 1e6;
+				break;
+			}
+			ampkit_sleep_ns(1 * MS);
+		}
+		pr->flagged = pr->flagged && both_flagged(tids);
+	}
+	snprintf(text, sizeof(text), "%lu", cost);
+	write_file(MIGRATION_COST_FILE, text);
+	snapshot_then_stop(deadline);
+}
+
+static void pull_rounds_json(struct sbuf *sb)
+{
+	int r;
+
+	sb_printf(sb, ",\"little\":[%d,%d],\"rounds\":[", pull_little[0], pull_little[1]);
+	for (r = 0; r < PULL_ROUNDS; r++) {
+		sb_printf(sb, "%s{\"first\":", r ? "," : "");
+		sb_json_str(sb, pull_rounds[r].first);
+		sb_printf(sb, ",\"flagged\":%s,\"after_ms\":%.1f}",
+			  pull_rounds[r].flagged ? "true" : "false", pull_rounds[r].after_ms);
+	}
+	sb_printf(sb, "]");
 }
 
 /* --- stress ---------------------------------------------------------------- */
@@ -2517,7 +2696,7 @@ static int usage(const char *prog)
 		"usage: %s [-t N] [-n N] SCENARIO ARGS...\n"
 		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | exit-join SECONDS\n"
 		"  placement SECONDS | crowded SECONDS | evict SECONDS\n"
-		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | stress SECONDS [FLIPS]\n"
+		"  vscale SECONDS CPU | bias SECONDS CPU [NICE] | pull SECONDS | stress SECONDS [FLIPS]\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS | wash-own SECONDS\n"
 		"  wash-fence SECONDS | wash-cpuset SECONDS | wash-hotplug SECONDS |\n"
 		"  pin-hotplug SECONDS | timescale SECONDS\n"
@@ -2594,6 +2773,11 @@ int main(int argc, char **argv)
 		bias(seconds, atoi(argv[2]), argc == 4 ? atoi(argv[3]) : 0);
 		print_workers_open(&sb, scenario);
 		flag_samples_json(&sb, "flag", &bias_flag);
+		sb_printf(&sb, "}\n");
+	} else if (argc == 2 && !strcmp(scenario, "pull")) {
+		pull(seconds);
+		print_workers_open(&sb, scenario);
+		pull_rounds_json(&sb);
 		sb_printf(&sb, "}\n");
 	} else if (argc == 2 && (!strcmp(scenario, "wash-few") ||
 				 !strcmp(scenario, "wash-scalable") ||
