@@ -31,9 +31,9 @@
  *                               CPU with two CPU hogs; the holder at NICE
  *   pull SECONDS                two lock holders that others wait for and a
  *                               CPU hog, pinned to one little CPU, then
- *                               allowed both, twenty times: which of them
+ *                               allowed both, forty times: which of them
  *                               the idle little CPU takes first (at least
- *                               about 2.6 s whatever SECONDS)
+ *                               about 5.5 s whatever SECONDS)
  *   stress SECONDS [FLIPS]      switches the policy every 10 ms under a fork,
  *                               pipe and futex load, through every policy
  *                               the kernel lists, for SECONDS and until it
@@ -1757,7 +1757,7 @@ static void timescale(double seconds, struct sbuf *sb)
 
 /* --- pull: a waiting bottleneck is what an idle CPU takes ---------------- */
 
-#define PULL_ROUNDS 20
+#define PULL_ROUNDS 40
 #define MIGRATION_COST_FILE "/sys/kernel/debug/sched/migration_cost_ns"
 
 static pthread_mutex_t pull_locks[2] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER };
@@ -1770,6 +1770,18 @@ struct pull_round {
 
 static struct pull_round pull_rounds[PULL_ROUNDS];
 static int pull_little[2];
+static char pull_saved_cost[32];	/* migration_cost_ns before the scenario */
+
+/* Puts the migration cost back however the scenario ends. */
+static void pull_restore_cost(void)
+{
+	FILE *f = fopen(MIGRATION_COST_FILE, "w");
+
+	if (f) {
+		fputs(pull_saved_cost, f);
+		fclose(f);
+	}
+}
 
 /* The CPU thread tid of this process is on (task_cpu()), or -1. */
 static int thread_cpu(pid_t tid)
@@ -1820,7 +1832,7 @@ static void allow_cpus(pid_t tid, int a, int b)
  * pins the three there again, then allows them both little CPUs, the
  * bottlenecks first, and notes which of them the idle CPU takes first: one
  * of the two that wait there, the balancer's choice. No task counts as
- * cache hot meanwhile (migration_cost_ns 0, restored after), so that the
+ * cache hot meanwhile (migration_cost_ns 0, restored at exit), so that the
  * task the balancer looks at first is the one it takes.
  */
 static void pull(double seconds)
@@ -1829,7 +1841,6 @@ static void pull(double seconds)
 	int big[MAX_CPUS], nr_big, cpu, i, r, n = 0;
 	unsigned long cost;
 	cpu_set_t little;
-	char text[32];
 	pid_t tids[3];
 	struct worker *w;
 
@@ -1844,6 +1855,9 @@ static void pull(double seconds)
 	cost = read_ulong(MIGRATION_COST_FILE, ULONG_MAX);
 	if (cost == ULONG_MAX)
 		die("reading " MIGRATION_COST_FILE, errno ? errno : ENOENT);
+	snprintf(pull_saved_cost, sizeof(pull_saved_cost), "%lu", cost);
+	if (atexit(pull_restore_cost))
+		die("atexit", ENOMEM);
 	write_file(MIGRATION_COST_FILE, "0");
 
 	for (i = 0; i < 2; i++) {
@@ -1896,8 +1910,6 @@ static void pull(double seconds)
 		}
 		pr->flagged = pr->flagged && both_flagged(tids);
 	}
-	snprintf(text, sizeof(text), "%lu", cost);
-	write_file(MIGRATION_COST_FILE, text);
 	snapshot_then_stop(deadline);
 }
 
