@@ -35,7 +35,9 @@ Two kernels of different builds also differ in code
 layout (alignment, cache and predictor conflicts), so a difference of a
 few percent either way between them is not necessarily instructions.
 Printed: simulated ns per round (the guest's clock is simulated time) and
-the ratios. Figures, not tests.
+the ratios; and for the two cfs-alone guests, the instructions and cycles
+of their whole run (both kinds together, and the runner's own start and
+end), which tell work from layout. Figures, not tests.
 """
 
 import argparse
@@ -97,6 +99,13 @@ def samples(
     return {k: (sum(v) / len(v), min(v), max(v)) for k, v in by.items()}
 
 
+def work(run: Path) -> tuple[float, float]:
+    """Instructions committed and cycles, over every CPU, of a gem5 run's
+    measured interval (gem5.json, the run's statistics summary)."""
+    cpus = json.loads((run / "gem5.json").read_text())["cpus"]
+    return sum(float(c["insts"]) for c in cpus), sum(float(c["cycles"]) for c in cpus)
+
+
 def _ns(figure: tuple[float, float, float]) -> str:
     mean, low, high = figure
     return f"{mean:8.1f} ns [{low:.0f}-{high:.0f}]"
@@ -129,6 +138,9 @@ def main() -> int:
         mixed = samples(
             where / "patched-all", args.kernel, PATCHED_POLICIES, cmdline=args.append, **common
         )
+        # the two cfs-alone guests run the same initramfs: what differs in
+        # the instructions they commit is the kernel's
+        base_work, alone_work = work(where / "unpatched"), work(where / "patched-cfs")
     print(
         f"gem5, {args.platform}, {args.rounds} rounds per sample, mean of blocks 2-{BLOCKS} "
         "(both orders of the policies), [min-max]"
@@ -137,6 +149,12 @@ def main() -> int:
     for kind in KINDS:
         ref, kit = base[(kind, "cfs")], alone[(kind, "cfs")]
         print(f"  {kind:15} unpatched {_ns(ref)}  kit {_ns(kit)}  ratio {kit[0] / ref[0]:.4f}")
+    rounds = args.rounds * BLOCKS * len(KINDS)
+    print(
+        f"  both guests' whole run ({rounds} rounds of both kinds): instructions "
+        f"{alone_work[0] / base_work[0]:.4f} (kit {alone_work[0] / rounds:,.0f} a round, "
+        f"unpatched {base_work[0] / rounds:,.0f}), cycles {alone_work[1] / base_work[1]:.4f}"
+    )
     setup = f"kernel {args.kernel}" + (f", {args.append}" if args.append else "")
     print(f"every policy in one kit guest ({setup}): policy / cfs")
     for kind in KINDS:
