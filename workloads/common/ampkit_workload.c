@@ -89,7 +89,7 @@ void ampkit_parse_args_flags(int argc, char **argv, const char *summary,
 			args->threads = (int)parse_positive(prog, "-t", optarg, MAX_THREADS);
 			break;
 		case 'n':
-			args->size = parse_positive(prog, "-n", optarg, 1L << 40);
+			args->size = parse_positive(prog, "-n", optarg, AMPKIT_MAX_SIZE);
 			break;
 		case 'h':
 			usage(prog, summary, default_threads, default_size, flags);

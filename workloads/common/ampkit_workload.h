@@ -20,9 +20,17 @@
 #ifndef AMPKIT_WORKLOAD_H
 #define AMPKIT_WORKLOAD_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The largest SIZE (-n) a workload accepts: 2^40, or what a long holds. */
+#if LONG_MAX > 0x7fffffffL
+#define AMPKIT_MAX_SIZE (1L << 40)
+#else
+#define AMPKIT_MAX_SIZE LONG_MAX
+#endif
 
 struct ampkit_args {
 	int threads;

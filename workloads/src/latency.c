@@ -72,8 +72,8 @@ int main(int argc, char **argv)
 	ampkit_parse_args(argc, argv,
 			  "dependent loads around a fixed 8 MiB ring per thread (SIZE: steps / 1024)",
 			  1, 256, &args);
-	if (args.size > (1L << 40) / STEPS_PER_UNIT)
-		ampkit_fail("latency: SIZE must be at most %ld", (1L << 40) / STEPS_PER_UNIT);
+	if (args.size > AMPKIT_MAX_SIZE / STEPS_PER_UNIT)
+		ampkit_fail("latency: SIZE must be at most %ld", AMPKIT_MAX_SIZE / STEPS_PER_UNIT);
 	w = ampkit_xcalloc((size_t)args.threads, sizeof(*w));
 	for (t = 0; t < args.threads; t++) {
 		w[t].increment = 2UL * (unsigned long)t + 1;
