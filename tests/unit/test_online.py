@@ -100,6 +100,27 @@ def test_too_few_instructions_wait_for_the_next_periods_counts(
     assert second["from_ns"] == first["from_ns"] and second["t_ns"] - second["from_ns"] == 3_000_000
 
 
+def test_what_an_ended_thread_held_back_is_counted_as_never_estimated(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    # thread 7 runs 400 instructions on big, then 300 in the period it
+    # ends: 700 against a threshold of 1000, never estimated; thread 8's
+    # 1500 are
+    records = replay(
+        host_bin,
+        tmp_path,
+        "count 7 big 400 600 80\ncount 8 big 1500 2000 300\nperiod\n"
+        "count 7 big 300 450 60\nend 7\nperiod\n"
+        "count 8 big 1500 2000 300\nperiod\n",
+        "-m",
+        "1000",
+    )
+    assert [e["tid"] for e in estimates(records)] == [8, 8]
+    summary = records[-1]
+    assert summary["unestimated_instructions"] == 700
+    assert summary["periods"] == 3
+
+
 def test_a_stable_phase_uses_the_latest_estimate_and_a_transition_the_average(
     host_bin: Path, tmp_path: Path
 ) -> None:

@@ -32,8 +32,9 @@
  * every switch in.
  *
  * It writes JSON lines to the log (-l): one per thread when first seen,
- * one per thread and period with an estimate, and a summary at the end.
- * Replay mode (-r FILE) reads counts from FILE instead of the PMU, writes
+ * one per thread and period with an estimate, and a summary at the end
+ * (with the instructions threads still held back, too few to estimate
+ * by, when they ended: never estimated). Replay mode (-r FILE) reads counts from FILE instead of the PMU, writes
  * nothing to the kernel and logs to standard output: the host-side tests
  * check the arithmetic through it.
  */
@@ -104,6 +105,7 @@ static uint64_t epoch_ns;	/* when it told the runner it was ready; replay: 0 */
 static struct {
 	uint64_t periods, estimates, writes, write_errors;
 	uint64_t without_counters, untracked, instances_untracked, log_dropped, log_lines;
+	uint64_t unestimated_instructions;	/* held back when their thread ended */
 	uint64_t period_cpu_ns, period_cpu_max_ns, period_wall_max_ns;
 } totals;
 
@@ -449,6 +451,10 @@ static void take(struct thread *t, struct online_counts c[ONLINE_CORES],
 	struct sbuf sb;
 
 	online_carry(t->pending, c, min_instructions);
+	/* what a thread that ended still held back is never estimated: say how much */
+	if (ended)
+		for (type = 0; type < ONLINE_CORES; type++)
+			totals.unestimated_instructions += t->pending[type].instructions;
 	/* the estimate spans from the earliest counts it uses */
 	for (type = 0; type < ONLINE_CORES; type++)
 		if (c[type].instructions && t->since_ns[type] < since_ns)
@@ -635,6 +641,7 @@ static void summary(uint64_t period_us, uint64_t min_instructions)
 		  totals.instances_untracked);
 	sb_printf(&sb, ",\"estimates\":%" PRIu64 ",\"writes\":%" PRIu64 ",\"write_errors\":%" PRIu64,
 		  totals.estimates, totals.writes, totals.write_errors);
+	sb_printf(&sb, ",\"unestimated_instructions\":%" PRIu64, totals.unestimated_instructions);
 	sb_printf(&sb, ",\"period_cpu_ns_mean\":%" PRIu64 ",\"period_cpu_ns_max\":%" PRIu64,
 		  totals.periods ? totals.period_cpu_ns / totals.periods : 0,
 		  totals.period_cpu_max_ns);
@@ -651,10 +658,12 @@ static void summary(uint64_t period_us, uint64_t min_instructions)
 /*
  * "count <tid> <big|little> <instructions> <event>..." lines, events in
  * that type's model order, gather one period's counts; "period" ends it.
+ * "end <tid>" says that thread ended in this period: its counts are its last.
  */
 static void replay(const char *path, uint64_t min_instructions)
 {
 	static struct online_counts counts[MAX_TRACKED][ONLINE_CORES];
+	static int ended[MAX_TRACKED];
 	char line[512], *w[3 + GROUP_SIZE], *save;
 	FILE *f = fopen(path, "r");
 	uint64_t tick = 0;
@@ -677,10 +686,21 @@ static void replay(const char *path, uint64_t min_instructions)
 			continue;
 		if (!strcmp(w[0], "period")) {
 			tick += 1000000;
-			for (i = 0; i < nthreads; i++)
-				take(&threads[i], counts[i], min_instructions, epoch_ns + tick, 0);
+			for (i = 0; i < nthreads; i++) {
+				if (threads[i].gone)
+					continue;
+				take(&threads[i], counts[i], min_instructions, epoch_ns + tick,
+				     ended[i]);
+				threads[i].gone = ended[i];
+			}
 			memset(counts, 0, sizeof(counts));
 			totals.periods++;
+		} else if (!strcmp(w[0], "end") && n == 2) {
+			struct thread *t = find_thread((pid_t)atoi(w[1]));
+
+			if (!t)
+				die("replay: an end line for a thread with no counts", w[1]);
+			ended[t - threads] = 1;
 		} else if (!strcmp(w[0], "count") && n >= 4) {
 			pid_t tid = (pid_t)atoi(w[1]);
 			int type = !strcmp(w[2], "big") ? ONLINE_BIG : ONLINE_LITTLE;
@@ -700,8 +720,8 @@ static void replay(const char *path, uint64_t min_instructions)
 			char where[32];
 
 			snprintf(where, sizeof(where), "line %d", lineno);
-			die("replay: expected 'count TID big|little INSTRUCTIONS EVENTS...' or 'period'",
-			    where);
+			die("replay: expected 'count TID big|little INSTRUCTIONS EVENTS...', "
+			    "'end TID' or 'period'", where);
 		}
 	}
 	fclose(f);
