@@ -51,6 +51,7 @@ from ampkit import build, kernel
 from ampkit.engines import gem5
 from ampkit.errors import AmpkitError
 from ampkit.mix import App
+from ampkit.rundir import RunDir
 
 KINDS = ("pipe-pingpong", "mutex-pingpong")
 PATCHED_POLICIES = ("cfs", "cfs+stats", "colab", "wash")
@@ -102,7 +103,7 @@ def samples(
 def work(run: Path) -> tuple[float, float]:
     """Instructions committed and cycles, over every CPU, of a gem5 run's
     measured interval (gem5.json, the run's statistics summary)."""
-    cpus = json.loads((run / "gem5.json").read_text())["cpus"]
+    cpus = RunDir(run).gem5_summary()["cpus"]
     return sum(float(c["insts"]) for c in cpus), sum(float(c["cycles"]) for c in cpus)
 
 

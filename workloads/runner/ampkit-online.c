@@ -34,9 +34,10 @@
  * It writes JSON lines to the log (-l): one per thread when first seen,
  * one per thread and period with an estimate, and a summary at the end
  * (with the instructions threads still held back, too few to estimate
- * by, when they ended: never estimated). Replay mode (-r FILE) reads counts from FILE instead of the PMU, writes
- * nothing to the kernel and logs to standard output: the host-side tests
- * check the arithmetic through it.
+ * by, when they ended: never estimated). Replay mode (-r FILE) reads
+ * counts from FILE instead of the PMU, writes nothing to the kernel and
+ * logs to standard output: the host-side tests check the arithmetic
+ * through it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

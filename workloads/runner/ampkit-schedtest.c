@@ -186,14 +186,22 @@ static void switch_policy(const char *name)
 		die("switching the policy", err);
 }
 
-static void pin_to(int cpu)
+/* Allows thread @tid (0: the caller) CPU @a, and @b unless it is negative. */
+static void allow_cpus(pid_t tid, int a, int b)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	CPU_SET(a, &set);
+	if (b >= 0)
+		CPU_SET(b, &set);
+	if (sched_setaffinity(tid, sizeof(set), &set))
 		die("sched_setaffinity", errno);
+}
+
+static void pin_to(int cpu)
+{
+	allow_cpus(0, cpu, -1);
 }
 
 static void set_speedup(unsigned int q10)
@@ -1233,16 +1241,28 @@ static void *fence_sleeper(void *arg)
 	return NULL;
 }
 
+/*
+ * /proc/self/task/<tid>/stat of thread @tid of this process, read into
+ * *@text (NULL if it could not be; free it), and where its fields resume
+ * past the command, which may hold spaces: at the state, field 3; or NULL.
+ */
+static const char *thread_stat(pid_t tid, char **text)
+{
+	char path[64], *paren;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	*text = read_text(path);
+	paren = *text ? strrchr(*text, ')') : NULL;
+	return paren && paren[1] == ' ' ? paren + 2 : NULL;
+}
+
 /* The state letter of thread @tid of this process (R, S, D...), or 0. */
 static char thread_state(pid_t tid)
 {
-	char path[64], *text, *paren, state = 0;
+	char *text;
+	const char *fields = thread_stat(tid, &text);
+	char state = fields ? fields[0] : 0;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	text = read_text(path);
-	paren = text ? strrchr(text, ')') : NULL;
-	if (paren && paren[1] == ' ')
-		state = paren[2];
 	free(text);
 	return state;
 }
@@ -1783,24 +1803,21 @@ static void pull_restore_cost(void)
 	}
 }
 
-/* The CPU thread tid of this process is on (task_cpu()), or -1. */
+/* The CPU thread tid of this process is on (task_cpu(): field 39), or -1. */
 static int thread_cpu(pid_t tid)
 {
-	char path[64], *text, *p;
-	int field, cpu = -1;
+	char *text;
+	const char *p = thread_stat(tid, &text);
+	int field;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	text = read_text(path);
-	if (!text)
-		return -1;
-	/* past the command, which may hold spaces: the state is field 3 */
-	p = strrchr(text, ')');
-	for (field = 2; p && field < 39; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		cpu = atoi(p + 1);
+	for (field = 3; p && field < 39; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	field = p ? atoi(p) : -1;
 	free(text);
-	return cpu;
+	return field;
 }
 
 /* Whether the first two threads are both flagged bottlenecks. */
@@ -1810,18 +1827,6 @@ static int both_flagged(const pid_t tids[2])
 
 	return !read_thread_stats(tids[0], &a) && !read_thread_stats(tids[1], &b) &&
 	       a.bottleneck == 1 && b.bottleneck == 1;
-}
-
-static void allow_cpus(pid_t tid, int a, int b)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(a, &set);
-	if (b >= 0)
-		CPU_SET(b, &set);
-	if (sched_setaffinity(tid, sizeof(set), &set))
-		die("sched_setaffinity", errno);
 }
 
 /*
@@ -2364,7 +2369,6 @@ static void trace(double seconds, struct sbuf *sb)
 
 /* --- futex accounting: stale stamps and every kind of release ---------------- */
 
-
 static long futex_op(_Atomic uint32_t *uaddr, int op, uint32_t val, uintptr_t val2,
 		     _Atomic uint32_t *uaddr2, uint32_t val3)
 {
@@ -2397,15 +2401,13 @@ static void *scan_waiter(void *arg)
 /* Whether thread @tid sleeps ('S' in /proc/self/task/<tid>/stat). */
 static int thread_sleeps(pid_t tid)
 {
-	char path[64], *text, *paren;
+	char *text;
+	const char *fields = thread_stat(tid, &text);
 	int sleeps;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	text = read_text(path);
 	if (!text)
 		die("reading /proc/self/task/<tid>/stat", errno ? errno : ENOENT);
-	paren = strrchr(text, ')');
-	sleeps = paren && paren[1] == ' ' && paren[2] == 'S';
+	sleeps = fields && fields[0] == 'S';
 	free(text);
 	return sleeps;
 }
