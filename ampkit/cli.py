@@ -745,6 +745,31 @@ def cmd_mix_sizes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mix_optimum(args: argparse.Namespace) -> int:
+    from ampkit.analysis import optimum
+    from ampkit.platform import get_platform
+
+    mix = load_mix(args.mix)
+    plat = get_platform(args.platform)
+    apps = load_profile(Path(args.speedups)).model_inputs(mix)
+    if not args.seconds > 0:
+        raise AmpkitError(f"--seconds {args.seconds}", "give the model's T in seconds, above 0")
+    found = optimum.points(apps, plat.big, plat.little, seconds=args.seconds)
+    frame = optimum.table(apps, found)
+    print(f"{mix.name} on {plat.name}: Saez et al.'s model (eq. 1, 4-9), T = {args.seconds:g} s")
+    names = [a.name for a in apps]
+    print(f"{'':12} {'ASP':>7} {'unfair':>7} {'EDP':>9}  " + "  ".join(f"F {n}" for n in names))
+    for p in found:
+        fractions = "  ".join(
+            f"{f:>{len(n) + 2}.3f}" for n, f in zip(names, p.big_fraction, strict=True)
+        )
+        print(f"{p.scheduler:12} {p.asp:7.3f} {p.unfairness:7.3f} {p.edp:9.4g}  {fractions}")
+    if args.out:
+        frame.to_csv(args.out, index=False)
+        print(f"{args.out}: {len(frame)} rows", file=sys.stderr)
+    return 0
+
+
 def cmd_mix_generate(args: argparse.Namespace) -> int:
     from ampkit.mix import generate_mix, render_mix
     from ampkit.profile import shipped_speedups
@@ -1115,6 +1140,26 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--span-ms", type=float, required=True, help="simulated milliseconds")
     s.add_argument("--behaviour", help=behaviour_help)
     s.set_defaults(func=cmd_mix_sizes)
+    s = mx.add_parser(
+        "optimum",
+        help="Saez et al.'s analytical schedules of a mix of single-threaded applications "
+        "on a platform: HSP, Opt-Unf, Opt-EDP and EEF-Driven",
+    )
+    s.add_argument("mix", help="a mix name or .toml path")
+    s.add_argument("--platform", required=True, help="a platform (ampkit platform list)")
+    s.add_argument(
+        "--speedups",
+        required=True,
+        help="a gem5 profile of the mix's applications with PMU counts and energy (ampkit profile)",
+    )
+    s.add_argument(
+        "--seconds",
+        type=float,
+        default=10.0,
+        help="the model's T, which scales EDP and nothing else (default 10, the paper's)",
+    )
+    s.add_argument("-o", "--out", help="write the tidy table (CSV) here")
+    s.set_defaults(func=cmd_mix_optimum)
     s = mx.add_parser("generate", help="a mix from a category and a seed (deterministic)")
     s.add_argument("--category", required=True, choices=CATEGORIES)
     s.add_argument("--apps", type=int, default=2, help="number of applications (default 2)")

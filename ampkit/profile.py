@@ -29,8 +29,10 @@ generate --speedups`` take their hints from it.
     little_pmu = { INST_RETIRED = 151234890, CPU_CYCLES = 197530864 }
     # on gem5: the big cluster's energy (CPUs and L2, its power model) per
     # instruction its CPUs committed over the big runs' measured interval,
-    # nJ: Saez et al.'s EPI_big
+    # nJ: Saez et al.'s EPI_big; and the little cluster's over the little
+    # runs, their EPI_small
     big_epi_nj = 0.51
+    little_epi_nj = 0.37
 
 An optional ``[provenance]`` table (strings) says what measured it: the
 engine binary's hash, on gem5 the machine model's (ampkit.calibration),
@@ -64,6 +66,7 @@ from ampkit.rundir import AppRecord, Excluded, RunDir, Statistics
 from ampkit.tomlfile import TomlFile, provenance_lines
 
 if TYPE_CHECKING:
+    from ampkit.analysis.optimum import AppModel
     from ampkit.kernel import KernelBuild
 
 KIND = "ampkit-speedup-profile"
@@ -87,6 +90,8 @@ class Entry:
     little_pmu: tuple[tuple[str, float], ...] = ()
     #: nJ per instruction of the big cluster over the big runs (gem5)
     big_epi_nj: float | None = None
+    #: ... and of the little cluster over the little runs
+    little_epi_nj: float | None = None
 
     @property
     def speedup(self) -> float:
@@ -135,6 +140,60 @@ class Profile:
             return None
         return round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)
 
+    def model_inputs(self, mix: Mix) -> "list[AppModel]":
+        """Saez et al.'s model's inputs (ampkit.analysis.optimum) for each
+        application of the mix, measured for that very application: its
+        speedup, its instructions per second on big CPUs (its region's
+        retired instructions over its time there) and its energy per
+        instruction on each core type. Refused, with everything missing
+        listed, where the profile lacks any of them or an application has
+        more than one thread (the model's applications are single-threaded:
+        a CPU each)."""
+        from ampkit.analysis.optimum import AppModel
+
+        inputs, missing = [], []
+        for app in mix.apps:
+            label = f"{app.program} t{app.threads} n{app.size}"
+            if app.threads != 1:
+                missing.append(f"{label}: {app.threads} threads (the model's have one)")
+                continue
+            entry = next((e for e in self.entries if e.matches(app)), None)
+            if entry is None:
+                missing.append(f"{label}: not in the profile")
+                continue
+            lacks = [
+                key
+                for key, value in (
+                    ("big_pmu.INST_RETIRED", dict(entry.big_pmu).get(INSTRUCTIONS)),
+                    ("big_epi_nj", entry.big_epi_nj),
+                    ("little_epi_nj", entry.little_epi_nj),
+                )
+                if not value
+            ]
+            if lacks:
+                missing.append(f"{label}: no {', '.join(lacks)}")
+                continue
+            big_s = sum(entry.big_ns) / len(entry.big_ns) / 1e9
+            inputs.append(
+                AppModel(
+                    name=label,
+                    speedup=entry.speedup,
+                    ips_big=dict(entry.big_pmu)[INSTRUCTIONS] / big_s,
+                    epi_big_nj=entry.big_epi_nj or 0.0,
+                    epi_little_nj=entry.little_epi_nj or 0.0,
+                )
+            )
+        if missing:
+            raise AmpkitError(
+                f"{mix.name}: the analytical model lacks inputs from "
+                f"{self.source or 'the profile'}: " + "; ".join(missing),
+                "a mix of single-threaded applications, profiled on gem5 with its PMU "
+                "events counted (ampkit profile --engine gem5 --mix MIX --cpus 1): that "
+                "gives each its speedup, instructions and energy per instruction on each "
+                "core type",
+            )
+        return inputs
+
     def apply(self, mix: Mix) -> Mix:
         """The mix with its hints taken from this profile where it has them."""
         apps = []
@@ -171,8 +230,9 @@ class Profile:
                 if counts:
                     table = ", ".join(f"{name} = {round(value)}" for name, value in counts)
                     lines.append(f"{key} = {{ {table} }}")
-            if e.big_epi_nj is not None:
-                lines.append(f"big_epi_nj = {e.big_epi_nj:.6g}")
+            for key, epi in (("big_epi_nj", e.big_epi_nj), ("little_epi_nj", e.little_epi_nj)):
+                if epi is not None:
+                    lines.append(f"{key} = {epi:.6g}")
         return "\n".join(lines) + "\n"
 
 
@@ -191,6 +251,7 @@ _PROGRAM_KEYS = (
     "big_pmu",
     "little_pmu",
     "big_epi_nj",
+    "little_epi_nj",
 )
 
 
@@ -224,6 +285,12 @@ def _pmu_counts(toml: TomlFile, i: int, key: str) -> tuple[tuple[str, float], ..
                 hint=f"the events: {', '.join(PMU_NAMES)} (ampkit/pmu.py)",
             )
     return tuple((name, toml.number(("program", i, key, name), low=0)) for name in value)
+
+
+def _optional_number(toml: TomlFile, i: int, key: str) -> float | None:
+    if toml.get(("program", i, key)) is None:
+        return None
+    return toml.number(("program", i, key), low=0)
 
 
 def _check_identity(toml: TomlFile) -> None:
@@ -272,11 +339,8 @@ def load_profile(path: Path) -> Profile:
                 little_runs=tuple(toml.strings(("program", i, "little_runs"), default=[])),
                 big_pmu=_pmu_counts(toml, i, "big_pmu"),
                 little_pmu=_pmu_counts(toml, i, "little_pmu"),
-                big_epi_nj=(
-                    toml.number(("program", i, "big_epi_nj"), low=0)
-                    if toml.get(("program", i, "big_epi_nj")) is not None
-                    else None
-                ),
+                big_epi_nj=_optional_number(toml, i, "big_epi_nj"),
+                little_epi_nj=_optional_number(toml, i, "little_epi_nj"),
             )
         )
         _check_speedup(toml, i, entries[-1])
@@ -397,7 +461,7 @@ def measure(
         times: dict[str, list[int]] = {"big": [], "little": []}
         runs: dict[str, list[str]] = {"big": [], "little": []}
         pmu: dict[str, list[dict[str, float]]] = {"big": [], "little": []}
-        epi: list[float] = []
+        epi: dict[str, list[float]] = {"big": [], "little": []}
         alone = alone_mix(holder, app)
         for kind, plat in platforms.items():
             for rep in range(repetitions):
@@ -424,8 +488,7 @@ def measure(
                 runs[kind].append(run_dir.name)
                 if pmu_sets and from_statistics:
                     pmu[kind].append(statistics_counts(statistics)[0])
-                    if kind == "big":
-                        epi.extend(_epi_nj(statistics))
+                    epi[kind].extend(_epi_nj(statistics))
                 elif pmu_sets:
                     pmu[kind].append(_merged([_counted(r) for _, r, _ in passes]))
         entries.append(
@@ -437,7 +500,8 @@ def measure(
                 little_runs=tuple(runs["little"]),
                 big_pmu=_mean_counts(pmu["big"]),
                 little_pmu=_mean_counts(pmu["little"]),
-                big_epi_nj=sum(epi) / len(epi) if epi and len(epi) == repetitions else None,
+                big_epi_nj=_mean_if_each(epi["big"], repetitions),
+                little_epi_nj=_mean_if_each(epi["little"], repetitions),
             )
         )
     return Profile(engine=engine, cpus=cpus, entries=tuple(entries))
@@ -494,7 +558,7 @@ def from_runs(root: Path) -> Profile:
             size=int(described.get("size") or 0),
             args=tuple(str(a) for a in described.get("args") or ()),
         )
-        epi = _epi_nj(verdict.statistics) if kind == "big" else []
+        epi = _epi_nj(verdict.statistics)
         runs = sides.setdefault(app, {"big": [], "little": []})[kind]
         counts, over = statistics_counts(verdict.statistics)
         runs.append((path.name, record.turnaround_ns, counts, epi))
@@ -508,7 +572,6 @@ def from_runs(root: Path) -> Profile:
         big, little = by_kind["big"], by_kind["little"]
         if not big or not little:
             continue
-        epis = [e for _, _, _, es in big for e in es]
         entries.append(
             Entry(
                 app=app,
@@ -518,7 +581,8 @@ def from_runs(root: Path) -> Profile:
                 little_runs=tuple(n for n, _, _, _ in little),
                 big_pmu=_mean_counts([c for _, _, c, _ in big if c]),
                 little_pmu=_mean_counts([c for _, _, c, _ in little if c]),
-                big_epi_nj=sum(epis) / len(epis) if len(epis) == len(big) else None,
+                big_epi_nj=_mean_if_each([e for _, _, _, es in big for e in es], len(big)),
+                little_epi_nj=_mean_if_each([e for _, _, _, es in little for e in es], len(little)),
             )
         )
     if not entries:
@@ -626,11 +690,17 @@ def _mean_counts(per_run: list[dict[str, float]]) -> tuple[tuple[str, float], ..
     )
 
 
+def _mean_if_each(values: list[float], runs: int) -> float | None:
+    """The mean of one value per run, or None unless every run gave one."""
+    return sum(values) / len(values) if values and len(values) == runs else None
+
+
 def _epi_nj(statistics: Statistics) -> list[float]:
-    """The big cluster's nJ per instruction over a gem5 run's region of
-    interest where the run marked it (as its PMU counts: statistics_counts),
-    else over its measured interval (its CPUs and L2, by the power model);
-    none for a run without gem5's statistics or a power model. From the
+    """The cluster's nJ per instruction (a profile's runs use CPUs of one
+    type, so one cluster) over a gem5 run's region of interest where the
+    run marked it (as its PMU counts: statistics_counts), else over its
+    measured interval (its CPUs and L2, by the power model); none for a run
+    without gem5's statistics or a power model. From the
     statistics themselves (RunDir.statistics), not the summary the run
     wrote, so that runs made before the region's energy was summed have it."""
     summary = statistics.measured

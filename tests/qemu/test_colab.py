@@ -278,7 +278,7 @@ def bias_run(
     two hogs) and the scenario's result, whose flag samples were all
     readable and enough. sysctls (kernel.NAME) are set from the command
     line."""
-    args = ("bias", "4", "1")
+    args: tuple[str, ...] = ("bias", "4", "1")
     if nice or spin_to_lock:
         args += (str(nice), *(["spin"] if spin_to_lock else []))
     cmdline = " ".join(f"sysctl.kernel.{k}={v}" for k, v in (sysctls or {}).items())
