@@ -859,6 +859,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         reference=policies.check_policy(args.reference),
         little_only=_little_only(args.little_only),
         min_apps=args.min_apps,
+        models=load_profile(Path(args.speedups)).models_by_key() if args.speedups else None,
     )
     excluded = report.collection.excluded
     print(f"{out / 'report.md'}, {out / 'report.html'}; {len(excluded)} runs excluded")
@@ -1402,6 +1403,11 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("report", help="metrics and the comparison report of run directories")
     s.add_argument("dir", help="a directory holding run directories (searched recursively)")
     s.add_argument("--out", help="where the report goes (default: DIR/report)")
+    s.add_argument(
+        "--speedups",
+        help="a gem5 speedup profile with energy (ampkit profile): adds Saez et al.'s "
+        "analytical schedules of each mix of single-threaded applications it covers",
+    )
     s.add_argument(
         "--reference",
         default=policies.BASELINE,

@@ -140,49 +140,45 @@ class Profile:
             return None
         return round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)
 
-    def model_inputs(self, mix: Mix) -> "list[AppModel]":
-        """Saez et al.'s model's inputs (ampkit.analysis.optimum) for each
-        application of the mix, measured for that very application: its
-        speedup, its instructions per second on big CPUs (its region's
-        retired instructions over its time there) and its energy per
-        instruction on each core type. Refused, with everything missing
-        listed, where the profile lacks any of them or an application has
-        more than one thread (the model's applications are single-threaded:
-        a CPU each)."""
+    def model_input(self, app: App) -> "AppModel | str":
+        """Saez et al.'s model's inputs (ampkit.analysis.optimum) for this
+        very application: its speedup, its instructions per second on big
+        CPUs (its region's retired instructions over its time there) and
+        its energy per instruction on each core type; else what is missing
+        (the model's applications are single-threaded: a CPU each)."""
         from ampkit.analysis.optimum import AppModel
 
-        inputs, missing = [], []
-        for app in mix.apps:
-            label = f"{app.program} t{app.threads} n{app.size}"
-            if app.threads != 1:
-                missing.append(f"{label}: {app.threads} threads (the model's have one)")
-                continue
-            entry = next((e for e in self.entries if e.matches(app)), None)
-            if entry is None:
-                missing.append(f"{label}: not in the profile")
-                continue
-            lacks = [
-                key
-                for key, value in (
-                    ("big_pmu.INST_RETIRED", dict(entry.big_pmu).get(INSTRUCTIONS)),
-                    ("big_epi_nj", entry.big_epi_nj),
-                    ("little_epi_nj", entry.little_epi_nj),
-                )
-                if not value
-            ]
-            if lacks:
-                missing.append(f"{label}: no {', '.join(lacks)}")
-                continue
-            big_s = sum(entry.big_ns) / len(entry.big_ns) / 1e9
-            inputs.append(
-                AppModel(
-                    name=label,
-                    speedup=entry.speedup,
-                    ips_big=dict(entry.big_pmu)[INSTRUCTIONS] / big_s,
-                    epi_big_nj=entry.big_epi_nj or 0.0,
-                    epi_little_nj=entry.little_epi_nj or 0.0,
-                )
+        label = f"{app.program} t{app.threads} n{app.size}"
+        if app.threads != 1:
+            return f"{label}: {app.threads} threads (the model's have one)"
+        entry = next((e for e in self.entries if e.matches(app)), None)
+        if entry is None:
+            return f"{label}: not in the profile"
+        instructions = dict(entry.big_pmu).get(INSTRUCTIONS)
+        lacks = [
+            key
+            for key, value in (
+                ("big_pmu.INST_RETIRED", instructions),
+                ("big_epi_nj", entry.big_epi_nj),
+                ("little_epi_nj", entry.little_epi_nj),
             )
+            if not value
+        ]
+        if lacks or not instructions or not entry.big_epi_nj or not entry.little_epi_nj:
+            return f"{label}: no {', '.join(lacks)}"
+        return AppModel(
+            name=label,
+            speedup=entry.speedup,
+            ips_big=instructions / (sum(entry.big_ns) / len(entry.big_ns) / 1e9),
+            epi_big_nj=entry.big_epi_nj,
+            epi_little_nj=entry.little_epi_nj,
+        )
+
+    def model_inputs(self, mix: Mix) -> "list[AppModel]":
+        """model_input() of each application of the mix, or an error that
+        lists everything missing."""
+        found = [self.model_input(app) for app in mix.apps]
+        missing = [f for f in found if isinstance(f, str)]
         if missing:
             raise AmpkitError(
                 f"{mix.name}: the analytical model lacks inputs from "
@@ -192,7 +188,20 @@ class Profile:
                 "gives each its speedup, instructions and energy per instruction on each "
                 "core type",
             )
-        return inputs
+        return [f for f in found if not isinstance(f, str)]
+
+    def models_by_key(self) -> "dict[str, AppModel]":
+        """model_input() of every application the profile has them all for,
+        by the key its runs' records give it (ampkit.rundir.app_key): what a
+        report reads a mix's with."""
+        from ampkit.rundir import app_key
+
+        found = {}
+        for e in self.entries:
+            model = self.model_input(e.app)
+            if not isinstance(model, str):
+                found[app_key(e.app.program, e.app.threads, e.app.argv)] = model
+        return found
 
     def apply(self, mix: Mix) -> Mix:
         """The mix with its hints taken from this profile where it has them."""

@@ -59,8 +59,8 @@ at one frequency).
 
 import itertools
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -296,3 +296,111 @@ def table(apps: Sequence[AppModel], found: Sequence[Point]) -> pd.DataFrame:
         for app, f, s in zip(apps, p.big_fraction, p.slowdowns, strict=True)
     ]
     return pd.DataFrame(rows)
+
+
+# --- beside measured runs --------------------------------------------------------
+
+#: What makes two runs comparable (analysis.metrics.SETUP), and a mix's runs.
+_SETUP = ["engine", "platform", "timescale", "tick_hz"]
+
+
+def beside_runs(
+    apps: pd.DataFrame,
+    tasks: pd.DataFrame,
+    per_run: pd.DataFrame,
+    models: Mapping[str, AppModel],
+    *,
+    seconds: float = DEFAULT_SECONDS,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """For every mix of the runs whose applications are all single-threaded
+    and in ``models`` (keyed by the apps table's ``key``): the model's four
+    schedules, and each policy's schedule as measured (each application's
+    share of its run time on big CPUs, from the kernel's per-task counters,
+    the mean over repetitions) read by the model, beside the policy's
+    measured ASP and unfairness. Three tidy frames: ``points`` (a row per
+    setup, mix and schedule: asp, unfairness, edp, edp_vs_optimum, and for a
+    measured one measured_asp, measured_unfairness and its runs),
+    ``fractions`` (a row per setup, mix, schedule and application: F_i) and
+    ``skipped`` (a row per setup and mix left out, with why)."""
+    schedule_rows: list[dict[str, object]] = []
+    fraction_rows: list[dict[str, object]] = []
+    skipped_rows: list[dict[str, object]] = []
+    if apps.empty:
+        return pd.DataFrame(schedule_rows), pd.DataFrame(fraction_rows), pd.DataFrame(skipped_rows)
+    mixed = apps[apps.groupby("run")["app"].transform("size") >= 2]
+    shares = _measured_big_shares(tasks)
+    for (*setup, mix), part in mixed.groupby([*_SETUP, "mix"], sort=True):
+        where = dict(zip([*_SETUP, "mix"], [*setup, mix], strict=True))
+        first = part[part["run"] == part["run"].iloc[0]].sort_values(["app", "instance"])
+        names = [f"{a}#{i}" for a, i in zip(first["app"], first["instance"], strict=True)]
+        why = [
+            f"{n}: {t} threads" if t != 1 else f"{n}: not in the profile"
+            for n, t, k in zip(names, first["threads"], first["key"], strict=True)
+            if t != 1 or k not in models
+        ]
+        if why:
+            skipped_rows.append({**where, "why": "; ".join(why)})
+            continue
+        inputs = [replace(models[k], name=n) for n, k in zip(names, first["key"], strict=True)]
+        n_big, n_little = int(first["big"].iloc[0]), int(first["little"].iloc[0])
+        try:
+            found = points(inputs, n_big, n_little, seconds=seconds)
+        except AmpkitError as e:
+            skipped_rows.append({**where, "why": e.what})
+            continue
+        optimum_edp = next(p.edp for p in found if p.scheduler == "Opt-EDP")
+        first_row = len(schedule_rows)
+        for p in found:
+            schedule_rows.append({**where, "schedule": p.scheduler, "kind": "model", **_values(p)})
+        for policy, runs in part.groupby("policy", sort=True):
+            measured = shares[shares["run"].isin(runs["run"])]
+            by_app = measured.groupby(["app", "instance"])["big_share"].mean()
+            keys = list(zip(first["app"], first["instance"], strict=True))
+            if not all(k in by_app.index for k in keys):
+                continue  # no per-task counters: nothing to read the schedule from
+            fraction = [min(1.0, max(0.0, float(by_app[k]))) for k in keys]
+            p = evaluate(inputs, fraction, scheduler=str(policy), seconds=seconds)
+            got = per_run[per_run["run"].isin(runs["run"])]
+            schedule_rows.append(
+                {
+                    **where,
+                    "schedule": str(policy),
+                    "kind": "measured",
+                    **_values(p),
+                    "measured_asp": _mean(got, "asp"),
+                    "measured_unfairness": _mean(got, "unfairness"),
+                    "runs": int(runs["run"].nunique()),
+                }
+            )
+            found = [*found, p]
+        for p in found:
+            for name, f in zip(names, p.big_fraction, strict=True):
+                fraction_rows.append(
+                    {**where, "schedule": p.scheduler, "app": name, "big_fraction": f}
+                )
+        for row in schedule_rows[first_row:]:
+            row["edp_vs_optimum"] = float(str(row["edp"])) / optimum_edp
+    return pd.DataFrame(schedule_rows), pd.DataFrame(fraction_rows), pd.DataFrame(skipped_rows)
+
+
+def _values(p: Point) -> dict[str, float]:
+    return {"asp": p.asp, "unfairness": p.unfairness, "edp": p.edp}
+
+
+def _mean(frame: pd.DataFrame, column: str) -> float:
+    if column not in frame:
+        return math.nan
+    return float(frame[column].mean())
+
+
+def _measured_big_shares(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Per run and application: its tasks' time on big CPUs over their time
+    on either (NaN where they ran for no time)."""
+    need = {"run", "app", "instance", "big_ns", "little_ns"}
+    if tasks.empty or not need <= set(tasks.columns):
+        return pd.DataFrame(columns=["run", "app", "instance", "big_share"])
+    t = tasks.dropna(subset=["big_ns", "little_ns"])
+    sums = t.groupby(["run", "app", "instance"], as_index=False)[["big_ns", "little_ns"]].sum()
+    total = (sums["big_ns"] + sums["little_ns"]).where(lambda x: x > 0)
+    sums["big_share"] = sums["big_ns"] / total
+    return sums[["run", "app", "instance", "big_share"]].dropna()

@@ -32,7 +32,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ampkit import timescale as ts
-from ampkit.analysis import metrics
+from ampkit.analysis import metrics, optimum
 from ampkit.analysis.collect import PARQUET, Collection, collect
 from ampkit.rundir import ALONE_PREFIX
 from ampkit.timescale import DEFAULT_TICK_HZ, setup_parts
@@ -244,6 +244,7 @@ def write_report(
     little_only: dict[str, str] | None = None,
     min_apps: int = 2,
     collection: Collection | None = None,
+    models: Mapping[str, optimum.AppModel] | None = None,
 ) -> Report:
     col = collection if collection is not None else collect(root)
     slow, per_run, summary, gm = metrics.compute(
@@ -313,6 +314,8 @@ def write_report(
             out=out,
             plots=plots,
         )
+    if models is not None:
+        _optimum_section(doc, col, per_run=per_run, models=models, out=out, plots=plots)
     _below_one_section(doc, slow, root, out, col)
     _clocks_section(doc, spans)
     _kernel_section(doc, col, out, plots)
@@ -754,6 +757,118 @@ def _platform_section(
             for r in turns.to_dict("records")
         ],
     )
+
+
+def _optimum_section(
+    doc: Doc,
+    col: Collection,
+    *,
+    per_run: pd.DataFrame,
+    models: Mapping[str, optimum.AppModel],
+    out: Path,
+    plots: dict[str, int],
+) -> None:
+    """Saez et al.'s analytical schedules of each mix of single-threaded
+    applications, beside each policy's schedule as measured."""
+    doc.h(2, "The analytical schedules (Saez et al.)")
+    points, fractions, skipped = optimum.beside_runs(
+        metrics.with_setup(col.apps), col.tasks, per_run, models
+    )
+    for name, frame in (("optimum", points), ("optimum_fractions", fractions)):
+        frame.to_csv(out / "tables" / f"{name}.csv", index=False)
+    doc.p(
+        "Per mix of single-threaded applications the speedup profile covers: the four "
+        "schedules of Saez et al.'s model (eq. 1, 4-9; analysis/README.md, 'The analytical "
+        "optimum'), HSP, Opt-Unf, Opt-EDP (exact optima) and EEF-Driven, and each policy's "
+        "schedule as it ran (each application's share of its run time on big CPUs, from "
+        "the kernel's per-task counters, the mean over repetitions) as the model reads it, "
+        "beside the ASP and unfairness the runs measured. The model has no contention, "
+        "migration cost or idle time: where its reading of a measured schedule and the "
+        "measurement part, that gap is what the model leaves out. EDP is the model's, "
+        "relative to Opt-EDP's for the same mix."
+    )
+    if points.empty:
+        doc.p(
+            "No mix qualifies: "
+            + (
+                "; ".join(f"{r['mix']} ({r['why']})" for r in skipped.to_dict("records"))
+                if not skipped.empty
+                else "the runs hold no multi-programmed mix"
+            )
+            + "."
+        )
+        return
+    shown = fractions.groupby([*metrics.SETUP, "mix", "schedule"], sort=False)
+    for (engine, platform, scale, tick), part in points.groupby(metrics.SETUP, sort=True):
+        label = _setup_label(str(platform), int(str(scale)), int(str(tick)))
+        doc.h(3, f"{label} on {engine}")
+        rows = []
+        for r in part.to_dict("records"):
+            f = shown.get_group((engine, platform, scale, tick, r["mix"], r["schedule"]))
+            rows.append(
+                [
+                    str(r["mix"]),
+                    str(r["schedule"]),
+                    ", ".join(
+                        f"{a} {v:.2f}" for a, v in zip(f["app"], f["big_fraction"], strict=True)
+                    ),
+                    _fmt(r["asp"]),
+                    _fmt(r["unfairness"]),
+                    _fmt(r["edp_vs_optimum"]),
+                    _fmt(r.get("measured_asp", math.nan)),
+                    _fmt(r.get("measured_unfairness", math.nan)),
+                ]
+            )
+        doc.table(
+            [
+                *("mix", "schedule", "big-CPU share F_i", "ASP (model)"),
+                *("unfairness (model)", "EDP / Opt-EDP (model)"),
+                *("ASP (measured)", "unfairness (measured)"),
+            ],
+            rows,
+        )
+        path = (
+            out
+            / "plots"
+            / f"optimum-{_setup_tag(str(platform), int(str(scale)), int(str(tick)))}.png"
+        )
+        plots[path.name] = _optimum_scatter(
+            part, path, title=f"{label}: schedules in Saez et al.'s model"
+        )
+        doc.image(path, f"ASP and unfairness against EDP, {label}")
+    if not skipped.empty:
+        doc.p(
+            "Left out: "
+            + "; ".join(
+                f"{r['mix']} on {r['platform']} ({r['why']})" for r in skipped.to_dict("records")
+            )
+            + "."
+        )
+
+
+def _optimum_scatter(points: pd.DataFrame, path: Path, *, title: str) -> int:
+    """ASP and unfairness against EDP / Opt-EDP, a marker per schedule, as
+    the paper's figures 1 and 2; returns the points drawn."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    drawn = 0
+    markers = dict(zip(optimum.SCHEDULERS, "^sDo", strict=True))
+    for schedule, part in points.groupby("schedule", sort=False):
+        marker = markers.get(str(schedule), "x")
+        left.scatter(part["edp_vs_optimum"], part["asp"], marker=marker, label=str(schedule))
+        right.scatter(
+            part["edp_vs_optimum"], part["unfairness"], marker=marker, label=str(schedule)
+        )
+        drawn += 2 * len(part)
+    left.set_xlabel("EDP / Opt-EDP's (lower is better)")
+    left.set_ylabel("ASP (higher is better)")
+    right.set_xlabel("EDP / Opt-EDP's (lower is better)")
+    right.set_ylabel("unfairness (lower is better)")
+    left.legend(fontsize="small")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=90)
+    plt.close(fig)
+    return drawn
 
 
 def _by_platform_cpus(tasks: pd.DataFrame) -> pd.DataFrame:

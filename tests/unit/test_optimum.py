@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -312,3 +313,78 @@ def test_the_command_lists_every_input_the_profile_lacks(
     assert main(["mix", "optimum", "comm2-pipeline-barrier", *args[3:]]) == EXIT_INPUT
     err = capsys.readouterr().err
     assert "pipeline t3" in err and "3 threads (the model's have one)" in err, err
+
+
+def test_the_report_puts_each_policys_schedule_beside_the_models(tmp_path: Path) -> None:
+    """Two single-threaded programs on 1B1L, the hand-worked pair above: cfs
+    left x on the little CPU and y on the big one (HSP's schedule), colab
+    split both halves. The report reads each measured schedule with the
+    model beside the four analytical ones, and leaves out a mix with a
+    two-thread application, saying why."""
+    from ampkit.analysis.collect import collect
+    from ampkit.analysis.report import write_report
+    from ampkit.analysis.synthetic import SynthApp, write_run
+
+    runs = tmp_path / "runs"
+    ms = 10**6
+    half = {"big_ns": 20 * ms, "little_ns": 20 * ms}
+    schedules = {
+        "cfs": ({"big_ns": 0, "little_ns": 40 * ms}, {"big_ns": 40 * ms, "little_ns": 0}),
+        "colab": (half, half),
+    }
+    for policy, (x, y) in schedules.items():
+        for repetition in (0, 1):
+            write_run(
+                runs,
+                platform="1B1L",
+                policy=policy,
+                mix="pair",
+                repetition=repetition,
+                apps=[
+                    SynthApp("x", 1, 50 * ms, tasks=[{"comm": "x", **x}]),
+                    SynthApp("y", 1, 40 * ms, tasks=[{"comm": "y", **y}]),
+                ],
+            )
+        write_run(
+            runs,
+            platform="1B1L",
+            policy=policy,
+            mix="wide",
+            apps=[SynthApp("x", 1, 50 * ms), SynthApp("z", 2, 40 * ms)],
+        )
+    for plat, factor in (("1B1L", 1), ("0B1L", 3)):
+        for name in ("x", "y"):
+            write_run(
+                runs,
+                platform=plat,
+                policy="cfs",
+                mix=f"alone-{name}",
+                apps=[SynthApp(name, 1, factor * 20 * ms)],
+            )
+        write_run(
+            runs, platform=plat, policy="cfs", mix="alone-z", apps=[SynthApp("z", 2, 20 * ms)]
+        )
+    keys = dict(collect(runs).apps[["app", "key"]].drop_duplicates().to_numpy())
+    models = {
+        keys["x"]: AppModel("x", 2.0, 1.0, 1.0, 0.5),
+        keys["y"]: AppModel("y", 3.0, 1.0, 3.0, 0.5),
+    }
+    out = tmp_path / "report"
+    report = write_report(runs, out, models=models)
+    md = (out / "report.md").read_text()
+    assert "## The analytical schedules (Saez et al.)" in md, md
+    assert "wide on 1B1L (z#0: 2 threads)" in md, md
+    table = pd.read_csv(out / "tables" / "optimum.csv").set_index("schedule")
+    assert list(table.index) == [*optimum.SCHEDULERS, "cfs", "colab"]
+    assert set(table["kind"]) == {"model", "measured"}
+    # cfs ran HSP's schedule: the model reads it as HSP
+    assert table.loc["cfs", "asp"] == pytest.approx(table.loc["HSP", "asp"])
+    assert table.loc["cfs", "edp_vs_optimum"] == pytest.approx(52 / 21)  # (13/6) / (7/8)
+    assert table.loc["Opt-EDP", "edp_vs_optimum"] == pytest.approx(1.0)
+    assert table.loc["cfs", "runs"] == 2
+    # each measured: the ASP the runs give (alone 60 ms on the little CPU)
+    assert table.loc["cfs", "measured_asp"] == pytest.approx(60 / 50 - 1 + 60 / 40 - 1)
+    fractions = pd.read_csv(out / "tables" / "optimum_fractions.csv")
+    colab = fractions[fractions["schedule"] == "colab"]
+    assert colab["big_fraction"].to_numpy() == pytest.approx([0.5, 0.5])
+    assert report.plots["optimum-1B1L.png"] == 2 * 6  # two panels, six schedules
