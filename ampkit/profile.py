@@ -28,9 +28,10 @@ generate --speedups`` take their hints from it.
     big_pmu = { INST_RETIRED = 151234567, CPU_CYCLES = 98765432 }
     little_pmu = { INST_RETIRED = 151234890, CPU_CYCLES = 197530864 }
     # on gem5: the big cluster's energy (CPUs and L2, its power model) per
-    # instruction its CPUs committed over the big runs' measured interval,
-    # nJ: Saez et al.'s EPI_big; and the little cluster's over the little
-    # runs, their EPI_small
+    # instruction its CPUs committed over the big runs' region (or measured
+    # interval), nJ: the kit's stand-in for Saez et al.'s EPI_big, without
+    # DRAM and with the static power of the cluster's idle CPUs; and the
+    # little cluster's over the little runs, for their EPI_small
     big_epi_nj = 0.51
     little_epi_nj = 0.37
 

@@ -317,11 +317,19 @@ def beside_runs(
     schedules, and each policy's schedule as measured (each application's
     share of its run time on big CPUs, from the kernel's per-task counters,
     the mean over repetitions) read by the model, beside the policy's
-    measured ASP and unfairness. Three tidy frames: ``points`` (a row per
-    setup, mix and schedule: asp, unfairness, edp, edp_vs_optimum, and for a
-    measured one measured_asp, measured_unfairness and its runs),
-    ``fractions`` (a row per setup, mix, schedule and application: F_i) and
-    ``skipped`` (a row per setup and mix left out, with why)."""
+    measured ASP, unfairness and EDP per instruction. Three tidy frames:
+    ``points`` (a row per setup, mix and schedule: asp, unfairness, edp,
+    edp_vs_optimum, big_sum (the F_i's sum) and in_model; for a measured
+    one also measured_asp, measured_unfairness, measured_edp_per_inst and
+    its runs), ``fractions`` (a row per setup, mix, schedule and
+    application: F_i) and ``skipped`` (a row per setup and mix left out,
+    with why).
+
+    A measured schedule is one of the model's only where its F_i sum to
+    min(N_big, n), within IN_MODEL: a policy that leaves a big CPU idle,
+    or runs whose applications end at different times, give F_i that no
+    work-conserving schedule has, and the model's EDP or ASP of those can
+    pass the optima's. in_model says which; the report plots only those."""
     schedule_rows: list[dict[str, object]] = []
     fraction_rows: list[dict[str, object]] = []
     skipped_rows: list[dict[str, object]] = []
@@ -350,8 +358,11 @@ def beside_runs(
             continue
         optimum_edp = next(p.edp for p in found if p.scheduler == "Opt-EDP")
         first_row = len(schedule_rows)
+        on_big = min(n_big, len(inputs))
         for p in found:
-            schedule_rows.append({**where, "schedule": p.scheduler, "kind": "model", **_values(p)})
+            schedule_rows.append(
+                {**where, "schedule": p.scheduler, "kind": "model", **_values(p, on_big)}
+            )
         for policy, runs in part.groupby("policy", sort=True):
             measured = shares[shares["run"].isin(runs["run"])]
             by_app = measured.groupby(["app", "instance"])["big_share"].mean()
@@ -366,9 +377,10 @@ def beside_runs(
                     **where,
                     "schedule": str(policy),
                     "kind": "measured",
-                    **_values(p),
+                    **_values(p, on_big),
                     "measured_asp": _mean(got, "asp"),
                     "measured_unfairness": _mean(got, "unfairness"),
+                    "measured_edp_per_inst": _mean(got, "edp_per_inst"),
                     "runs": int(runs["run"].nunique()),
                 }
             )
@@ -383,8 +395,20 @@ def beside_runs(
     return pd.DataFrame(schedule_rows), pd.DataFrame(fraction_rows), pd.DataFrame(skipped_rows)
 
 
-def _values(p: Point) -> dict[str, float]:
-    return {"asp": p.asp, "unfairness": p.unfairness, "edp": p.edp}
+#: How far the F_i of a measured schedule may sum from min(N_big, n), as a
+#: share of it, for the schedule to be one of the model's.
+IN_MODEL = 0.02
+
+
+def _values(p: Point, on_big: int) -> dict[str, object]:
+    total = sum(p.big_fraction)
+    return {
+        "asp": p.asp,
+        "unfairness": p.unfairness,
+        "edp": p.edp,
+        "big_sum": total,
+        "in_model": abs(total - on_big) <= IN_MODEL * max(on_big, 1),
+    }
 
 
 def _mean(frame: pd.DataFrame, column: str) -> float:

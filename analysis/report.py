@@ -315,7 +315,15 @@ def write_report(
             plots=plots,
         )
     if models is not None:
-        _optimum_section(doc, col, per_run=per_run, models=models, out=out, plots=plots)
+        _optimum_section(
+            doc,
+            col,
+            per_run=per_run,
+            models=models,
+            reference=reference,
+            out=out,
+            plots=plots,
+        )
     _below_one_section(doc, slow, root, out, col)
     _clocks_section(doc, spans)
     _kernel_section(doc, col, out, plots)
@@ -765,6 +773,7 @@ def _optimum_section(
     *,
     per_run: pd.DataFrame,
     models: Mapping[str, optimum.AppModel],
+    reference: str,
     out: Path,
     plots: dict[str, int],
 ) -> None:
@@ -772,7 +781,7 @@ def _optimum_section(
     applications, beside each policy's schedule as measured."""
     doc.h(2, "The analytical schedules (Saez et al.)")
     points, fractions, skipped = optimum.beside_runs(
-        metrics.with_setup(col.apps), col.tasks, per_run, models
+        metrics.with_setup(col.apps), _by_platform_cpus(col.tasks), per_run, models
     )
     for name, frame in (("optimum", points), ("optimum_fractions", fractions)):
         frame.to_csv(out / "tables" / f"{name}.csv", index=False)
@@ -782,10 +791,17 @@ def _optimum_section(
         "optimum'), HSP, Opt-Unf, Opt-EDP (exact optima) and EEF-Driven, and each policy's "
         "schedule as it ran (each application's share of its run time on big CPUs, from "
         "the kernel's per-task counters, the mean over repetitions) as the model reads it, "
-        "beside the ASP and unfairness the runs measured. The model has no contention, "
-        "migration cost or idle time: where its reading of a measured schedule and the "
-        "measurement part, that gap is what the model leaves out. EDP is the model's, "
-        "relative to Opt-EDP's for the same mix."
+        "beside the ASP, unfairness and EDP per instruction the runs measured. The "
+        "optima are the best of the work-conserving schedules (every big CPU busy), and a "
+        "measured schedule is read by the model only where its shares add up to the big "
+        "CPUs (within 2%): one that left a big CPU idle, or whose applications ended at "
+        "different times, is listed but not plotted. EDP is the model's, relative to "
+        "Opt-EDP's for the same mix; with its time fixed, it ranks schedules by the "
+        "workload's energy per instruction. Where the model's reading of a measured "
+        "schedule and the measurement part, the gap holds what the model leaves out "
+        "(contention, migrations, idle time), the difference between the profile's alone "
+        "runs and the mix's references, and what the profile's energy per instruction "
+        "holds (analysis/README.md, 'The analytical optimum')."
     )
     if points.empty:
         doc.p(
@@ -805,18 +821,23 @@ def _optimum_section(
         rows = []
         for r in part.to_dict("records"):
             f = shown.get_group((engine, platform, scale, tick, r["mix"], r["schedule"]))
+            shares = ", ".join(
+                f"{a} {v:.2f}" for a, v in zip(f["app"], f["big_fraction"], strict=True)
+            )
+            if not r["in_model"]:
+                shares += f" (sum {r['big_sum']:.2f}: not plotted)"
+            measured = r["kind"] == "measured"
             rows.append(
                 [
                     str(r["mix"]),
-                    str(r["schedule"]),
-                    ", ".join(
-                        f"{a} {v:.2f}" for a, v in zip(f["app"], f["big_fraction"], strict=True)
-                    ),
+                    str(r["schedule"]) + (" (measured F)" if measured else ""),
+                    shares,
                     _fmt(r["asp"]),
                     _fmt(r["unfairness"]),
                     _fmt(r["edp_vs_optimum"]),
                     _fmt(r.get("measured_asp", math.nan)),
                     _fmt(r.get("measured_unfairness", math.nan)),
+                    _fmt(_against(part, r, "measured_edp_per_inst", reference)),
                 ]
             )
         doc.table(
@@ -824,40 +845,49 @@ def _optimum_section(
                 *("mix", "schedule", "big-CPU share F_i", "ASP (model)"),
                 *("unfairness (model)", "EDP / Opt-EDP (model)"),
                 *("ASP (measured)", "unfairness (measured)"),
+                f"EDP/inst / {reference}'s (measured)",
             ],
             rows,
         )
-        path = (
-            out
-            / "plots"
-            / f"optimum-{_setup_tag(str(platform), int(str(scale)), int(str(tick)))}.png"
-        )
+        tag = _setup_tag(str(platform), int(str(scale)), int(str(tick)))
+        path = out / "plots" / f"optimum-{tag}.png"
         plots[path.name] = _optimum_scatter(
-            part, path, title=f"{label}: schedules in Saez et al.'s model"
+            part[part["in_model"].astype(bool)],
+            path,
+            title=f"{label}: schedules in Saez et al.'s model",
         )
         doc.image(path, f"ASP and unfairness against EDP, {label}")
     if not skipped.empty:
-        doc.p(
-            "Left out: "
-            + "; ".join(
-                f"{r['mix']} on {r['platform']} ({r['why']})" for r in skipped.to_dict("records")
-            )
-            + "."
-        )
+        left_out = [
+            f"{r['mix']} on {r['platform']} ({r['why']})" for r in skipped.to_dict("records")
+        ]
+        doc.p("Left out: " + "; ".join(left_out) + ".")
+
+
+def _against(points: pd.DataFrame, row: Mapping[Any, Any], column: str, reference: str) -> float:
+    """row's column over the reference policy's in the same mix (NaN where
+    either is missing)."""
+    if column not in points:
+        return math.nan
+    base = points[(points["mix"] == row["mix"]) & (points["schedule"] == reference)][column]
+    value = row.get(column, math.nan)
+    if base.empty or not isinstance(value, float) or not float(base.iloc[0]) > 0:
+        return math.nan
+    return value / float(base.iloc[0])
 
 
 def _optimum_scatter(points: pd.DataFrame, path: Path, *, title: str) -> int:
     """ASP and unfairness against EDP / Opt-EDP, a marker per schedule, as
-    the paper's figures 1 and 2; returns the points drawn."""
+    the paper's figures 1 and 2 (a measured policy where the model reads
+    its measured shares); returns the points drawn."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     drawn = 0
     markers = dict(zip(optimum.SCHEDULERS, "^sDo", strict=True))
     for schedule, part in points.groupby("schedule", sort=False):
         marker = markers.get(str(schedule), "x")
-        left.scatter(part["edp_vs_optimum"], part["asp"], marker=marker, label=str(schedule))
-        right.scatter(
-            part["edp_vs_optimum"], part["unfairness"], marker=marker, label=str(schedule)
-        )
+        label = str(schedule) if schedule in markers else f"{schedule} (measured F)"
+        left.scatter(part["edp_vs_optimum"], part["asp"], marker=marker, label=label)
+        right.scatter(part["edp_vs_optimum"], part["unfairness"], marker=marker, label=label)
         drawn += 2 * len(part)
     left.set_xlabel("EDP / Opt-EDP's (lower is better)")
     left.set_ylabel("ASP (higher is better)")
