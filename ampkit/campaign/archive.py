@@ -17,6 +17,7 @@ more runs finish adds only those.
 """
 
 import itertools
+import json
 import lzma
 import shutil
 import tempfile
@@ -90,6 +91,9 @@ def archive(campaign: Path, out: Path, extra: Mapping[Path, str] | None = None) 
     if not finished:
         raise AmpkitError(f"{campaign}: no finished run to archive")
     stand_ins: dict[Path, str] = {campaign.resolve(): "/path/to/campaign", **(extra or {})}
+    checkout = _checkout_that_ran(campaign)
+    if checkout is not None:
+        stand_ins.setdefault(checkout, "/path/to/ampkit")
     lines = []
     for run_dir in finished:
         run = RunDir(run_dir)
@@ -107,3 +111,21 @@ def archive(campaign: Path, out: Path, extra: Mapping[Path, str] | None = None) 
         archive_run(run, target, machine_paths({**stand_ins, **named}))
         lines.append(f"{run_dir.name}: archived")
     return lines
+
+
+def _checkout_that_ran(campaign: Path) -> Path | None:
+    """The checkout whose code ran the campaign (its runs name it: gem5's
+    configuration script, the workloads), from the spec it was last run
+    with, which may be another than the one archiving it (a worktree kept
+    at the commit that started the campaign); None if it does not say."""
+    try:
+        meta = json.loads((campaign / "campaign.json").read_text())
+    except (OSError, ValueError):
+        return None
+    source = meta.get("spec_source") if isinstance(meta, dict) else None
+    if not isinstance(source, str):
+        return None
+    for parent in Path(source).parents:
+        if (parent / "ampkit" / "__init__.py").is_file():
+            return parent
+    return None

@@ -111,6 +111,25 @@ def test_the_gem5_tree_its_log_names_is_scrubbed_without_gem5_root(tmp_path: Pat
     assert "--bootloader /path/to/gem5/system/arm/bootloader/arm64/boot.arm64" in log
 
 
+def test_the_checkout_that_ran_the_campaign_is_scrubbed_too(tmp_path: Path) -> None:
+    """A campaign run from a worktree kept at its starting commit, archived
+    by another checkout's code: the runs name the worktree (gem5's
+    configuration script), which the campaign's record points to."""
+    worktree = tmp_path / "elsewhere" / "ampkit-campaign"
+    (worktree / "ampkit").mkdir(parents=True)
+    (worktree / "ampkit" / "__init__.py").write_text("")
+    campaign = tmp_path / "campaign"
+    run = write_run(
+        campaign / "runs", platform="2B2L", policy="cfs", mix="m", apps=[SynthApp("a", 1, 5)]
+    )
+    spec = worktree / "evaluations" / "e" / "spec.toml"
+    (campaign / "campaign.json").write_text(json.dumps({"spec_source": str(spec)}))
+    (run / "gem5.log").write_text(f"command line: gem5.opt {worktree}/configs/bigLITTLE.py\n")
+    archive(campaign, tmp_path / "archive")
+    log = (tmp_path / "archive" / run.name / "gem5.log").read_text()
+    assert log == "command line: gem5.opt /path/to/ampkit/configs/bigLITTLE.py\n"
+
+
 def test_an_archived_run_in_slices_keeps_every_slice(tmp_path: Path) -> None:
     """Each later slice's statistics, console and record travel with the
     run (m5out/slice-<n>/), so the archived run joins its slices to the
