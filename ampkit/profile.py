@@ -427,14 +427,6 @@ def measure(
 
     from_statistics = get_engine(engine).writes_statistics
     guest_sets = () if from_statistics else pmu_sets
-    if pmu_sets and from_statistics and len({app.from_suite for app in apps}) > 1:
-        raise AmpkitError(
-            "a profile of PARSEC programs and the kit's workloads at once: the workloads' "
-            "PMU counts would be their regions', PARSEC's their whole runs' (its hooks do not "
-            "mark the statistics), and a model would learn the difference",
-            "profile them apart (ampkit profile --from-runs refuses such a folder too)",
-        )
-
     holder = Mix(
         name="profile",
         description="speedup profile",
@@ -488,9 +480,9 @@ def measure(
                         extra_cmdline=cmdline,
                         pmu_events=events,
                         # the statistics' counts of the region alone, as the
-                        # speedup is its time (gem5; a PARSEC program's hooks
-                        # do not mark them)
-                        roi_stats=bool(pmu_sets) and from_statistics and not app.from_suite,
+                        # speedup is its time (gem5; the kit's workloads and
+                        # its PARSEC hooks mark them)
+                        roi_stats=bool(pmu_sets) and from_statistics,
                     )
                     passes.append(run(request))
                 run_dir, record, statistics = passes[0]

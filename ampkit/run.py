@@ -240,17 +240,16 @@ def check_slices(slice_ms: int | None, engine: Engine) -> None:
 
 
 def check_roi_stats(request: RunRequest) -> None:
-    """A run that marks its region in the statistics: on gem5, one of the
-    kit's workloads alone, once, in one slice, so that its two marks fall
-    between the runner's dumps with nothing reset between them."""
+    """A run that marks its region in the statistics: on gem5, one
+    application alone (a kit workload, or a PARSEC program through the
+    kit's hooks), once, in one slice, so that its two marks fall between
+    the runner's dumps with nothing reset between them."""
     engine = get_engine(request.engine)
     problems = []
     if not (engine.writes_statistics and engine.uses_m5ops):
         problems.append(f"{engine.label} keeps no statistics to mark")
     if len(request.mix.apps) != 1:
         problems.append(f"the mix has {len(request.mix.apps)} applications, whose regions overlap")
-    elif request.mix.apps[0].from_suite:
-        problems.append("a PARSEC program marks its region with its own hooks, which do not dump")
     if request.method != "once":
         problems.append(f"method {request.method} starts the application again")
     if request.slice_ms is not None:
@@ -258,7 +257,7 @@ def check_roi_stats(request: RunRequest) -> None:
     if problems:
         raise UsageError(
             "statistics of the region of interest: " + "; ".join(problems),
-            "they are for one workload alone on gem5, once, without slices (ampkit profile)",
+            "they are for one application alone on gem5, once, without slices (ampkit profile)",
         )
 
 

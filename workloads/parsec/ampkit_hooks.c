@@ -12,7 +12,11 @@
  *    clock), so the application's record carries its ROI;
  *  - on gem5 (AMPKIT_M5OPS=1) it is a work item: work_begin / work_end with
  *    the application's index in the mix (AMPKIT_APP_ID) as work id and 1 as
- *    thread id, the runner itself using thread id 0 for the whole program.
+ *    thread id, the runner itself using thread id 0 for the whole program;
+ *  - where the runner asks for it (AMPKIT_ROI_STATS=1, a run of one
+ *    application on gem5), gem5's statistics are dumped at its bounds, as
+ *    the kit's own workloads do (ampkit_workload.c), so that the counts a
+ *    speedup profile takes are the region's.
  *
  * It is compiled against the suite's own hooks.h, so the benchmark
  * identifiers are the suite's; nothing of the suite's library is used.
@@ -33,6 +37,7 @@
 static int ready;
 static int report_fd = -1;
 static int use_m5ops;
+static int roi_stats;
 static uint64_t app_id;
 
 static void read_environment(void)
@@ -40,24 +45,32 @@ static void read_environment(void)
 	const char *fd = getenv("AMPKIT_REPORT_FD");
 	const char *id = getenv("AMPKIT_APP_ID");
 	const char *m5 = getenv("AMPKIT_M5OPS");
+	const char *stats = getenv("AMPKIT_ROI_STATS");
 
 	report_fd = fd ? atoi(fd) : -1;
 	app_id = id ? strtoull(id, NULL, 10) : 0;
 	use_m5ops = m5 && !strcmp(m5, "1");
+	/* only with m5ops: elsewhere the instruction would raise SIGILL */
+	roi_stats = use_m5ops && stats && !strcmp(stats, "1");
 	ready = 1;
 }
 
-static void note(const char *what)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void note(const char *what, uint64_t ns)
+{
 	char line[64];
 	int n;
 
 	if (report_fd < 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	n = snprintf(line, sizeof(line), "%s %llu\n", what,
-		     (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
+	n = snprintf(line, sizeof(line), "%s %llu\n", what, (unsigned long long)ns);
 	/* One write per line: the runner reads whole lines, even after a crash. */
 	if (write(report_fd, line, (size_t)n) != n)
 		report_fd = -1;
@@ -78,14 +91,26 @@ void __parsec_roi_begin(void)
 	/* Some programs enter their ROI without announcing the benchmark. */
 	if (!ready)
 		read_environment();
-	note("roi_begin");
+	/*
+	 * The statistics' bounds hug the region's timestamps: dumped just
+	 * before the first and just after the second is read, the report's
+	 * write is outside them.
+	 */
+	if (roi_stats)
+		m5_dump_stats();
+	note("roi_begin", now_ns());
 	if (use_m5ops)
 		m5_work_begin(app_id, ROI_THREAD_ID);
 }
 
 void __parsec_roi_end(void)
 {
+	uint64_t end;
+
 	if (use_m5ops)
 		m5_work_end(app_id, ROI_THREAD_ID);
-	note("roi_end");
+	end = now_ns();
+	if (roi_stats)
+		m5_dump_stats();
+	note("roi_end", end);
 }
