@@ -985,13 +985,24 @@ def cmd_campaign_status(args: argparse.Namespace) -> int:
 def cmd_campaign_archive(args: argparse.Namespace) -> int:
     from ampkit.campaign.archive import archive
 
-    spec, root = _spec_and_dir(args)
-    out = Path(args.out) if args.out else spec.archive
-    if out is None:
-        raise UsageError(
-            f"where to? campaign {spec.name} names no archive",
-            'give --out DIR, or set archive = "DIR" in its spec',
-        )
+    target = Path(args.campaign)
+    if target.is_dir() and not (target / "campaign.json").is_file() and not args.dir:
+        # a folder of run directories no campaign made (ampkit profile's --runs)
+        if not args.out:
+            raise UsageError(
+                f"{target} is a folder of runs, not a campaign: it names no archive",
+                "give --out DIR",
+            )
+        root, out = target, Path(args.out)
+    else:
+        spec, root = _spec_and_dir(args)
+        found = Path(args.out) if args.out else spec.archive
+        if found is None:
+            raise UsageError(
+                f"where to? campaign {spec.name} names no archive",
+                'give --out DIR, or set archive = "DIR" in its spec',
+            )
+        out = found
     extra: dict[Path, str] = {}
     with contextlib.suppress(AmpkitError):  # locate() reads GEM5_ROOT and the config file
         extra[gem5.Gem5.locate().root] = "/path/to/gem5"
@@ -1491,7 +1502,8 @@ def _add_campaign(sub: "argparse._SubParsersAction[_Parser]") -> None:
     s = c.add_parser(
         "archive",
         help="copy the runs that count, slimmed and with this machine's paths replaced, "
-        "to a directory that can be committed",
+        "to a directory that can be committed (CAMPAIGN may also be a folder of run "
+        "directories, such as ampkit profile's --runs, with --out)",
     )
     campaign_arg(s)
     s.add_argument(

@@ -111,6 +111,23 @@ def test_the_gem5_tree_its_log_names_is_scrubbed_without_gem5_root(tmp_path: Pat
     assert "--bootloader /path/to/gem5/system/arm/bootloader/arm64/boot.arm64" in log
 
 
+def test_a_folder_of_runs_no_campaign_made_is_archived_with_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ampkit.cli import main
+
+    runs = tmp_path / "profile-runs"
+    run = write_run(runs, platform="1B0L", policy="cfs", mix="m", apps=[SynthApp("a", 1, 5)])
+    (run / "console.log").write_text(f"from {runs}\n")
+    assert main(["campaign", "archive", str(runs)]) != 0
+    assert "a folder of runs, not a campaign" in capsys.readouterr().err
+    assert main(["campaign", "archive", str(runs), "--out", str(tmp_path / "kept")]) == 0
+    assert "1B0L-cfs-m-r0: archived" in capsys.readouterr().out
+    assert (tmp_path / "kept" / run.name / "console.log").read_text() == (
+        "from /path/to/campaign\n"
+    )
+
+
 def test_the_checkout_that_ran_the_campaign_is_scrubbed_too(tmp_path: Path) -> None:
     """A campaign run from a worktree kept at its starting commit, archived
     by another checkout's code: the runs name the worktree (gem5's

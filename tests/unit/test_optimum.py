@@ -465,3 +465,31 @@ def test_the_report_puts_each_policys_schedule_beside_the_models(tmp_path: Path)
     assert report.plots["optimum-1B1L.png"] == 2 * 6  # two panels, six schedules, not wash
     # the measured EDP per instruction, against cfs's (no energy on qemu)
     assert "EDP/inst / cfs's (measured)" in md
+
+
+def test_the_gem5_measurement_is_what_its_runs_give_and_says() -> None:
+    """measurements/saez-model: the profile its archived runs give, and what
+    its README reads from it: on both four-program mixes HSP, EEF-Driven and
+    Opt-EDP make one schedule, and Opt-Unf evens out the slowdowns."""
+    from ampkit.mix import load_mix
+    from ampkit.paths import REPO_ROOT
+    from ampkit.profile import Profile, from_runs, load_profile
+
+    folder = REPO_ROOT / "measurements" / "saez-model"
+    committed = load_profile(folder / "profile.toml")
+    again = from_runs(folder / "runs")
+
+    def measured(profile: Profile) -> list[tuple[str, int, float, float]]:
+        return sorted(
+            (e.app.program, e.app.size, round(e.speedup, 4), round(e.little_epi_nj or 0, 4))
+            for e in profile.entries
+        )
+
+    # the file keeps four decimals of a speedup and six digits of an EPI
+    assert measured(again) == measured(committed)
+    for name in ("single4", "single4-dram"):
+        apps = committed.model_inputs(load_mix(str(folder / "mixes" / f"{name}.toml")))
+        found = by_name(optimum.points(apps, 2, 2))
+        assert found["HSP"].big_fraction == found["Opt-EDP"].big_fraction, name
+        assert found["EEF-Driven"].big_fraction == found["Opt-EDP"].big_fraction, name
+        assert found["Opt-Unf"].unfairness == pytest.approx(1.0, abs=1e-6)
