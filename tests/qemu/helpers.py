@@ -26,6 +26,11 @@ TIMED = "icount"
 #: depends on what the guest executes alone.
 EXECUTED = "instructions"
 
+#: The stress scenario's limit: it runs SECONDS (60) and on until it has
+#: made its flips, for up to five times SECONDS (ampkit-schedtest.c), plus
+#: its start and its report.
+STRESS_LIMIT_S = 5 * 60 + 30
+
 
 def make_mix(*apps: App, name: str = "test") -> Mix:
     return Mix(name=name, description="test", category="compute", apps=apps, source=Path(name))

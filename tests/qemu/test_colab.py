@@ -14,7 +14,7 @@ import pytest
 
 from ampkit.kernel import KernelBuild
 
-from .helpers import EXECUTED, TIMED, run_schedtest, threads_by_role
+from .helpers import EXECUTED, STRESS_LIMIT_S, TIMED, run_schedtest, threads_by_role
 
 
 def big_share(thread: dict[str, Any]) -> float:
@@ -319,7 +319,15 @@ def test_bias_global_runs_the_bottleneck_first_within_a_share_bound(
     }
     for name, (policy, sysctls) in runs.items():
         share[name], result = bias_run(
-            tmp_path / name, kernel_build, initramfs, policy, sysctls=sysctls
+            tmp_path / name,
+            kernel_build,
+            initramfs,
+            policy,
+            sysctls=sysctls,
+            # always runnable by construction: one that slept for the lock
+            # whenever a waiter had it would, when a waiter's vCPU lost its
+            # turn holding it, wait on the waiter, who would be charged
+            spin_to_lock=True,
         )
         neck = threads_by_role(result)["bottleneck"][0]
         wait_per_slice[name] = neck["kernel"]["wait_ns"] / max(1, neck["kernel"]["slices"])
@@ -443,7 +451,12 @@ def test_policy_flips_under_load_without_a_complaint(
         "stress",
         "60",
         policy="cfs",
-        wall_limit_s=600,
+        # the scenario goes on for up to five times its 60 s to make its
+        # flips: the application's limit must let it (its default, 120 s,
+        # killed it at 78 s of 1000 flips' worth on a loaded host), and the
+        # run's covers that and the boot
+        mix_limit_s=STRESS_LIMIT_S,
+        wall_limit_s=STRESS_LIMIT_S + 120,
     )
     # every 10 ms for 60 s, and on until 1000 switches where a busy host
     # gave the guest's flipper fewer turns (up to 300 s): the premise made

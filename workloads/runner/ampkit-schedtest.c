@@ -35,7 +35,7 @@
  *                               CPU hog, pinned to one little CPU, then
  *                               allowed both, forty times: which of them
  *                               the idle little CPU takes first (at least
- *                               about 5.5 s whatever SECONDS)
+ *                               about 5.5 s whatever SECONDS, up to 45 s)
  *   stress SECONDS [FLIPS]      switches the policy every 10 ms under a fork,
  *                               pipe and futex load, through every policy
  *                               the kernel lists, for SECONDS and until it
@@ -1901,10 +1901,20 @@ static void pull(double seconds)
 		struct pull_round *pr = &pull_rounds[r];
 		uint64_t allowed;
 
+		uint64_t pinned;
+
 		for (i = 0; i < 3; i++)
 			allow_cpus(tids[i], pull_little[0], -1);
 		ampkit_sleep_ns(100 * MS);
-		pr->flagged = both_flagged(tids);
+		/*
+		 * A round starts with both flagged where it can (for up to a
+		 * second): a flag lapses now and then, when a holder is preempted
+		 * outside its lock or a waiter's vCPU stalls holding it, and a
+		 * round without both flagged says nothing.
+		 */
+		pinned = ampkit_now_ns();
+		while (!(pr->flagged = both_flagged(tids)) && ampkit_now_ns() - pinned < 1000 * MS)
+			ampkit_sleep_ns(10 * MS);
 		/*
 		 * The bottlenecks first: a balance between the calls could
 		 * then take only a bottleneck, which is the lesser harm for a
@@ -2563,10 +2573,12 @@ static void futex_flip(struct sbuf *sb)
 }
 
 static _Atomic uint32_t stats_flip_word;
+static _Atomic pid_t stats_flip_tid;
 
 static void *stats_flip_waiter(void *arg)
 {
 	(void)arg;
+	atomic_store(&stats_flip_tid, gettid_());
 	futex_wait_zero(&stats_flip_word);
 	return NULL;
 }
@@ -2595,6 +2607,13 @@ static void futex_flip_stats(struct sbuf *sb)
 	before = caused_ns(self);
 	if (pthread_create(&t, NULL, stats_flip_waiter, NULL))
 		die("pthread_create", errno);
+	/*
+	 * 300 ms from when it is asleep on the word, not from its creation: a
+	 * busy host may take a while to start it, and the test needs most of
+	 * the 300 ms charged.
+	 */
+	while (!atomic_load(&stats_flip_tid) || !thread_sleeps(atomic_load(&stats_flip_tid)))
+		ampkit_sleep_ns(1 * MS);
 	ampkit_sleep_ns(300 * MS);
 	atomic_store(&stats_flip_word, 1);
 	futex_op(&stats_flip_word, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
