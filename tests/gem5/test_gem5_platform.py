@@ -363,6 +363,17 @@ def test_a_second_run_reuses_the_checkpoint(
     assert app_json(cfs, 0)["amp"]["policy"] == "cfs"
 
 
+def _blackscholes_image(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The PARSEC image of the tests' miniature release: blackscholes, simsmall."""
+    core, sim = make_release(tmp_path_factory.mktemp("release"))
+    return parsec.build_suite(
+        [str(core), str(sim)],
+        ["parsec.blackscholes"],
+        ["simsmall"],
+        out_dir=tmp_path_factory.mktemp("parsec"),
+    )
+
+
 @pytest.mark.gem5_full
 def test_a_suite_program_runs_from_the_disk_on_gem5(
     gem5_tree: gem5.Gem5,
@@ -373,13 +384,7 @@ def test_a_suite_program_runs_from_the_disk_on_gem5(
     """The PARSEC image as gem5's virtio disk, and the program's region of
     interest as a second work item of its application (thread id 1), from
     its first run only though a longer companion restarts it."""
-    core, sim = make_release(tmp_path_factory.mktemp("release"))
-    manifest = parsec.build_suite(
-        [str(core), str(sim)],
-        ["parsec.blackscholes"],
-        ["simsmall"],
-        out_dir=tmp_path_factory.mktemp("parsec"),
-    )
+    manifest = _blackscholes_image(tmp_path_factory)
     request = RunRequest(
         platform=get_platform("2B2L"),
         policy="colab",
@@ -417,13 +422,7 @@ def test_a_suite_programs_region_is_marked_in_the_statistics(
     ampkit profile asks): the kit's hooks dump them at the region's bounds,
     so the counts a profile takes are the region's, as for the kit's own
     workloads."""
-    core, sim = make_release(tmp_path_factory.mktemp("release"))
-    manifest = parsec.build_suite(
-        [str(core), str(sim)],
-        ["parsec.blackscholes"],
-        ["simsmall"],
-        out_dir=tmp_path_factory.mktemp("parsec"),
-    )
+    manifest = _blackscholes_image(tmp_path_factory)
     request = RunRequest(
         platform=get_platform("0B2L"),
         policy="cfs",
