@@ -156,16 +156,16 @@ class Profile:
         if entry is None:
             return f"{label}: not in the profile"
         instructions = dict(entry.big_pmu).get(INSTRUCTIONS)
-        lacks = [
-            key
-            for key, value in (
-                ("big_pmu.INST_RETIRED", instructions),
-                ("big_epi_nj", entry.big_epi_nj),
-                ("little_epi_nj", entry.little_epi_nj),
-            )
-            if not value
-        ]
-        if lacks or not instructions or not entry.big_epi_nj or not entry.little_epi_nj:
+        if not (instructions and entry.big_epi_nj and entry.little_epi_nj):
+            lacks = [
+                key
+                for key, value in (
+                    ("big_pmu.INST_RETIRED", instructions),
+                    ("big_epi_nj", entry.big_epi_nj),
+                    ("little_epi_nj", entry.little_epi_nj),
+                )
+                if not value
+            ]
             return f"{label}: no {', '.join(lacks)}"
         return AppModel(
             name=label,

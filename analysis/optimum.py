@@ -66,6 +66,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 
+from ampkit.analysis.metrics import SETUP
 from ampkit.errors import AmpkitError
 
 #: The schedules the model compares, in the paper's order.
@@ -300,9 +301,6 @@ def table(apps: Sequence[AppModel], found: Sequence[Point]) -> pd.DataFrame:
 
 # --- beside measured runs --------------------------------------------------------
 
-#: What makes two runs comparable (analysis.metrics.SETUP), and a mix's runs.
-_SETUP = ["engine", "platform", "timescale", "tick_hz"]
-
 
 def beside_runs(
     apps: pd.DataFrame,
@@ -337,8 +335,8 @@ def beside_runs(
         return pd.DataFrame(schedule_rows), pd.DataFrame(fraction_rows), pd.DataFrame(skipped_rows)
     mixed = apps[apps.groupby("run")["app"].transform("size") >= 2]
     shares = _measured_big_shares(tasks)
-    for (*setup, mix), part in mixed.groupby([*_SETUP, "mix"], sort=True):
-        where = dict(zip([*_SETUP, "mix"], [*setup, mix], strict=True))
+    for (*setup, mix), part in mixed.groupby([*SETUP, "mix"], sort=True):
+        where = dict(zip([*SETUP, "mix"], [*setup, mix], strict=True))
         first = part[part["run"] == part["run"].iloc[0]].sort_values(["app", "instance"])
         names = [f"{a}#{i}" for a, i in zip(first["app"], first["instance"], strict=True)]
         why = [
@@ -357,11 +355,15 @@ def beside_runs(
             skipped_rows.append({**where, "why": e.what})
             continue
         optimum_edp = next(p.edp for p in found if p.scheduler == "Opt-EDP")
-        first_row = len(schedule_rows)
         on_big = min(n_big, len(inputs))
         for p in found:
             schedule_rows.append(
-                {**where, "schedule": p.scheduler, "kind": "model", **_values(p, on_big)}
+                {
+                    **where,
+                    "schedule": p.scheduler,
+                    "kind": "model",
+                    **_values(p, on_big, optimum_edp),
+                }
             )
         for policy, runs in part.groupby("policy", sort=True):
             measured = shares[shares["run"].isin(runs["run"])]
@@ -377,7 +379,7 @@ def beside_runs(
                     **where,
                     "schedule": str(policy),
                     "kind": "measured",
-                    **_values(p, on_big),
+                    **_values(p, on_big, optimum_edp),
                     "measured_asp": _mean(got, "asp"),
                     "measured_unfairness": _mean(got, "unfairness"),
                     "measured_edp_per_inst": _mean(got, "edp_per_inst"),
@@ -390,8 +392,6 @@ def beside_runs(
                 fraction_rows.append(
                     {**where, "schedule": p.scheduler, "app": name, "big_fraction": f}
                 )
-        for row in schedule_rows[first_row:]:
-            row["edp_vs_optimum"] = float(str(row["edp"])) / optimum_edp
     return pd.DataFrame(schedule_rows), pd.DataFrame(fraction_rows), pd.DataFrame(skipped_rows)
 
 
@@ -400,12 +400,13 @@ def beside_runs(
 IN_MODEL = 0.02
 
 
-def _values(p: Point, on_big: int) -> dict[str, object]:
+def _values(p: Point, on_big: int, optimum_edp: float) -> dict[str, object]:
     total = sum(p.big_fraction)
     return {
         "asp": p.asp,
         "unfairness": p.unfairness,
         "edp": p.edp,
+        "edp_vs_optimum": p.edp / optimum_edp,
         "big_sum": total,
         "in_model": abs(total - on_big) <= IN_MODEL * max(on_big, 1),
     }

@@ -272,9 +272,7 @@ def write_report(
         ("clocks", spans),
         ("cost", costs),
     ):
-        frame.to_csv(tables / f"{name}.csv", index=False)
-        if PARQUET:
-            frame.to_parquet(tables / f"{name}.parquet", index=False)
+        _save_table(tables, name, frame)
 
     doc = Doc()
     for notice in col.notices:
@@ -767,6 +765,13 @@ def _platform_section(
     )
 
 
+def _save_table(tables: Path, name: str, frame: pd.DataFrame) -> None:
+    """A derived table as CSV, and as Parquet where pyarrow is installed."""
+    frame.to_csv(tables / f"{name}.csv", index=False)
+    if PARQUET:
+        frame.to_parquet(tables / f"{name}.parquet", index=False)
+
+
 def _optimum_section(
     doc: Doc,
     col: Collection,
@@ -784,7 +789,7 @@ def _optimum_section(
         metrics.with_setup(col.apps), _by_platform_cpus(col.tasks), per_run, models
     )
     for name, frame in (("optimum", points), ("optimum_fractions", fractions)):
-        frame.to_csv(out / "tables" / f"{name}.csv", index=False)
+        _save_table(out / "tables", name, frame)
     doc.p(
         "Per mix of single-threaded applications the speedup profile covers: the four "
         "schedules of Saez et al.'s model (eq. 1, 4-9; analysis/README.md, 'The analytical "

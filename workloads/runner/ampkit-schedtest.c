@@ -2433,6 +2433,13 @@ static int thread_sleeps(pid_t tid)
 	return sleeps;
 }
 
+/* Polls until thread @tid sleeps. */
+static void wait_until_asleep(pid_t tid)
+{
+	while (!thread_sleeps(tid))
+		ampkit_sleep_ns(1 * MS);
+}
+
 /*
  * ns per FUTEX_WAKE_BITSET with bitset 2 on scan_word: it wakes none of the
  * waiters (bitset 1), but takes the bucket lock and walks them; with the
@@ -2470,10 +2477,8 @@ static void futex_scan(int waiters, long rounds, long blocks, struct sbuf *sb)
 		add_worker("waiter", -1, 0);
 	start_workers(scan_waiter);
 	/* the premise: every waiter is queued on the futex */
-	for (i = 0; i < waiters; i++) {
-		while (!thread_sleeps(worker_tid(&workers[i])))
-			ampkit_sleep_ns(1 * MS);
-	}
+	for (i = 0; i < waiters; i++)
+		wait_until_asleep(worker_tid(&workers[i]));
 	sb_printf(sb, "{\"scenario\":\"futex-scan\",\"waiters\":%d,\"rounds\":%ld,"
 		  "\"samples\":[", waiters, rounds);
 	for (b = 0; b < blocks; b++) {
@@ -2612,8 +2617,9 @@ static void futex_flip_stats(struct sbuf *sb)
 	 * busy host may take a while to start it, and the test needs most of
 	 * the 300 ms charged.
 	 */
-	while (!atomic_load(&stats_flip_tid) || !thread_sleeps(atomic_load(&stats_flip_tid)))
+	while (!atomic_load(&stats_flip_tid))
 		ampkit_sleep_ns(1 * MS);
+	wait_until_asleep(atomic_load(&stats_flip_tid));
 	ampkit_sleep_ns(300 * MS);
 	atomic_store(&stats_flip_word, 1);
 	futex_op(&stats_flip_word, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
