@@ -8,10 +8,11 @@ Two things a reviewer needs that one build of the kit's kernel cannot show:
   far, built incrementally (only what the patch changed is recompiled).
 * **Every configuration at the tip.** The whole series links a kernel
   Image without ``SCHED_COLAB``, without ``SCHED_AMP`` (which must give the
-  scheduler of an unpatched kernel), and with group scheduling, CFS
+  scheduler of an unpatched kernel), with COLAB but without the ranked
+  policies, and with group scheduling, CFS
   bandwidth control, cpusets and full preemption, which the kit's own
   configuration leaves out but which the fair class's hooks and WASH's
-  cpuset check must survive.
+  cpuset check must survive (there with HSP but not EEF-Driven).
 
 C warnings are errors in every configuration (``CONFIG_WERROR`` is in the
 kit's fragment). A check is cached by its inputs' digest, like a kernel
@@ -50,11 +51,20 @@ from ampkit.paths import cache_dir
 #: Configurations beside the kit's own, as lines added to its fragment.
 CONFIGS: dict[str, str] = {
     "kit": "",
+    # COLAB and WASH without the ranked policies (HSP, EEF-Driven)
+    "colab-alone": (
+        "# CONFIG_SCHED_HSP is not set\n"
+        "# CONFIG_SCHED_EEF is not set\n"
+        "# CONFIG_SCHED_AMP_RANK_KUNIT_TEST is not set\n"
+    ),
     "no-colab": (
         "# CONFIG_SCHED_COLAB is not set\n"
         "# CONFIG_SCHED_WASH is not set\n"
         "# CONFIG_SCHED_COLAB_KUNIT_TEST is not set\n"
         "# CONFIG_SCHED_WASH_KUNIT_TEST is not set\n"
+        "# CONFIG_SCHED_HSP is not set\n"
+        "# CONFIG_SCHED_EEF is not set\n"
+        "# CONFIG_SCHED_AMP_RANK_KUNIT_TEST is not set\n"
     ),
     "no-amp": (
         "# CONFIG_SCHED_TIMESCALE is not set\n"
@@ -63,6 +73,9 @@ CONFIGS: dict[str, str] = {
         "# CONFIG_SCHED_WASH is not set\n"
         "# CONFIG_SCHED_COLAB_KUNIT_TEST is not set\n"
         "# CONFIG_SCHED_WASH_KUNIT_TEST is not set\n"
+        "# CONFIG_SCHED_HSP is not set\n"
+        "# CONFIG_SCHED_EEF is not set\n"
+        "# CONFIG_SCHED_AMP_RANK_KUNIT_TEST is not set\n"
     ),
     "cgroups-preempt": (
         "CONFIG_CGROUPS=y\n"
@@ -72,6 +85,8 @@ CONFIGS: dict[str, str] = {
         "CONFIG_FAIR_GROUP_SCHED=y\n"
         "CONFIG_CFS_BANDWIDTH=y\n"
         "CONFIG_PREEMPT=y\n"
+        # HSP without EEF-Driven: the ranking without the phase detection
+        "# CONFIG_SCHED_EEF is not set\n"
     ),
 }
 

@@ -10,6 +10,8 @@ A mix is a TOML file in workloads/mixes/ (format in workloads/README.md):
     threads = 2
     size = 20000                      # its -n; absent: the engine's size (ampkit/sizes.py)
     speedup = 1.8                     # optional predicted big-over-little speedup
+    epi_big_nj = 0.45                 # optional energy per instruction on a big CPU
+                                      # (nJ; the eef policy ranks by speedup / this)
 
     [[app]]
     program = "parsec.blackscholes"   # PARSEC / SPLASH-2x: parsec.<name>, splash2x.<name>
@@ -34,7 +36,7 @@ from ampkit.tomlfile import Key, TomlFile
 CATEGORIES = ("synchronisation", "communication", "compute")
 MAX_THREADS = 1024
 _MIX_KEYS = {"description", "category", "app"}
-_APP_KEYS = {"program", "threads", "size", "args", "speedup", "input"}
+_APP_KEYS = {"program", "threads", "size", "args", "speedup", "epi_big_nj", "input"}
 #: PARSEC's input sets (ampkit/parsec.py keeps the same list).
 INPUT_SETS = ("test", "simdev", "simsmall", "simmedium", "simlarge", "native")
 #: The benchmark suites a program name may start with (``parsec.<name>``).
@@ -58,6 +60,9 @@ class App:
     args: tuple[str, ...] = ()
     speedup: float | None = None
     input: str | None = None  # PARSEC / SPLASH-2x programs: the input set (size unused)
+    #: predicted energy per instruction on a big CPU, nJ (prctl
+    #: PR_SCHED_AMP_SET_EPI_BIG takes it in pJ); None: none given
+    epi_big_nj: float | None = None
 
     @property
     def from_suite(self) -> bool:
@@ -107,6 +112,7 @@ class Mix:
                     "args": list(a.args),
                     "speedup": a.speedup,
                     **({"input": a.input} if a.input is not None else {}),
+                    **({"epi_big_nj": a.epi_big_nj} if a.epi_big_nj is not None else {}),
                 }
                 for a in self.apps
             ],
@@ -116,6 +122,10 @@ class Mix:
 #: The predicted speedups the kernel accepts (prctl PR_SCHED_AMP_SET_SPEEDUP).
 SPEEDUP_MIN = 0.25
 SPEEDUP_MAX = 8.0
+#: The energies per instruction it accepts, in nJ (PR_SCHED_AMP_SET_EPI_BIG
+#: takes 1 to 1,000,000 pJ).
+EPI_NJ_MIN = 0.001
+EPI_NJ_MAX = 1000.0
 
 #: Guest programs beside the workloads that a mix may run (workloads/runner).
 GUEST_TOOLS = ("ampkit-probe", "ampkit-schedtest")
@@ -268,6 +278,9 @@ def load_mix(name_or_path: str) -> Mix:
         speedup = spec.get("speedup")
         if speedup is not None:
             speedup = toml.number(("app", i, "speedup"), low=SPEEDUP_MIN, high=SPEEDUP_MAX)
+        epi = spec.get("epi_big_nj")
+        if epi is not None:
+            epi = toml.number(("app", i, "epi_big_nj"), low=EPI_NJ_MIN, high=EPI_NJ_MAX)
         apps.append(
             App(
                 program=program,
@@ -276,6 +289,7 @@ def load_mix(name_or_path: str) -> Mix:
                 args=tuple(args),
                 speedup=None if speedup is None else float(speedup),
                 input=None if input_set is None else str(input_set),
+                epi_big_nj=None if epi is None else float(epi),
             )
         )
     return Mix(
@@ -380,4 +394,6 @@ def render_mix(mix: Mix) -> str:
             lines.append(f"args = {json.dumps(list(app.args))}")
         if app.speedup is not None:
             lines.append(f"speedup = {app.speedup!r}")
+        if app.epi_big_nj is not None:
+            lines.append(f"epi_big_nj = {app.epi_big_nj!r}")
     return "\n".join(lines) + "\n"

@@ -6,8 +6,13 @@ The kernel lists what it was built with in
 """
 
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ampkit.errors import AmpkitError
+
+if TYPE_CHECKING:
+    from ampkit.mix import App
 
 #: name -> one-line description
 POLICIES: dict[str, str] = {
@@ -16,6 +21,18 @@ POLICIES: dict[str, str] = {
     "bias-global selection, big-CPU slices divided by the speedup",
     "wash": "WASH-like baseline: every 40 ms binds each application's most productive "
     "and most waited-for threads to the big CPUs through their allowed CPUs",
+    "hsp": "HSP (Saez et al.): every ranking period the threads of the highest predicted "
+    "speedup get the big CPUs, one each, the rest the little CPUs (COLAB's allocator)",
+    "eef": "EEF-Driven (Saez et al.): as hsp, ranked by speedup over energy per instruction "
+    "on a big CPU, through a phase detection",
+}
+
+#: What each policy needs of every application of a mix: the mix keys
+#: (ampkit.mix) whose values the kernel ranks by. A run that lacks one is
+#: refused before boot (missing_inputs()).
+REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
+    "hsp": ("speedup",),
+    "eef": ("speedup", "epi_big_nj"),
 }
 
 #: what a run's manifest records about how a policy measured its inputs
@@ -51,6 +68,36 @@ def uses_online(name: str) -> bool:
 def names() -> list[str]:
     """Every kit policy name: the kernel's, and each with the online model."""
     return [*POLICIES, *(p + ONLINE_SUFFIX for p in POLICIES)]
+
+
+def missing_inputs(name: str, apps: "Sequence[App]") -> list[str]:
+    """What the applications lack of what policy ``name`` ranks by, one
+    entry per application and key, in the mix's order; empty when nothing
+    is missing. The online model supplies speedups (``+online``), not
+    energies."""
+    needed = REQUIRED_INPUTS.get(kernel_policy(name), ())
+    if uses_online(name):
+        needed = tuple(k for k in needed if k != "speedup")
+    return [
+        f"app {i + 1} ({app.program}): {key}"
+        for i, app in enumerate(apps)
+        for key in needed
+        if getattr(app, key) is None
+    ]
+
+
+def check_inputs(name: str, apps: "Sequence[App]") -> None:
+    """Refuse a run whose applications lack what its policy ranks by."""
+    missing = missing_inputs(name, apps)
+    if missing:
+        raise AmpkitError(
+            f"policy {name} ranks threads by "
+            + " and ".join(REQUIRED_INPUTS[kernel_policy(name)])
+            + ", and the mix does not give them: "
+            + "; ".join(missing),
+            "set them per [[app]] in the mix (speedup = 2.1, epi_big_nj = 0.45), e.g. from "
+            "'ampkit profile' on gem5, which measures both",
+        )
 
 
 def check_policy(name: str) -> str:

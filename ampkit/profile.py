@@ -52,6 +52,8 @@ from typing import TYPE_CHECKING
 from ampkit.engines import DEFAULT_ENGINE, ENGINES
 from ampkit.errors import AmpkitError
 from ampkit.mix import (
+    EPI_NJ_MAX,
+    EPI_NJ_MIN,
     MAX_THREADS,
     SPEEDUP_MAX,
     SPEEDUP_MIN,
@@ -99,7 +101,7 @@ class Entry:
         return (sum(self.little_ns) / len(self.little_ns)) / (sum(self.big_ns) / len(self.big_ns))
 
     def matches(self, app: App) -> bool:
-        return self.app == replace(app, speedup=None)
+        return self.app == replace(app, speedup=None, epi_big_nj=None)
 
 
 def _geomean(values: list[float]) -> float:
@@ -140,6 +142,27 @@ class Profile:
         if value is None:
             return None
         return round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)
+
+    def epi_hint_for(self, app: App) -> float | None:
+        """The energy per instruction on big CPUs measured for this very
+        application, else for its program at its thread count, else for its
+        program (arithmetic means: it is a ratio of sums), else None; kept
+        to what the kernel accepts."""
+        tiers: list[list[Entry]] = [
+            [e for e in self.entries if e.matches(app)],
+            [
+                e
+                for e in self.entries
+                if (e.app.program, e.app.threads) == (app.program, app.threads)
+            ],
+            [e for e in self.entries if e.app.program == app.program],
+        ]
+        for tier in tiers:
+            values = [e.big_epi_nj for e in tier if e.big_epi_nj]
+            if values:
+                value = sum(values) / len(values)
+                return round(min(EPI_NJ_MAX, max(EPI_NJ_MIN, value)), 4)
+        return None
 
     def model_input(self, app: App) -> "AppModel | str":
         """Saez et al.'s model's inputs (ampkit.analysis.optimum) for this
@@ -208,8 +231,9 @@ class Profile:
         """The mix with its hints taken from this profile where it has them."""
         apps = []
         for app in mix.apps:
-            hint = self.hint_for(app)
-            apps.append(app if hint is None else replace(app, speedup=hint))
+            hint, epi = self.hint_for(app), self.epi_hint_for(app)
+            hinted = app if hint is None else replace(app, speedup=hint)
+            apps.append(hinted if epi is None else replace(hinted, epi_big_nj=epi))
         return replace(mix, apps=tuple(apps))
 
     def render(self) -> str:

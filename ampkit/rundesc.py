@@ -17,6 +17,8 @@ VERSION = 1
 METHODS = ("once", "restart")
 #: the runner's bound on warmup_ms (workloads/runner/ampkit-init.c)
 MAX_WARMUP_MS = 600_000
+#: the largest energy per instruction the kernel takes, pJ (COLAB_EPI_PJ_MAX)
+MAX_EPI_PJ = 1_000_000
 _WORD = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII without spaces
 
 
@@ -74,6 +76,8 @@ class AppRun:
     #: perturbation, ampkit.perturb); None: no line at all, as before
     #: perturbations existed, so that an unperturbed description is unchanged
     start_delay_us: int | None = None
+    #: predicted energy per instruction on a big CPU, pJ; None: no line
+    epi_big_pj: int | None = None
 
 
 #: The device the benchmark disk is on: the first virtio block device, on
@@ -155,6 +159,7 @@ class RunDescription:
                     argv=argv,
                     inputs=inputs,
                     start_delay_us=None if start_delays_us is None else start_delays_us[i],
+                    epi_big_pj=None if app.epi_big_nj is None else round(app.epi_big_nj * 1000),
                 )
             )
         disk: tuple[str, str] | None = None
@@ -220,4 +225,11 @@ class RunDescription:
                         f"a start delay of {a.start_delay_us} us: it must be 0 to {MAX_US} us"
                     )
                 lines.append(f"start_delay_us {a.start_delay_us}")
+            if a.epi_big_pj is not None:
+                if not 1 <= a.epi_big_pj <= MAX_EPI_PJ:
+                    raise AmpkitError(
+                        f"an energy per instruction of {a.epi_big_pj} pJ: the kernel takes "
+                        f"1 to {MAX_EPI_PJ} pJ"
+                    )
+                lines.append(f"epi_big_pj {a.epi_big_pj}")
         return "\n".join(lines) + "\n"

@@ -9,7 +9,13 @@ from ampkit.platform import get_platform
 from ampkit.run import RunRequest, execute
 
 #: KUnit suites of the series (CONFIG_*_KUNIT_TEST in ampkit.fragment).
-SUITES = ("sched_colab", "sched_colab_pick", "sched_colab_balance", "sched_wash")
+SUITES = (
+    "sched_colab",
+    "sched_colab_pick",
+    "sched_colab_balance",
+    "sched_wash",
+    "sched_amp_rank",
+)
 
 #: A KTAP result line, after printk's timestamp: "[    0.84] ok 1 sched_colab"
 _RESULT = re.compile(r"^(?:\[[\s\d.]+\])?\s*(not ok|ok) \d+ (?:- )?(\S+)", re.MULTILINE)
@@ -43,3 +49,4 @@ def test_kunit_suites_pass(tmp_path: Path, kernel_build: KernelBuild, initramfs:
     assert sum(1 for name in results if name.startswith("colab_test_pick_")) >= 6, results
     assert sum(1 for name in results if name.startswith("colab_test_balance_")) >= 2, results
     assert sum(1 for name in results if name.startswith("wash_test_")) >= 6, results
+    assert sum(1 for name in results if name.startswith("amp_rank_test_")) >= 8, results

@@ -75,8 +75,15 @@ def app_json(outcome: RunOutcome, index: int) -> dict[str, Any]:
     return data
 
 
-def schedtest(*args: str, speedup: float | None = None) -> App:
-    return App(program="ampkit-schedtest", threads=1, size=1, args=tuple(args), speedup=speedup)
+def schedtest(*args: str, speedup: float | None = None, epi_big_nj: float | None = None) -> App:
+    return App(
+        program="ampkit-schedtest",
+        threads=1,
+        size=1,
+        args=tuple(args),
+        speedup=speedup,
+        epi_big_nj=epi_big_nj,
+    )
 
 
 def run_schedtest(
@@ -86,6 +93,7 @@ def run_schedtest(
     *args: str,
     policy: str = "colab",
     speedup: float | None = None,
+    epi_big_nj: float | None = None,
     **request: Any,
 ) -> dict[str, Any]:
     """Runs one ampkit-schedtest scenario; its JSON, once the run is known sound."""
@@ -93,7 +101,7 @@ def run_schedtest(
         out,
         kernel,
         initramfs,
-        make_mix(schedtest(*args, speedup=speedup)),
+        make_mix(schedtest(*args, speedup=speedup, epi_big_nj=epi_big_nj)),
         policy=policy,
         **request,
     )

@@ -29,13 +29,19 @@ def blocked_total(result: dict[str, Any]) -> int:
 def test_speedup_hint_is_applied_inherited_and_validated(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:
-    result = run_schedtest(tmp_path / "run", kernel_build, initramfs, "speedup", speedup=2.5)
+    result = run_schedtest(
+        tmp_path / "run", kernel_build, initramfs, "speedup", speedup=2.5, epi_big_nj=0.45
+    )
     roles = threads_by_role(result)
-    # the runner set 2.5 before exec; the thread the program creates inherits it
+    # the runner set 2.5 and 450 pJ before exec; the thread the program
+    # creates inherits both
     for role in ("main", "child"):
         k = roles[role][0]["kernel"]
-        assert (k["speedup"], k["class"]) == (2560, "big"), role
+        assert (k["speedup"], k["class"], k["epi_big_pj"]) == (2560, "big", 450), role
+        # not ranked under colab
+        assert k["rank_key"] == 0, role
     assert result["get"] == 2560
+    assert result["epi_get"] == 450
     einval, esrch = 22, 3
     assert result["errno"] == {
         "too_small": einval,
@@ -48,6 +54,16 @@ def test_speedup_hint_is_applied_inherited_and_validated(
         "clear": 0,
     }
     assert result["after_clear"] == 0
+    assert result["epi_errno"] == {
+        "too_large": einval,
+        "arg5": einval,
+        "get_with_value": einval,
+        "no_such_thread": esrch,
+        "lowest": 0,
+        "highest": 0,
+        "clear": 0,
+    }
+    assert result["epi_after_clear"] == 0
 
 
 @pytest.mark.parametrize(

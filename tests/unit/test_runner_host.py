@@ -333,6 +333,40 @@ def test_a_bad_start_delay_names_the_line(
     assert not report.saw_begin
 
 
+def test_an_energy_hint_is_handed_on_and_recorded(host_bin: Path, tmp_path: Path) -> None:
+    """An epi_big_pj line gives its app the hint: the record carries it and
+    what applying it said (the host kernel has no such prctl: said, not
+    fatal; tests/qemu checks that the kernel holds it). An app without one
+    records neither."""
+    desc = header() + (
+        f"app compute 0 1 2048 {host_bin}/compute -t 1 -n 200\n"
+        "epi_big_pj 450\n"
+        f"app compute 1 1 0 {host_bin}/compute -t 1 -n 200\n"
+    )
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
+    assert report.complete and not report.problems(), report.problems()
+    hinted, plain = report.apps
+    assert hinted["epi_big_pj"] == 450 and hinted["epi_error"] == "Invalid argument"
+    assert hinted["status"] == "ok"
+    assert "epi_big_pj" not in plain and "epi_error" not in plain
+
+
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        ("epi_big_pj 5\napp t 0 1 0 /bin/true\n", "epi_big_pj needs an app line before it"),
+        ("app t 0 1 0 /bin/true\nepi_big_pj 0\n", "and 1 to 1000000: line 7"),
+        ("app t 0 1 0 /bin/true\nepi_big_pj 1000001\n", "and 1 to 1000000: line 7"),
+    ],
+)
+def test_a_bad_energy_hint_names_the_line(
+    host_bin: Path, tmp_path: Path, lines: str, says: str
+) -> None:
+    report = parse_console(run_runner(host_bin, tmp_path, header() + lines).stdout)
+    assert len(report.runner_errors) == 1 and says in report.runner_errors[0]
+    assert not report.saw_begin
+
+
 def test_pmu_counting_records_every_event_or_why_not(host_bin: Path, tmp_path: Path) -> None:
     """With a pmu line each first run's record holds the events it names:
     counted, with its times and whether the kernel's PMU lists it, or why

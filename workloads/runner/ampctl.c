@@ -26,6 +26,21 @@ int amp_get_speedup(pid_t tid)
 	return held < 0 ? -errno : held;
 }
 
+int amp_set_epi_big(pid_t tid, unsigned int epi_pj)
+{
+	if (prctl(PR_SCHED_AMP, PR_SCHED_AMP_SET_EPI_BIG, (unsigned long)tid,
+		  (unsigned long)epi_pj, 0UL))
+		return errno;
+	return 0;
+}
+
+int amp_get_epi_big(pid_t tid)
+{
+	int held = prctl(PR_SCHED_AMP, PR_SCHED_AMP_GET_EPI_BIG, (unsigned long)tid, 0UL, 0UL);
+
+	return held < 0 ? -errno : held;
+}
+
 static int64_t field_int(const char *text, const char *name)
 {
 	char value[64];
@@ -59,6 +74,8 @@ int read_thread_stats(pid_t tid, struct thread_stats *st)
 	st->cluster_moves = field_int(text, "colab.cluster_moves");
 	st->wash_bound = field_int(text, "wash.bound");
 	st->wash_own_affinity = field_int(text, "wash.own_affinity");
+	st->epi_big_pj = field_int(text, "colab.epi_big_pj");
+	st->rank_key = field_int(text, "colab.rank_key");
 	st->failed_affine = field_int(text, "nr_failed_migrations_affine");
 	free(text);
 
@@ -84,9 +101,11 @@ void thread_stats_json(struct sbuf *sb, const struct thread_stats *st)
 		  ",\"bottleneck\":%" PRId64 ",\"flagged_ns\":%" PRId64
 		  ",\"cluster_moves\":%" PRId64 ",\"run_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
 		  ",\"slices\":%" PRId64 ",\"wash_bound\":%" PRId64
-		  ",\"wash_own_affinity\":%" PRId64 ",\"failed_affine\":%" PRId64 "}",
+		  ",\"wash_own_affinity\":%" PRId64 ",\"failed_affine\":%" PRId64
+		  ",\"epi_big_pj\":%" PRId64 ",\"rank_key\":%" PRId64 "}",
 		  st->big_ns, st->little_ns, st->futex_blocked_ns, st->futex_caused_ns,
 		  st->caused_recent_ns, st->bottleneck, st->flagged_ns, st->cluster_moves,
 		  st->run_ns, st->wait_ns, st->slices,
-		  st->wash_bound, st->wash_own_affinity, st->failed_affine);
+		  st->wash_bound, st->wash_own_affinity, st->failed_affine,
+		  st->epi_big_pj, st->rank_key);
 }

@@ -37,6 +37,9 @@
  *                               long after the others' release: a seeded
  *                               perturbation, ampkit/perturb.py; 0 to
  *                               1000000, default 0)
+ *   epi_big_pj <pJ>            (the app above's predicted energy per
+ *                               instruction on a big CPU, handed to the
+ *                               kernel like the speedup; 1 to 1000000)
  *   env <NAME>=<value>         (in every application's environment)
  *   pmu <EVENT>,<EVENT>...     (count these PMU events over each first
  *                               run, INST_RETIRED first: the speedup
@@ -96,6 +99,7 @@
 #define MAX_THREADS 1024
 #define OUTPUT_TAIL 16384	/* bytes of each application's output kept */
 #define MAX_START_DELAY_US 1000000	/* ampkit/perturb.py: MAX_US */
+#define MAX_EPI_BIG_PJ 1000000		/* the kernel's COLAB_EPI_PJ_MAX */
 
 struct app {
 	char *name;
@@ -111,6 +115,9 @@ struct app {
 	 * record says so and only a kit kernel's refusal fails the app.
 	 */
 	int speedup_err;
+	/* The energy per instruction hint (pJ, 0: none) and its errno, alike */
+	int epi_big_pj;
+	int epi_err;
 	/* The first run's PMU events, where the run counts them */
 	struct pmu_counts pmu;
 
@@ -431,6 +438,11 @@ static void parse_desc(char *text, struct run *run)
 			    parse_int(w[1], 0, MAX_START_DELAY_US,
 				      &run->apps[run->napps - 1].start_delay_us))
 				fail("run description: start_delay_us needs an app line before it and 0 to 1000000",
+				     where);
+		} else if (!strcmp(w[0], "epi_big_pj")) {
+			if (!run->napps ||
+			    parse_int(w[1], 1, MAX_EPI_BIG_PJ, &run->apps[run->napps - 1].epi_big_pj))
+				fail("run description: epi_big_pj needs an app line before it and 1 to 1000000",
 				     where);
 		} else if (!strcmp(w[0], "env")) {
 			if (!strchr(w[1], '=') || w[1][0] == '=' || run->nenv == MAX_ENV)
@@ -899,6 +911,12 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 		if (first)
 			app->speedup_err = err;
 	}
+	if (app->epi_big_pj) {
+		int err = amp_set_epi_big(app->pid, (unsigned int)app->epi_big_pj);
+
+		if (first)
+			app->epi_err = err;
+	}
 	/* after the hint: the daemon's estimates replace it, never the other way */
 	online_announce(index, app->pid);
 	/* Counting starts at its exec, once the gate has let it go. */
@@ -1304,8 +1322,8 @@ static void app_record(const struct run *run, const struct app *app)
 
 	if (app->timed_out)
 		status = "timeout";
-	else if (app->speedup_err && !access(AMP_POLICY_FILE, F_OK))
-		status = "failed";	/* a kit kernel refused the hint */
+	else if ((app->speedup_err || app->epi_err) && !access(AMP_POLICY_FILE, F_OK))
+		status = "failed";	/* a kit kernel refused a hint */
 	else if (WIFEXITED(app->wstatus) && WEXITSTATUS(app->wstatus) == 0)
 		status = "ok";
 	else
@@ -1334,6 +1352,10 @@ static void app_record(const struct run *run, const struct app *app)
 	if (app->speedup_q10) {
 		sb_printf(&sb, ",\"speedup_error\":");
 		sb_json_str(&sb, app->speedup_err ? strerror(app->speedup_err) : NULL);
+	}
+	if (app->epi_big_pj) {
+		sb_printf(&sb, ",\"epi_big_pj\":%d,\"epi_error\":", app->epi_big_pj);
+		sb_json_str(&sb, app->epi_err ? strerror(app->epi_err) : NULL);
 	}
 	sb_printf(&sb, ",\"method\":\"%s\",\"restarts\":%d,\"restarts_completed\":%d",
 		  run->restart ? "restart" : "once", app->restarts, app->restarts_completed);

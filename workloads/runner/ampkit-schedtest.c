@@ -64,8 +64,9 @@
  *                               quarter briefly taking the lock, the rest
  *                               computing in bursts); prints what WASH's
  *                               worker spent meanwhile (kernel.sched_wash_stats)
- *   speedup                     the speedup interface: what a thread and the
- *                               threads it creates read back, what is refused
+ *   speedup                     the speedup and energy interface: what a
+ *                               thread and the threads it creates read back,
+ *                               what is refused
  *   trace SECONDS               mutex-bottleneck and placement with the COLAB
  *                               tracepoints enabled; counts what they logged
  *                               (placements by class, bottleneck flags,
@@ -2327,8 +2328,22 @@ static void speedup(struct sbuf *sb)
 	sb_printf(sb, "\"lowest\":%d,", prctl_errno(PR_SCHED_AMP_SET_SPEEDUP, 0, 256, 0));
 	sb_printf(sb, "\"highest\":%d,", prctl_errno(PR_SCHED_AMP_SET_SPEEDUP, 0, 8192, 0));
 	sb_printf(sb, "\"clear\":%d}", prctl_errno(PR_SCHED_AMP_SET_SPEEDUP, 0, 0, 0));
-	sb_printf(sb, ",\"after_clear\":%d}\n",
+	sb_printf(sb, ",\"after_clear\":%d",
 		  prctl(PR_SCHED_AMP, PR_SCHED_AMP_GET_SPEEDUP, 0UL, 0UL, 0UL));
+	/* The energy per instruction alike: the runner's, then what is refused */
+	sb_printf(sb, ",\"epi_get\":%d,\"epi_errno\":{", amp_get_epi_big(0));
+	sb_printf(sb, "\"too_large\":%d,",
+		  prctl_errno(PR_SCHED_AMP_SET_EPI_BIG, 0, 1000001, 0));
+	sb_printf(sb, "\"arg5\":%d,", prctl_errno(PR_SCHED_AMP_SET_EPI_BIG, 0, 450, 1));
+	sb_printf(sb, "\"get_with_value\":%d,",
+		  prctl_errno(PR_SCHED_AMP_GET_EPI_BIG, 0, 450, 0));
+	sb_printf(sb, "\"no_such_thread\":%d,",
+		  prctl_errno(PR_SCHED_AMP_SET_EPI_BIG, 4000000, 450, 0));
+	sb_printf(sb, "\"lowest\":%d,", prctl_errno(PR_SCHED_AMP_SET_EPI_BIG, 0, 1, 0));
+	sb_printf(sb, "\"highest\":%d,",
+		  prctl_errno(PR_SCHED_AMP_SET_EPI_BIG, 0, 1000000, 0));
+	sb_printf(sb, "\"clear\":%d}", prctl_errno(PR_SCHED_AMP_SET_EPI_BIG, 0, 0, 0));
+	sb_printf(sb, ",\"epi_after_clear\":%d}\n", amp_get_epi_big(0));
 }
 
 /* --- trace ------------------------------------------------------------------- */

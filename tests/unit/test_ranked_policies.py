@@ -1,0 +1,128 @@
+"""The ranked policies (hsp, eef) as the kit hands them their inputs: the
+mix's energy hint, the run description's line for it, the profile it comes
+from, and the refusal of a run or campaign that lacks what a policy ranks by."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ampkit import policies
+from ampkit.campaign.spec import load_spec
+from ampkit.errors import AmpkitError
+from ampkit.mix import load_mix, render_mix
+from ampkit.profile import load_profile
+from ampkit.rundesc import RunDescription
+
+SAEZ = Path(__file__).resolve().parents[2] / "measurements" / "saez-model"
+
+MIX = """
+description = "two single-threaded programs"
+category = "compute"
+
+[[app]]
+program = "compute"
+threads = 1
+size = 100
+speedup = 3.0
+epi_big_nj = 1.5
+
+[[app]]
+program = "chase"
+threads = 1
+size = 100
+speedup = 2.0
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "m.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip())
+    return path
+
+
+def test_the_energy_hint_is_read_rendered_and_described(tmp_path: Path) -> None:
+    mix = load_mix(str(write(tmp_path, MIX)))
+    assert [a.epi_big_nj for a in mix.apps] == [1.5, None]
+    again = load_mix(str(write(tmp_path, render_mix(mix), "again.toml")))
+    assert [(a.speedup, a.epi_big_nj) for a in again.apps] == [(3.0, 1.5), (2.0, None)]
+    described = mix.describe()["apps"]
+    # absent when not given: descriptions of mixes without it are unchanged
+    assert described[0]["epi_big_nj"] == 1.5 and "epi_big_nj" not in described[1]
+
+
+@pytest.mark.parametrize("value", ["0.0", "1001", '"high"'])
+def test_an_energy_hint_out_of_range_names_its_key(tmp_path: Path, value: str) -> None:
+    text = MIX.replace("epi_big_nj = 1.5", f"epi_big_nj = {value}")
+    with pytest.raises(AmpkitError, match=r"app\[0\]\.epi_big_nj|epi_big_nj"):
+        load_mix(str(write(tmp_path, text)))
+
+
+def test_the_run_description_carries_the_hint_in_picojoules(tmp_path: Path) -> None:
+    mix = load_mix(str(write(tmp_path, MIX)))
+    text = RunDescription.for_mix("r", "eef", 0, 60, mix).render()
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("app compute"))
+    assert lines[first].split()[4] == "3072"
+    assert lines[first + 1] == "epi_big_pj 1500"
+    # only the hinted app has the line: a description without hints is unchanged
+    assert text.count("epi_big_pj") == 1
+
+
+def test_what_each_policy_ranks_by_is_listed_when_missing(tmp_path: Path) -> None:
+    mix = load_mix(str(write(tmp_path, MIX)))
+    assert policies.missing_inputs("hsp", mix.apps) == []
+    assert policies.missing_inputs("eef", mix.apps) == ["app 2 (chase): epi_big_nj"]
+    # the online model supplies speedups, never energies
+    bare = load_mix(str(write(tmp_path, MIX.replace("speedup = 2.0\n", ""), "bare.toml")))
+    assert policies.missing_inputs("hsp", bare.apps) == ["app 2 (chase): speedup"]
+    assert policies.missing_inputs("hsp+online", bare.apps) == []
+    assert policies.missing_inputs("eef+online", bare.apps) == ["app 2 (chase): epi_big_nj"]
+    assert policies.missing_inputs("colab", bare.apps) == []
+    assert policies.missing_inputs("cfs", bare.apps) == []
+    with pytest.raises(AmpkitError) as refused:
+        policies.check_inputs("eef", bare.apps)
+    assert "app 2 (chase): speedup; app 2 (chase): epi_big_nj" in refused.value.what
+    assert "ampkit profile" in (refused.value.hint or "")
+
+
+def test_a_campaign_that_names_a_policy_without_its_inputs_is_refused(tmp_path: Path) -> None:
+    mix = write(tmp_path, MIX, "two.toml")
+    spec = f"""
+        name = "t"
+        platforms = ["2B2L"]
+        policies = ["cfs", "hsp", "eef"]
+        mixes = ["{mix}"]
+    """
+    with pytest.raises(AmpkitError) as refused:
+        load_spec(write(tmp_path, spec, "c.toml"))
+    assert "eef on two: app 2 (chase): epi_big_nj" in refused.value.what
+    assert "hsp on" not in refused.value.what
+    # with the energy given, it loads
+    write(tmp_path, MIX.replace("speedup = 2.0\n", "speedup = 2.0\nepi_big_nj = 0.5\n"), "two.toml")
+    assert set(load_spec(write(tmp_path, spec, "c.toml")).policies) == {"cfs", "hsp", "eef"}
+
+
+def test_a_profile_gives_each_app_its_measured_energy() -> None:
+    """The profile measured on gem5 gives each program its big cluster's
+    energy per instruction next to its speedup, so that an eef run can be
+    made from a mix that names neither."""
+    profile = load_profile(SAEZ / "profile.toml")
+    mix = profile.apply(load_mix(str(SAEZ / "mixes" / "single4.toml")))
+    for app in mix.apps:
+        entry = next(e for e in profile.entries if e.matches(app))
+        assert app.epi_big_nj == pytest.approx(entry.big_epi_nj, abs=1e-4)
+        # clamped to what the kernel takes (latency's measured 11.8 is 8.0)
+        assert app.speedup == pytest.approx(min(entry.speedup, 8.0), abs=1e-3)
+    assert policies.missing_inputs("eef", mix.apps) == []
+    # a program the profile lacks keeps no hint
+    other = load_mix("demo")
+    hinted = profile.apply(other)
+    known = {e.app.program for e in profile.entries}
+    for app in hinted.apps:
+        assert (app.epi_big_nj is None) == (app.program not in known)
+
+
+def test_both_ranked_policies_are_kit_policies() -> None:
+    assert {"hsp", "eef", "hsp+online", "eef+online"} <= set(policies.names())
+    assert set(policies.REQUIRED_INPUTS) <= set(policies.POLICIES)
