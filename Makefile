@@ -55,6 +55,9 @@ bench: setup
 	$(VENV)/bin/python benchmarks/cfs_overhead.py
 	$(VENV)/bin/python benchmarks/wash_overhead.py
 	$(VENV)/bin/python benchmarks/colab_worker.py
+	$(VENV)/bin/python benchmarks/colab_worker.py --policy hsp
+	$(VENV)/bin/python benchmarks/colab_worker.py --policy eef
+	$(VENV)/bin/python benchmarks/optimum_time.py
 	$(VENV)/bin/python benchmarks/futex_hold.py
 	$(VENV)/bin/python benchmarks/futex_selftests_unpatched.py
 	$(VENV)/bin/python benchmarks/analysis_scale.py

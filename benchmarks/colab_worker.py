@@ -1,6 +1,7 @@
 """Figures for the COLAB worker's own cost: ranking and class balancing.
 
-    .venv/bin/python benchmarks/colab_worker.py [--repeat N] [--seconds S] [--threads N]
+    .venv/bin/python benchmarks/colab_worker.py [--policy colab|hsp|eef] [--repeat N]
+        [--seconds S] [--threads N]
 
 Boots the kit kernel with amp_policy=colab on a QEMU machine (4B4L by
 default) a few times. In each guest, ampkit-schedtest's colab-overhead
@@ -11,6 +12,12 @@ period the worker decays and ranks all of them and its class balancer
 has threads of each class to place. Around it the scenario reads
 kernel.sched_colab_work: the periods, the worker's CPU time in them, and
 the exchanges and moves the class balancer made.
+
+The ranked policies (--policy hsp, eef) run the same worker: instead of
+the bottleneck ranking it sorts the threads by speedup (hsp) or by speedup
+over energy per instruction through the phase detection (eef); the
+scenario gives the threads energies in a cycle of four, so that each one
+with a speedup has its own rank.
 
 Printed per boot and as medians: CPU time per period and as a share of
 the machine (CPU time / (elapsed time x CPUs)), exchanges and moves per
@@ -27,7 +34,7 @@ from guest import worker_cost_args, worker_cost_boot  # benchmarks/guest.py
 
 
 def main() -> int:
-    args, build_ = worker_cost_args(__doc__.splitlines()[0], "colab")
+    args, build_ = worker_cost_args(__doc__.splitlines()[0], "colab", ("colab", "hsp", "eef"))
     cpu_us: list[float] = []
     shares: list[float] = []
     swaps: list[float] = []
@@ -38,14 +45,14 @@ def main() -> int:
                 Path(tmp) / f"boot{i}",
                 build_,
                 "colab-overhead",
-                policy="colab",
+                policy=args.policy,
                 platform=args.platform,
                 seconds=args.seconds,
                 threads=args.threads,
             )
             periods = f["periods"]
             if not periods:
-                raise SystemExit(f"boot {i}: the COLAB worker ran no period: {f}")
+                raise SystemExit(f"boot {i}: the {args.policy} worker ran no period: {f}")
             seconds = f["elapsed_ns"] / 1e9
             cpu_us.append(f["cpu_ns"] / periods / 1e3)
             shares.append(f["cpu_ns"] / (f["elapsed_ns"] * f["cpus"]))
@@ -59,7 +66,7 @@ def main() -> int:
             )
     median = statistics.median
     print(
-        f"COLAB worker ({args.threads} threads, {args.platform}, n={args.repeat}): "
+        f"{args.policy} worker ({args.threads} threads, {args.platform}, n={args.repeat}): "
         f"CPU {median(cpu_us):.1f} us per period = {100 * median(shares):.4f}% of the "
         f"machine; {median(swaps):.1f} exchanges and {median(moves):.1f} moves per second"
     )

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ampkit import build, kernel
+from ampkit import build, kernel, policies
 from ampkit.engines import DEFAULT_ENGINE
 from ampkit.mix import App, Mix
 from ampkit.platform import get_platform
@@ -61,19 +61,25 @@ def kit_kernel(*also: str) -> kernel.KernelBuild:
 
 
 def worker_cost_args(
-    description: str, policy: str
+    description: str, policy: str, choices: tuple[str, ...] = ()
 ) -> tuple[argparse.Namespace, kernel.KernelBuild]:
     """The command line of the worker-cost figures (WASH's and COLAB's), and
-    the kit kernel and initramfs, built if need be."""
+    the kit kernel and initramfs, built if need be. With ``choices``, a
+    ``--policy`` among them, ``policy`` by default; ``args.policy`` is the
+    one in force either way."""
     parser = argparse.ArgumentParser(description=description)
+    if choices:
+        parser.add_argument("--policy", choices=choices, default=policy, help="the policy")
     parser.add_argument("--repeat", type=int, default=3, help="boots")
     parser.add_argument("--seconds", type=float, default=10.0, help="scenario length per boot")
     parser.add_argument("--threads", type=int, default=32, help="threads of the application")
     parser.add_argument("--platform", default="4B4L", help="guest machine")
     args = parser.parse_args()
+    if not choices:
+        args.policy = policy
     build_ = kit_kernel()
     print(
-        f"machine: {os.cpu_count()} CPUs; {args.platform} guest under {policy}; "
+        f"machine: {os.cpu_count()} CPUs; {args.platform} guest under {args.policy}; "
         f"{args.threads} threads; {args.repeat} boots x {args.seconds:g} s"
     )
     return args, build_
@@ -90,7 +96,10 @@ def worker_cost_boot(
     threads: int,
 ) -> dict[str, float]:
     """One boot of an ampkit-schedtest worker-cost scenario (wash-overhead,
-    colab-overhead): the figures it printed."""
+    colab-overhead): the figures it printed. A policy that ranks by hints
+    gets them for the application, so that the kit runs it; the scenario
+    sets every thread's own (colab-overhead), which replace them."""
+    needed = policies.REQUIRED_INPUTS.get(policy, ())
     record = run_alone(
         out,
         build_,
@@ -99,6 +108,8 @@ def worker_cost_boot(
             threads=threads,
             size=1,
             args=(scenario, str(seconds), str(threads)),
+            speedup=1.0 if "speedup" in needed else None,
+            epi_big_nj=1.0 if "epi_big_nj" in needed else None,
         ),
         name=scenario,
         category="synchronisation",

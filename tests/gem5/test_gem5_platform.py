@@ -589,3 +589,42 @@ def test_the_calibration_measures_the_simulated_cores(
     assert record.model_sha256 == calibration.model_sha256()
     assert calibration.stale_reasons(record, gem5_sha256=record.gem5_sha256) == []
     assert sorted(p.split("-")[0] for p in record.runs) == ["0B1L", "1B0L"]
+
+
+@pytest.mark.parametrize("policy", ["hsp", "eef"])
+def test_a_mix_under_a_ranked_policy_completes_with_energy(
+    policy: str,
+    gem5_tree: gem5.Gem5,
+    kernel_build: KernelBuild,
+    initramfs: Path,
+    tmp_path: Path,
+) -> None:
+    """Saez et al.'s policies on the detailed clusters: three one-thread
+    programs with their hints (the ranking the two policies make differs:
+    hsp gives the big CPUs to the two computes, eef to the first compute
+    and the chase), restored from the same checkpoint as the COLAB run.
+    The run is a few simulated milliseconds, shorter than the ranking's
+    settling, so what is judged is that it completes, measured: the hints
+    reached the kernel and every cluster's energy is counted."""
+    outcome = _run(
+        tmp_path / policy,
+        kernel_build,
+        initramfs,
+        policy,
+        App(program="compute", threads=1, size=200, speedup=3.0, epi_big_nj=0.53),
+        App(program="chase", threads=1, size=1024, speedup=1.5, epi_big_nj=0.2),
+        App(program="compute", threads=1, size=200, speedup=2.0, epi_big_nj=1.0),
+    )
+    assert outcome.ok, outcome.status
+    assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
+    records = outcome.report.apps
+    assert [r["status"] for r in records] == ["ok"] * 3
+    assert [r["epi_big_pj"] for r in records] == [530, 200, 1000]
+    assert all(r["epi_error"] is None and r["speedup_error"] is None for r in records)
+    guest: dict[str, Any] = json.loads((outcome.directory / "guest.json").read_text())
+    assert guest["amp"]["policy"] == policy
+    summary = json.loads((outcome.directory / "gem5.json").read_text())
+    clusters = {c["cluster"]: c for c in summary["clusters"]}
+    for name in ("bigCluster", "littleCluster"):
+        assert clusters[name]["energy_j"] > 0, clusters
+    assert summary["energy_j"] > 0

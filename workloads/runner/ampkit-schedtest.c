@@ -230,6 +230,7 @@ struct worker {
 	uint64_t stalled_at_bind_ns;	/* and when WASH first restricted it */
 	struct thread_stats at_bind;	/* snapshot at that moment */
 	unsigned int speedup;		/* set by the thread itself when nonzero */
+	unsigned int epi_pj;		/* its energy per instruction, likewise */
 	int nice;			/* set by the thread itself when nonzero */
 	int cpu;			/* pinned there when >= 0 */
 	struct thread_stats at_pin;	/* snapshot once pinned there */
@@ -272,6 +273,12 @@ static void worker_begin(struct worker *w)
 	}
 	if (w->speedup)
 		set_speedup(w->speedup);
+	if (w->epi_pj) {
+		int err = amp_set_epi_big(0, w->epi_pj);
+
+		if (err)
+			die("prctl(PR_SCHED_AMP_SET_EPI_BIG)", err);
+	}
 	/* Linux: PRIO_PROCESS with who 0 sets the calling thread's nice */
 	if (w->nice && setpriority(PRIO_PROCESS, 0, w->nice))
 		die("setpriority", errno);
@@ -1053,11 +1060,15 @@ static void read_colab_work(struct colab_work *st)
  * colab-overhead: wash-overhead's application, its threads given
  * speedups of every class in turn (3.0, 1.1, none), so that the COLAB
  * worker ranks them and its class balancer has threads to place; what the
- * worker spent on the whole machine meanwhile.
+ * worker spent on the whole machine meanwhile.  The threads are given
+ * energies per instruction too, in a cycle of four, so that under the
+ * ranked policies (hsp, eef: the same worker) every thread with a speedup
+ * has a rank of its own.
  */
 static void colab_overhead(double seconds, int threads, struct sbuf *sb)
 {
 	static const unsigned int speedups[] = { 3072, 1126, 0 };
+	static const unsigned int epis[] = { 600, 300, 1200, 450 };
 	struct colab_work before, after;
 	uint64_t start, elapsed;
 	int i;
@@ -1065,8 +1076,10 @@ static void colab_overhead(double seconds, int threads, struct sbuf *sb)
 	check_overhead_threads("colab-overhead", threads);
 	read_colab_work(&before);
 	start = add_ranked_application(seconds, threads);
-	for (i = 0; i < nworkers; i++)
+	for (i = 0; i < nworkers; i++) {
 		workers[i].speedup = speedups[i % 3];
+		workers[i].epi_pj = epis[i % 4];
+	}
 	run_wash_workers();
 	elapsed = ampkit_now_ns() - start;
 	read_colab_work(&after);
