@@ -11,34 +11,40 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-int amp_set_speedup(pid_t tid, unsigned int speedup_q10)
+/* prctl(PR_SCHED_AMP, op, tid, value): 0 or an errno. */
+static int amp_set(unsigned long op, pid_t tid, unsigned int value)
 {
-	if (prctl(PR_SCHED_AMP, PR_SCHED_AMP_SET_SPEEDUP, (unsigned long)tid,
-		  (unsigned long)speedup_q10, 0UL))
+	if (prctl(PR_SCHED_AMP, op, (unsigned long)tid, (unsigned long)value, 0UL))
 		return errno;
 	return 0;
+}
+
+/* prctl(PR_SCHED_AMP, op, tid): what the kernel holds, or -errno. */
+static int amp_get(unsigned long op, pid_t tid)
+{
+	int held = prctl(PR_SCHED_AMP, op, (unsigned long)tid, 0UL, 0UL);
+
+	return held < 0 ? -errno : held;
+}
+
+int amp_set_speedup(pid_t tid, unsigned int speedup_q10)
+{
+	return amp_set(PR_SCHED_AMP_SET_SPEEDUP, tid, speedup_q10);
 }
 
 int amp_get_speedup(pid_t tid)
 {
-	int held = prctl(PR_SCHED_AMP, PR_SCHED_AMP_GET_SPEEDUP, (unsigned long)tid, 0UL, 0UL);
-
-	return held < 0 ? -errno : held;
+	return amp_get(PR_SCHED_AMP_GET_SPEEDUP, tid);
 }
 
 int amp_set_epi_big(pid_t tid, unsigned int epi_pj)
 {
-	if (prctl(PR_SCHED_AMP, PR_SCHED_AMP_SET_EPI_BIG, (unsigned long)tid,
-		  (unsigned long)epi_pj, 0UL))
-		return errno;
-	return 0;
+	return amp_set(PR_SCHED_AMP_SET_EPI_BIG, tid, epi_pj);
 }
 
 int amp_get_epi_big(pid_t tid)
 {
-	int held = prctl(PR_SCHED_AMP, PR_SCHED_AMP_GET_EPI_BIG, (unsigned long)tid, 0UL, 0UL);
-
-	return held < 0 ? -errno : held;
+	return amp_get(PR_SCHED_AMP_GET_EPI_BIG, tid);
 }
 
 static int64_t field_int(const char *text, const char *name)
