@@ -36,12 +36,18 @@ def test_guest_sees_big_little(
     # the per-task counters are kept under cfs too, as under every policy
     amp = dict(guest["amp"])
     knobs = amp.pop("knobs")
-    assert amp == {"policy": "cfs", "available": ["cfs", "colab", "wash"], "stats": "1"}
+    assert amp == {
+        "policy": "cfs",
+        "available": ["cfs", "colab", "wash", "hsp", "eef"],
+        "stats": "1",
+    }
     # the policies' knobs as the kernel holds them, which a report counts a
     # run's periods by: the defaults, unscaled, and only knobs of theirs
     assert knobs["sched_colab_rank_period_ms"] == 10, knobs
     assert knobs["sched_wash_quantum_ms"] == 40 and knobs["sched_timescale"] == 1, knobs
-    assert all(k.startswith(("sched_colab_", "sched_wash_", "sched_timescale")) for k in knobs)
+    assert knobs["sched_eef_phase_pct"] == 10, knobs
+    prefixes = ("sched_colab_", "sched_wash_", "sched_eef_", "sched_timescale")
+    assert all(k.startswith(prefixes) for k in knobs)
     assert guest["clocksource"] == "arch_sys_counter"
     assert outcome.report.kernel_problems == []
 

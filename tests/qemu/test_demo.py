@@ -23,7 +23,7 @@ def test_demo_runs_every_policy_and_summarises(
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0
     runs = sorted(p.name for p in out.iterdir() if p.is_dir())
-    mixes = ["2B2L-cfs-demo-r0", "2B2L-colab-demo-r0", "2B2L-wash-demo-r0"]
+    mixes = [f"2B2L-{p}-demo-r0" for p in ("cfs", "colab", "wash", "hsp")]
     alone = ["alone-compute-t2-n20000", "alone-contend-t4-n250"]
     references = [f"{p}-cfs-{a}-r0" for p in ("2B2L", "0B2L") for a in alone]
     assert runs == sorted([*mixes, *references, "report"])
@@ -32,21 +32,24 @@ def test_demo_runs_every_policy_and_summarises(
     summary = (out / "summary.txt").read_text()
     assert summary.startswith(QEMU_NOTICE)
     assert "compute#0" in summary and "contend#0" in summary
-    assert summary in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert summary in captured.out
+    # eef ranks by energies, which the demo mix does not give: said, not run
+    assert "demo: eef not run" in captured.err and "epi_big_nj" in captured.err
     report = (out / "report" / "report.md").read_text()
     assert report.startswith(QEMU_NOTICE)
     plots = json.loads((out / "report" / "plots" / "plots.json").read_text())
-    # one mix and its geomean, colab and wash against cfs
-    assert plots["qemu-2B2L-h_antt.png"] == 4
+    # one mix and its geomean, colab, wash and hsp against cfs
+    assert plots["qemu-2B2L-h_antt.png"] == 6
     # the little-only references give ASP without being asked for
     per_run = pd.read_csv(out / "report" / "tables" / "per_run.csv")
     assert per_run["asp"].notna().all(), per_run
     # the real runs, collected: two applications of (2 + 4) threads per mix
-    # run, and each alone on 2B2L and on 0B2L
+    # run (four policies), and each alone on 2B2L and on 0B2L
     col = collect(out)
     assert col.excluded.empty, col.excluded
-    assert len(col.apps) == 3 * 2 + 2 * 2
-    assert len(col.threads) == 3 * (2 + 4) + 2 * (2 + 4)
+    assert len(col.apps) == 4 * 2 + 2 * 2
+    assert len(col.threads) == 4 * (2 + 4) + 2 * (2 + 4)
     # the kit kernel's per-thread counters reach the tasks table
     assert len(col.tasks) == len(col.threads), col.tasks
     assert (col.apps["turnaround_ns"] > 0).all()

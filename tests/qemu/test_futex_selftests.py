@@ -4,8 +4,8 @@ tools/testing/selftests/futex/functional of the kit's kernel source, built
 static for the guest (ampkit/selftests.py), is run by ampkit-selftest
 (workloads/runner) case by case with run.sh's arguments, in one boot per
 kernel: under cfs, colab and wash in turn, then while a process in the guest
-writes cfs, colab and wash to sched_amp_policy in turn every 10 ms. Every
-case must pass, and the kernel must not complain.
+writes every policy the kernel lists to sched_amp_policy in turn every
+10 ms. Every case must pass, and the kernel must not complain.
 """
 
 from pathlib import Path
@@ -71,10 +71,14 @@ def check(report: selftests.Report) -> None:
     assert [p.name for p in report.phases] == list(PHASES)
     for phase in report.phases[:3]:
         assert phase.policy == phase.policy_after == phase.name, phase
-    # a switch every 10 ms of guest time (give or take how long one takes)
+    # a switch asked every 10 ms of guest time, each taking what it takes:
+    # a switch between COLAB's modes (colab, hsp, eef) stops and starts
+    # COLAB (two static key changes, RCU grace periods), and with five
+    # policies a switch took 21 ms on average (438 in 9.3 s on 2B2L); at
+    # least one per 40 ms keeps every case of the phase under switches
     flip = report.phases[3]
     assert flip.flip_errno == 0 and flip.flips is not None, flip
-    assert flip.flips >= flip.ms / 10 / 2, flip
+    assert flip.flips >= flip.ms / 40, flip
     failed = [r for r in report.results if not r.passed]
     assert failed == [], "\n".join(f"{r.describe()}\n{r.tail}" for r in failed)
 
