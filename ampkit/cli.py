@@ -296,6 +296,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 setup=kernel.setup_of(variant, args.append or ""),
             ),
             args.speedups,
+            energies=policies.needs_energies(args.policy),
         ),
         repetition=args.repetition,
         engine=args.engine,
@@ -315,6 +316,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
     warmup_of(request)  # a bad --warmup-ms stops before anything is built
+    policies.check_inputs(request.policy, request.mix.apps)  # so does a missing hint
     kinds = _reference_kinds(args.references)
     build, image = _artifacts(request.kernel_variant, args.no_build)
     out = (
@@ -367,8 +369,8 @@ def _online(args: argparse.Namespace) -> OnlineSpeedups | None:
     )
 
 
-def _with_hints(mix: Mix, profile: str | None) -> Mix:
-    return load_profile(Path(profile)).apply(mix) if profile else mix
+def _with_hints(mix: Mix, profile: str | None, *, energies: bool = False) -> Mix:
+    return load_profile(Path(profile)).apply(mix, energies=energies) if profile else mix
 
 
 def _reference_kinds(spec: str | None) -> list[str]:
@@ -405,7 +407,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
         done.append(outcome.directory)
         all_ok = all_ok and outcome.ok
         if policy == policies.BASELINE and outcome.report.guest:
-            # Every further policy this kernel has and the kit knows.
             # Every further policy this kernel has and the kit knows, but
             # those that rank by values the demo mix does not give (eef:
             # energies, which only a gem5 profile measures), said so.

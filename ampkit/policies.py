@@ -86,17 +86,21 @@ def missing_inputs(name: str, apps: "Sequence[App]") -> list[str]:
     ]
 
 
+def needs_energies(name: str) -> bool:
+    """Whether policy ``name`` ranks by energies per instruction: only its
+    runs take them from a profile."""
+    return "epi_big_nj" in REQUIRED_INPUTS.get(kernel_policy(name), ())
+
+
 def check_inputs(name: str, apps: "Sequence[App]") -> None:
     """Refuse a run whose applications lack what its policy ranks by."""
     missing = missing_inputs(name, apps)
     if missing:
         raise AmpkitError(
-            f"policy {name} ranks threads by "
-            + " and ".join(REQUIRED_INPUTS[kernel_policy(name)])
-            + ", and the mix does not give them: "
-            + "; ".join(missing),
-            "set them per [[app]] in the mix (speedup = 2.1, epi_big_nj = 0.45), e.g. from "
-            "'ampkit profile' on gem5, which measures both",
+            f"policy {name} ranks threads by values the mix does not give: " + "; ".join(missing),
+            "set them per [[app]] in the mix (speedup = 2.1, epi_big_nj = 0.45), or take them "
+            "from a profile ('ampkit profile' on gem5 measures both): --speedups PROFILE, or "
+            "speedups = PROFILE in a campaign spec; the online model (+online) gives speedups",
         )
 
 

@@ -227,11 +227,15 @@ class Profile:
                 found[app_key(e.app.program, e.app.threads, e.app.argv)] = model
         return found
 
-    def apply(self, mix: Mix) -> Mix:
-        """The mix with its hints taken from this profile where it has them."""
+    def apply(self, mix: Mix, *, energies: bool = False) -> Mix:
+        """The mix with its speedup hints taken from this profile where it
+        has them, and with ``energies`` its energies per instruction on big
+        CPUs too: only for a policy that ranks by them (eef), so that every
+        other run's description, and key, is what it was."""
         apps = []
         for app in mix.apps:
-            hint, epi = self.hint_for(app), self.epi_hint_for(app)
+            hint = self.hint_for(app)
+            epi = self.epi_hint_for(app) if energies else None
             hinted = app if hint is None else replace(app, speedup=hint)
             apps.append(hinted if epi is None else replace(hinted, epi_big_nj=epi))
         return replace(mix, apps=tuple(apps))

@@ -97,8 +97,9 @@ def worker_cost_boot(
 ) -> dict[str, float]:
     """One boot of an ampkit-schedtest worker-cost scenario (wash-overhead,
     colab-overhead): the figures it printed. A policy that ranks by hints
-    gets them for the application, so that the kit runs it; the scenario
-    sets every thread's own (colab-overhead), which replace them."""
+    gets nominal ones (1.0) for the application, so that the kit runs it;
+    the scenario's threads set their own where they have one, and the
+    others keep these."""
     needed = policies.REQUIRED_INPUTS.get(policy, ())
     record = run_alone(
         out,

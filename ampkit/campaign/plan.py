@@ -69,6 +69,13 @@ def expand(spec: Spec) -> list[PlannedRun]:
                 if not runs_mix and not runs_references:
                     continue
                 mix = profile.apply(listed) if profile is not None else listed
+                # eef's runs alone take energies from the profile: every
+                # other run's description, and key, stays what it was
+                energy_mix = profile.apply(listed, energies=True) if profile is not None else listed
+                for policy in spec.policies if runs_mix else ():
+                    policy_mix = energy_mix if policies.needs_energies(policy) else mix
+                    # what a ranked policy ranks by, hints and profile applied
+                    policies.check_inputs(policy, policy_mix.apps)
                 base = RunRequest(
                     platform=platform,
                     policy=policies.BASELINE,
@@ -89,7 +96,9 @@ def expand(spec: Spec) -> list[PlannedRun]:
                 if runs_mix:
                     for policy in spec.policies:
                         fed = online if policies.uses_online(policy) else None
-                        add(PlannedRun(replace(base, policy=policy, online=fed), MATRIX))
+                        policy_mix = energy_mix if policies.needs_energies(policy) else mix
+                        request = replace(base, policy=policy, online=fed, mix=policy_mix)
+                        add(PlannedRun(request, MATRIX))
                 if runs_references:
                     for ref in references.references(base, spec.references):
                         add(PlannedRun(ref.request, ref.kind))

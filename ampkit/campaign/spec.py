@@ -411,21 +411,6 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
     mixes = _mixes(toml, toml.strings(("mixes",), non_empty=True), base)
     if not mixes:
         toml.fail(("mixes",), "selects no mix")
-    # what a ranked policy ranks by, for every mix: said now, not run by run
-    lacking = [
-        f"{policy} on {m.name}: {'; '.join(missing)}"
-        for policy in chosen_policies
-        for m in mixes
-        if (missing := policies.missing_inputs(policy, m.apps))
-    ]
-    if lacking:
-        toml.fail(
-            ("policies",),
-            "names policies that rank threads by values the mixes do not give: "
-            + " | ".join(lacking),
-            hint="set speedup and epi_big_nj per [[app]] in those mixes (ampkit profile on "
-            "gem5 measures both), or leave those policies out",
-        )
     span_ms = toml.number(("span_ms",), low=0.1, high=1e6) if "span_ms" in data else None
     if span_ms is not None and not get_engine(engine).models_core_speed:
         toml.fail(

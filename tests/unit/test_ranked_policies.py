@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ampkit import policies
+from ampkit.campaign.plan import MATRIX, expand
 from ampkit.campaign.spec import load_spec
 from ampkit.errors import AmpkitError
 from ampkit.mix import load_mix, render_mix
@@ -95,12 +96,38 @@ def test_a_campaign_that_names_a_policy_without_its_inputs_is_refused(tmp_path: 
         mixes = ["{mix}"]
     """
     with pytest.raises(AmpkitError) as refused:
-        load_spec(write(tmp_path, spec, "c.toml"))
-    assert "eef on two: app 2 (chase): epi_big_nj" in refused.value.what
-    assert "hsp on" not in refused.value.what
-    # with the energy given, it loads
+        expand(load_spec(write(tmp_path, spec, "c.toml")))
+    assert "policy eef ranks threads by" in refused.value.what
+    assert "app 2 (chase): epi_big_nj" in refused.value.what
+    # with the energy given, it plans; only eef's runs carry energies
     write(tmp_path, MIX.replace("speedup = 2.0\n", "speedup = 2.0\nepi_big_nj = 0.5\n"), "two.toml")
-    assert set(load_spec(write(tmp_path, spec, "c.toml")).policies) == {"cfs", "hsp", "eef"}
+    runs = expand(load_spec(write(tmp_path, spec, "c.toml")))
+    assert {r.request.policy for r in runs if r.role == MATRIX} == {"cfs", "hsp", "eef"}
+
+
+def test_a_campaign_takes_its_energies_from_its_profile_for_eef_alone(tmp_path: Path) -> None:
+    """A spec whose mixes name no energy runs eef with its profile's: eef's
+    runs carry them, every other run's description stays what it was."""
+    mix = write(tmp_path, (SAEZ / "mixes" / "single4.toml").read_text(), "single4.toml")
+    spec = f"""
+        name = "t"
+        platforms = ["2B2L"]
+        policies = ["cfs", "colab", "eef"]
+        mixes = ["{mix}"]
+        speedups = "{SAEZ / "profile.toml"}"
+    """
+    runs = {
+        r.request.policy: r.request
+        for r in expand(load_spec(write(tmp_path, spec, "c.toml")))
+        if r.role == MATRIX
+    }
+    assert all(a.epi_big_nj for a in runs["eef"].mix.apps)
+    for policy in ("cfs", "colab"):
+        assert all(a.epi_big_nj is None for a in runs[policy].mix.apps), policy
+        assert (
+            "epi_big_pj"
+            not in RunDescription.for_mix("r", policy, 0, 60, runs[policy].mix).render()
+        )
 
 
 def test_a_profile_gives_each_app_its_measured_energy() -> None:
@@ -108,7 +135,7 @@ def test_a_profile_gives_each_app_its_measured_energy() -> None:
     energy per instruction next to its speedup, so that an eef run can be
     made from a mix that names neither."""
     profile = load_profile(SAEZ / "profile.toml")
-    mix = profile.apply(load_mix(str(SAEZ / "mixes" / "single4.toml")))
+    mix = profile.apply(load_mix(str(SAEZ / "mixes" / "single4.toml")), energies=True)
     for app in mix.apps:
         entry = next(e for e in profile.entries if e.matches(app))
         assert app.epi_big_nj == pytest.approx(entry.big_epi_nj, abs=1e-4)
@@ -117,7 +144,10 @@ def test_a_profile_gives_each_app_its_measured_energy() -> None:
     assert policies.missing_inputs("eef", mix.apps) == []
     # a program the profile lacks keeps no hint
     other = load_mix("demo")
-    hinted = profile.apply(other)
+    hinted = profile.apply(other, energies=True)
+    # without energies asked for, none: a cfs or colab run stays as it was
+    plain = profile.apply(load_mix(str(SAEZ / "mixes" / "single4.toml")))
+    assert plain.apps and all(a.epi_big_nj is None for a in plain.apps)
     known = {e.app.program for e in profile.entries}
     for app in hinted.apps:
         assert (app.epi_big_nj is None) == (app.program not in known)
