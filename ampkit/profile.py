@@ -123,23 +123,29 @@ class Profile:
             by_program.setdefault(e.app.program, []).append(e.speedup)
         return {p: _geomean(vs) for p, vs in by_program.items()}
 
+    def _tiers(self, app: App) -> tuple[list[Entry], list[Entry], list[Entry]]:
+        """The entries a hint for ``app`` is taken from, most specific first:
+        this very application, its program at its thread count, its program."""
+        return (
+            [e for e in self.entries if e.matches(app)],
+            [
+                e
+                for e in self.entries
+                if e.app.program == app.program and e.app.threads == app.threads
+            ],
+            [e for e in self.entries if e.app.program == app.program],
+        )
+
     def hint_for(self, app: App) -> float | None:
         """The speedup measured for this very application, else for its
         program at its thread count (the geometric mean over sizes), else
         for its program, else None; clamped to what the kernel accepts."""
-        exact = [e.speedup for e in self.entries if e.matches(app)]
-        threads = [
-            e.speedup
-            for e in self.entries
-            if e.app.program == app.program and e.app.threads == app.threads
-        ]
+        exact, threads, program = self._tiers(app)
         if exact:
-            value: float | None = exact[0]
-        elif threads:
-            value = _geomean(threads)
+            value = exact[0].speedup
+        elif threads or program:
+            value = _geomean([e.speedup for e in threads or program])
         else:
-            value = self.speedups().get(app.program)
-        if value is None:
             return None
         return round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)
 
@@ -148,16 +154,7 @@ class Profile:
         application, else for its program at its thread count, else for its
         program (arithmetic means: it is a ratio of sums), else None; kept
         to what the kernel accepts."""
-        tiers: list[list[Entry]] = [
-            [e for e in self.entries if e.matches(app)],
-            [
-                e
-                for e in self.entries
-                if (e.app.program, e.app.threads) == (app.program, app.threads)
-            ],
-            [e for e in self.entries if e.app.program == app.program],
-        ]
-        for tier in tiers:
+        for tier in self._tiers(app):
             values = [e.big_epi_nj for e in tier if e.big_epi_nj]
             if values:
                 value = sum(values) / len(values)

@@ -72,10 +72,6 @@ def expand(spec: Spec) -> list[PlannedRun]:
                 # eef's runs alone take energies from the profile: every
                 # other run's description, and key, stays what it was
                 energy_mix = profile.apply(listed, energies=True) if profile is not None else listed
-                for policy in spec.policies if runs_mix else ():
-                    policy_mix = energy_mix if policies.needs_energies(policy) else mix
-                    # what a ranked policy ranks by, hints and profile applied
-                    policies.check_inputs(policy, policy_mix.apps)
                 base = RunRequest(
                     platform=platform,
                     policy=policies.BASELINE,
@@ -97,6 +93,9 @@ def expand(spec: Spec) -> list[PlannedRun]:
                     for policy in spec.policies:
                         fed = online if policies.uses_online(policy) else None
                         policy_mix = energy_mix if policies.needs_energies(policy) else mix
+                        # what a ranked policy ranks by, hints and profile
+                        # applied: refused before any run starts
+                        policies.check_inputs(policy, policy_mix.apps)
                         request = replace(base, policy=policy, online=fed, mix=policy_mix)
                         add(PlannedRun(request, MATRIX))
                 if runs_references:
