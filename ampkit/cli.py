@@ -499,7 +499,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from ampkit.engines import get_engine
     from ampkit.mix import CATALOGUE_SIZES, App
     from ampkit.pmu import EVENT_SETS
-    from ampkit.profile import OVER_INTERVAL, OVER_REGION, from_runs, measure
+    from ampkit.profile import OVER_INTERVAL, OVER_REGION, apps_of_mixes, from_runs, measure
 
     if args.from_runs:
         prof = from_runs(Path(args.from_runs))
@@ -516,13 +516,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
             "it shrinks the catalogue's sizes (gem5 simulates them for hours)",
         )
     if args.mix:
-        # one entry per application, whatever hint each mix gives it
-        apps = list(
-            dict.fromkeys(
-                replace(a, speedup=None)
-                for name in args.mix
-                for a in sized_for(load_mix(name), args.engine).apps
-            )
+        apps = apps_of_mixes(
+            a for name in args.mix for a in sized_for(load_mix(name), args.engine).apps
         )
     else:
         apps = [

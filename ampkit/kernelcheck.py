@@ -12,7 +12,8 @@ Two things a reviewer needs that one build of the kit's kernel cannot show:
   policies, and with group scheduling, CFS
   bandwidth control, cpusets and full preemption, which the kit's own
   configuration leaves out but which the fair class's hooks and WASH's
-  cpuset check must survive (there with HSP but not EEF-Driven).
+  cpuset check must survive (there with HSP and ACFS but not EEF-Driven or
+  RR).
 
 C warnings are errors in every configuration (``CONFIG_WERROR`` is in the
 kit's fragment). A check is cached by its inputs' digest, like a kernel
@@ -51,10 +52,12 @@ from ampkit.paths import cache_dir
 #: Configurations beside the kit's own, as lines added to its fragment.
 CONFIGS: dict[str, str] = {
     "kit": "",
-    # COLAB and WASH without the ranked policies (HSP, EEF-Driven)
+    # COLAB and WASH without the ranked policies (HSP, EEF-Driven, RR, ACFS)
     "colab-alone": (
         "# CONFIG_SCHED_HSP is not set\n"
         "# CONFIG_SCHED_EEF is not set\n"
+        "# CONFIG_SCHED_AMP_RR is not set\n"
+        "# CONFIG_SCHED_ACFS is not set\n"
         "# CONFIG_SCHED_AMP_RANK_KUNIT_TEST is not set\n"
     ),
     "no-colab": (
@@ -64,6 +67,8 @@ CONFIGS: dict[str, str] = {
         "# CONFIG_SCHED_WASH_KUNIT_TEST is not set\n"
         "# CONFIG_SCHED_HSP is not set\n"
         "# CONFIG_SCHED_EEF is not set\n"
+        "# CONFIG_SCHED_AMP_RR is not set\n"
+        "# CONFIG_SCHED_ACFS is not set\n"
         "# CONFIG_SCHED_AMP_RANK_KUNIT_TEST is not set\n"
     ),
     "no-amp": (
@@ -75,6 +80,8 @@ CONFIGS: dict[str, str] = {
         "# CONFIG_SCHED_WASH_KUNIT_TEST is not set\n"
         "# CONFIG_SCHED_HSP is not set\n"
         "# CONFIG_SCHED_EEF is not set\n"
+        "# CONFIG_SCHED_AMP_RR is not set\n"
+        "# CONFIG_SCHED_ACFS is not set\n"
         "# CONFIG_SCHED_AMP_RANK_KUNIT_TEST is not set\n"
     ),
     "cgroups-preempt": (
@@ -85,8 +92,10 @@ CONFIGS: dict[str, str] = {
         "CONFIG_FAIR_GROUP_SCHED=y\n"
         "CONFIG_CFS_BANDWIDTH=y\n"
         "CONFIG_PREEMPT=y\n"
-        # HSP without EEF-Driven: the ranking without the phase detection
+        # HSP and ACFS without EEF-Driven or RR: the ranking without the
+        # phase detection or the turns, ACFS's knobs without EEF's
         "# CONFIG_SCHED_EEF is not set\n"
+        "# CONFIG_SCHED_AMP_RR is not set\n"
     ),
 }
 

@@ -64,6 +64,22 @@ class App:
     #: PR_SCHED_AMP_SET_EPI_BIG takes it in pJ); None: none given
     epi_big_nj: float | None = None
 
+    def __post_init__(self) -> None:
+        # an application built in code meets the bounds a mix file's does,
+        # here rather than when its run description is written
+        if self.speedup is not None and not SPEEDUP_MIN <= self.speedup <= SPEEDUP_MAX:
+            raise AmpkitError(
+                f"{self.program}: a speedup of {self.speedup:g}: the kernel takes "
+                f"{SPEEDUP_MIN:g} to {SPEEDUP_MAX:g}",
+                "give a speedup in that range, or none",
+            )
+        if self.epi_big_nj is not None and not EPI_NJ_MIN <= self.epi_big_nj <= EPI_NJ_MAX:
+            raise AmpkitError(
+                f"{self.program}: an energy per instruction of {self.epi_big_nj:g} nJ: the "
+                f"kernel takes {EPI_NJ_MIN:g} to {EPI_NJ_MAX:g} nJ (1 to 1,000,000 pJ)",
+                "give epi_big_nj in that range, or none",
+            )
+
     @property
     def from_suite(self) -> bool:
         """A PARSEC or SPLASH-2x program, run from the benchmark disk."""

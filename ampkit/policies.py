@@ -25,6 +25,11 @@ POLICIES: dict[str, str] = {
     "speedup get the big CPUs, one each, the rest the little CPUs (COLAB's allocator)",
     "eef": "EEF-Driven (Saez et al.): as hsp, ranked by speedup over energy per instruction "
     "on a big CPU, through a phase detection",
+    "rr": "round robin: every ranking period the big CPUs are dealt out one per "
+    "application in turn, longest waiting first, speedup-blind (COLAB's allocator)",
+    "acfs": "ACFS (Saez et al.): every ranking period the threads of least progress (run "
+    "time as big-CPU time, by speedup, over weight) get the big CPUs; ACFS-E's EDP and "
+    "unfairness factors as knobs (COLAB's allocator)",
 }
 
 #: What each policy needs of every application of a mix: the mix keys
@@ -33,7 +38,13 @@ POLICIES: dict[str, str] = {
 REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
     "hsp": ("speedup",),
     "eef": ("speedup", "epi_big_nj"),
+    "acfs": ("speedup",),
 }
+
+#: Policies that weigh by energies per instruction where given, beside
+#: those that require them: ACFS-E's EDP factor (kernel.sched_acfs_edp_factor)
+#: counts a thread without one as the least efficient.
+USES_ENERGIES = frozenset({"acfs"})
 
 #: what a run's manifest records about how a policy measured its inputs
 POLICY_DETAILS: dict[str, dict[str, str]] = {
@@ -87,9 +98,10 @@ def missing_inputs(name: str, apps: "Sequence[App]") -> list[str]:
 
 
 def needs_energies(name: str) -> bool:
-    """Whether policy ``name`` ranks by energies per instruction: only its
-    runs take them from a profile."""
-    return "epi_big_nj" in REQUIRED_INPUTS.get(kernel_policy(name), ())
+    """Whether policy ``name`` ranks, or may weigh, by energies per
+    instruction: only its runs take them from a profile."""
+    policy = kernel_policy(name)
+    return "epi_big_nj" in REQUIRED_INPUTS.get(policy, ()) or policy in USES_ENERGIES
 
 
 def check_inputs(name: str, apps: "Sequence[App]") -> None:

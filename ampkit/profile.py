@@ -69,6 +69,8 @@ from ampkit.rundir import AppRecord, Excluded, RunDir, Statistics
 from ampkit.tomlfile import TomlFile, provenance_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ampkit.analysis.optimum import AppModel
     from ampkit.kernel import KernelBuild
 
@@ -78,6 +80,18 @@ VERSION = 1
 #: programs, with its provenance. Its per-program speedups are the
 #: catalogue mixes' hints and the default of 'ampkit mix generate'.
 SHIPPED_PROFILE = CONFIGS / "speedups.toml"
+
+
+def unhinted(app: App) -> App:
+    """The application as a profile measures it: without the hints (speedup,
+    energy) a mix may give it, which describe it and do not change it."""
+    return replace(app, speedup=None, epi_big_nj=None)
+
+
+def apps_of_mixes(apps: "Iterable[App]") -> list[App]:
+    """The applications of mixes to profile, once each whatever hints each
+    mix gives them, in order of first appearance."""
+    return list(dict.fromkeys(unhinted(a) for a in apps))
 
 
 @dataclass(frozen=True)
@@ -101,7 +115,7 @@ class Entry:
         return (sum(self.little_ns) / len(self.little_ns)) / (sum(self.big_ns) / len(self.big_ns))
 
     def matches(self, app: App) -> bool:
-        return self.app == replace(app, speedup=None, epi_big_nj=None)
+        return self.app == unhinted(app)
 
 
 def _geomean(values: list[float]) -> float:
@@ -520,7 +534,7 @@ def measure(
                     pmu[kind].append(_merged([_counted(r) for _, r, _ in passes]))
         entries.append(
             Entry(
-                app=replace(app, speedup=None),
+                app=unhinted(app),
                 big_ns=tuple(times["big"]),
                 little_ns=tuple(times["little"]),
                 big_runs=tuple(runs["big"]),

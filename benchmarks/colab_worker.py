@@ -1,6 +1,6 @@
 """Figures for the COLAB worker's own cost: ranking and class balancing.
 
-    .venv/bin/python benchmarks/colab_worker.py [--policy colab|hsp|eef] [--repeat N]
+    .venv/bin/python benchmarks/colab_worker.py [--policy colab|hsp|eef|rr|acfs] [--repeat N]
         [--seconds S] [--threads N]
 
 Boots the kit kernel with amp_policy=colab on a QEMU machine (4B4L by
@@ -13,11 +13,13 @@ has threads of each class to place. Around it the scenario reads
 kernel.sched_colab_work: the periods, the worker's CPU time in them, and
 the exchanges and moves the class balancer made.
 
-The ranked policies (--policy hsp, eef) run the same worker: instead of
-the bottleneck ranking it sorts the threads by speedup (hsp) or by speedup
-over energy per instruction through the phase detection (eef); the
-scenario gives the threads energies in a cycle of four, so that each one
-with a speedup has its own rank.
+The ranked policies (--policy hsp, eef, rr, acfs) run the same worker:
+instead of the bottleneck ranking it sorts the threads by speedup (hsp),
+by speedup over energy per instruction through the phase detection (eef),
+by their turns within their application (rr, a sort more to group them)
+or by progress from their run time per side (acfs); the scenario gives the
+threads energies in a cycle of four, so that each one with a speedup has
+its own rank.
 
 Printed per boot and as medians: CPU time per period and as a share of
 the machine (CPU time / (elapsed time x CPUs)), exchanges and moves per
@@ -34,7 +36,9 @@ from guest import worker_cost_args, worker_cost_boot  # benchmarks/guest.py
 
 
 def main() -> int:
-    args, build_ = worker_cost_args(__doc__.splitlines()[0], "colab", ("colab", "hsp", "eef"))
+    args, build_ = worker_cost_args(
+        __doc__.splitlines()[0], "colab", ("colab", "hsp", "eef", "rr", "acfs")
+    )
     cpu_us: list[float] = []
     shares: list[float] = []
     swaps: list[float] = []

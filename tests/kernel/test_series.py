@@ -139,3 +139,21 @@ def test_every_patch_compiles_and_the_tip_builds_in_every_configuration(
         "CONFIG_CPUSETS": "y",
         "CONFIG_PREEMPT": "y",
     }
+
+    def ranked(config: str) -> dict[str, str]:
+        found: dict[str, str] = tips[config]["config_symbols"]
+        names = ("CONFIG_SCHED_HSP", "CONFIG_SCHED_EEF", "CONFIG_SCHED_AMP_RR", "CONFIG_SCHED_ACFS")
+        return {s: found.get(s, "n") for s in (*names, "CONFIG_SCHED_AMP_RANK")}
+
+    # the ranked policies: none without COLAB or alone with it; with
+    # cgroups, HSP and ACFS without EEF-Driven (ACFS's knobs alone) or RR
+    assert set(ranked("colab-alone").values()) == {"n"}
+    assert symbols("colab-alone")["CONFIG_SCHED_COLAB"] == "y"
+    assert set(ranked("no-colab").values()) == {"n"}
+    assert ranked("cgroups-preempt") == {
+        "CONFIG_SCHED_HSP": "y",
+        "CONFIG_SCHED_EEF": "n",
+        "CONFIG_SCHED_AMP_RR": "n",
+        "CONFIG_SCHED_ACFS": "y",
+        "CONFIG_SCHED_AMP_RANK": "y",
+    }

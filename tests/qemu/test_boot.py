@@ -38,15 +38,16 @@ def test_guest_sees_big_little(
     knobs = amp.pop("knobs")
     assert amp == {
         "policy": "cfs",
-        "available": ["cfs", "colab", "wash", "hsp", "eef"],
+        "available": ["cfs", "colab", "wash", "hsp", "eef", "rr", "acfs"],
         "stats": "1",
     }
     # the policies' knobs as the kernel holds them, which a report counts a
     # run's periods by: the defaults, unscaled, and only knobs of theirs
     assert knobs["sched_colab_rank_period_ms"] == 10, knobs
     assert knobs["sched_wash_quantum_ms"] == 40 and knobs["sched_timescale"] == 1, knobs
-    assert knobs["sched_eef_phase_pct"] == 10, knobs
-    prefixes = ("sched_colab_", "sched_wash_", "sched_eef_", "sched_timescale")
+    assert (knobs["sched_eef_phase_pct"], knobs["sched_eef_sample_ms"]) == (10, 200), knobs
+    assert (knobs["sched_acfs_edp_factor"], knobs["sched_acfs_unfairness_factor"]) == (100, 100)
+    prefixes = ("sched_colab_", "sched_wash_", "sched_eef_", "sched_acfs_", "sched_timescale")
     assert all(k.startswith(prefixes) for k in knobs)
     assert guest["clocksource"] == "arch_sys_counter"
     assert outcome.report.kernel_problems == []
@@ -82,6 +83,45 @@ def test_policy_knob_reads_back_and_rejects_junk(
     assert outcome.ok, outcome.status
     steps = app_json(outcome, 0)["steps"]
     assert [(s["errno"], s["in_force"]) for s in steps] == [(0, "cfs"), (22, "cfs"), (0, "cfs")]
+
+
+def test_the_ranked_policies_knobs_refuse_what_is_out_of_range(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    steps = [
+        # EEF-Driven's threshold and sampling interval: 1-24 %, 1-60000 ms
+        "sched_eef_phase_pct=25",
+        "sched_eef_phase_pct=0",
+        "sched_eef_sample_ms=0",
+        "sched_eef_sample_ms=60001",
+        "sched_eef_sample_ms=50",
+        # ACFS's factors: hundredths, 1.0 to 10.0, one above 1.0 at a time
+        "sched_acfs_edp_factor=99",
+        "sched_acfs_edp_factor=1001",
+        "sched_acfs_edp_factor=300",
+        "sched_acfs_unfairness_factor=200",
+        "sched_acfs_edp_factor=100",
+        "sched_acfs_unfairness_factor=200",
+        "sched_acfs_edp_factor=150",
+    ]
+    outcome = run_probe(tmp_path / "run", kernel_build, initramfs, "set-knob", *steps)
+    assert outcome.ok, outcome.status
+    got = [(s["errno"], s["in_force"]) for s in app_json(outcome, 0)["steps"]]
+    # EINVAL leaves the value in force; the last is refused for the other
+    assert got == [
+        (22, "10"),
+        (22, "10"),
+        (22, "200"),
+        (22, "200"),
+        (0, "50"),
+        (22, "100"),
+        (22, "100"),
+        (0, "300"),
+        (22, "100"),
+        (0, "100"),
+        (0, "200"),
+        (22, "100"),
+    ], got
 
 
 def test_the_guest_records_the_scale_beside_the_unscaled_periods(

@@ -23,7 +23,7 @@ def test_demo_runs_every_policy_and_summarises(
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0
     runs = sorted(p.name for p in out.iterdir() if p.is_dir())
-    mixes = [f"2B2L-{p}-demo-r0" for p in ("cfs", "colab", "wash", "hsp")]
+    mixes = [f"2B2L-{p}-demo-r0" for p in ("cfs", "colab", "wash", "hsp", "rr", "acfs")]
     alone = ["alone-compute-t2-n20000", "alone-contend-t4-n250"]
     references = [f"{p}-cfs-{a}-r0" for p in ("2B2L", "0B2L") for a in alone]
     assert runs == sorted([*mixes, *references, "report"])
@@ -39,17 +39,17 @@ def test_demo_runs_every_policy_and_summarises(
     report = (out / "report" / "report.md").read_text()
     assert report.startswith(QEMU_NOTICE)
     plots = json.loads((out / "report" / "plots" / "plots.json").read_text())
-    # one mix and its geomean, colab, wash and hsp against cfs
-    assert plots["qemu-2B2L-h_antt.png"] == 6
+    # one mix and its geomean, colab, wash, hsp, rr and acfs against cfs
+    assert plots["qemu-2B2L-h_antt.png"] == 10
     # the little-only references give ASP without being asked for
     per_run = pd.read_csv(out / "report" / "tables" / "per_run.csv")
     assert per_run["asp"].notna().all(), per_run
     # the real runs, collected: two applications of (2 + 4) threads per mix
-    # run (four policies), and each alone on 2B2L and on 0B2L
+    # run (six policies), and each alone on 2B2L and on 0B2L
     col = collect(out)
     assert col.excluded.empty, col.excluded
-    assert len(col.apps) == 4 * 2 + 2 * 2
-    assert len(col.threads) == 4 * (2 + 4) + 2 * (2 + 4)
+    assert len(col.apps) == 6 * 2 + 2 * 2
+    assert len(col.threads) == 6 * (2 + 4) + 2 * (2 + 4)
     # the kit kernel's per-thread counters reach the tasks table
     assert len(col.tasks) == len(col.threads), col.tasks
     assert (col.apps["turnaround_ns"] > 0).all()

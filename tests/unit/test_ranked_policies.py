@@ -3,6 +3,7 @@ mix's energy hint, the run description's line for it, the profile it comes
 from, and the refusal of a run or campaign that lacks what a policy ranks by."""
 
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,8 @@ from ampkit import policies
 from ampkit.campaign.plan import MATRIX, expand
 from ampkit.campaign.spec import load_spec
 from ampkit.errors import AmpkitError
-from ampkit.mix import load_mix, render_mix
-from ampkit.profile import load_profile
+from ampkit.mix import App, load_mix, render_mix
+from ampkit.profile import apps_of_mixes, load_profile
 from ampkit.rundesc import RunDescription
 
 SAEZ = Path(__file__).resolve().parents[2] / "measurements" / "saez-model"
@@ -81,6 +82,14 @@ def test_what_each_policy_ranks_by_is_listed_when_missing(tmp_path: Path) -> Non
     assert policies.missing_inputs("eef+online", bare.apps) == ["app 2 (chase): epi_big_nj"]
     assert policies.missing_inputs("colab", bare.apps) == []
     assert policies.missing_inputs("cfs", bare.apps) == []
+    # round robin's turns are speedup-blind: it needs nothing
+    assert policies.missing_inputs("rr", bare.apps) == []
+    assert "rr" in policies.POLICIES and "rr" not in policies.REQUIRED_INPUTS
+    # ACFS's progress needs speedups; energies only weigh (ACFS-E), where given
+    assert policies.missing_inputs("acfs", bare.apps) == ["app 2 (chase): speedup"]
+    assert policies.missing_inputs("acfs", mix.apps) == []
+    assert policies.needs_energies("acfs") and policies.needs_energies("eef")
+    assert not policies.needs_energies("hsp") and not policies.needs_energies("rr")
     with pytest.raises(AmpkitError) as refused:
         policies.check_inputs("eef", bare.apps)
     assert "app 2 (chase): speedup; app 2 (chase): epi_big_nj" in refused.value.what
@@ -156,3 +165,32 @@ def test_a_profile_gives_each_app_its_measured_energy() -> None:
 def test_both_ranked_policies_are_kit_policies() -> None:
     assert {"hsp", "eef", "hsp+online", "eef+online"} <= set(policies.names())
     assert set(policies.REQUIRED_INPUTS) <= set(policies.POLICIES)
+
+
+def test_profiling_mixes_measures_each_application_once_whatever_its_hints() -> None:
+    plain = App("compute", threads=1, size=10)
+    hinted = [
+        replace(plain, speedup=2.0),
+        replace(plain, speedup=2.0, epi_big_nj=0.5),
+        replace(plain, epi_big_nj=0.7),
+        replace(plain, size=20, epi_big_nj=0.5),
+    ]
+    # the hints describe an application; its size is what makes another one
+    assert apps_of_mixes(hinted) == [plain, replace(plain, size=20)]
+
+
+@pytest.mark.parametrize(
+    ("hints", "message"),
+    [
+        ({"epi_big_nj": 0.0001}, "an energy per instruction of 0.0001 nJ"),
+        ({"epi_big_nj": 2000.0}, "an energy per instruction of 2000 nJ"),
+        ({"speedup": 9.0}, "a speedup of 9"),
+    ],
+)
+def test_an_application_built_in_code_is_held_to_the_kernel_s_bounds(
+    hints: dict[str, float], message: str
+) -> None:
+    # refused where it is made, not when a run's description is written
+    with pytest.raises(AmpkitError) as refused:
+        App("compute", threads=1, size=10, **hints)  # type: ignore[arg-type]
+    assert message in refused.value.what and "the kernel takes" in refused.value.what

@@ -200,6 +200,9 @@ static void read_kernel_counters(struct ampkit_thread_clock *c)
 	c->has_moves = c->has_kernel &&
 		       !sched_counter(text, "colab.flagged_ns", &c->flagged_ns) &&
 		       !sched_counter(text, "colab.cluster_moves", &c->cluster_moves);
+	c->has_acfs = c->has_moves &&
+		      !sched_counter(text, "colab.amp_vruntime", &c->amp_vruntime) &&
+		      !sched_counter(text, "colab.acfs_weight", &c->acfs_weight);
 }
 
 void ampkit_thread_end(struct ampkit_thread_clock *c)
@@ -275,6 +278,9 @@ int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
 		if (c->has_kernel && c->has_moves)
 			fprintf(out, " %llu %llu", (unsigned long long)c->flagged_ns,
 				(unsigned long long)c->cluster_moves);
+		if (c->has_kernel && c->has_moves && c->has_acfs)
+			fprintf(out, " %llu %llu", (unsigned long long)c->amp_vruntime,
+				(unsigned long long)c->acfs_weight);
 		fprintf(out, "\n");
 	}
 	if (fflush(out) != 0)

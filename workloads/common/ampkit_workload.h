@@ -84,6 +84,12 @@ struct ampkit_thread_clock {
 	 */
 	int has_moves;
 	uint64_t flagged_ns, cluster_moves;
+	/*
+	 * ACFS's progress and the weight it was last divided by; has_acfs is
+	 * 0 on a kernel built without acfs.
+	 */
+	int has_acfs;
+	uint64_t amp_vruntime, acfs_weight;
 };
 
 void ampkit_thread_begin(struct ampkit_thread_clock *c);

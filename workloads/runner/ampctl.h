@@ -48,6 +48,8 @@ struct thread_stats {
 	int64_t wash_bound, wash_own_affinity;	/* wash.* lines; -1 without WASH */
 	int64_t epi_big_pj;		/* -1 on a kernel without it */
 	int64_t rank_key;		/* hsp, eef: the value ranked by; -1 without them */
+	int64_t amp_vruntime;		/* acfs: its progress; -1 without acfs */
+	int64_t acfs_weight;		/* acfs: its last (dynamic) weight; -1 without */
 	int64_t run_ns, wait_ns, slices;	/* /proc/<pid>/task/<tid>/schedstat */
 	int64_t failed_affine;		/* moves the balancer gave up for affinity; -1 without SCHEDSTATS */
 };

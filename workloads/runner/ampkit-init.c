@@ -1226,8 +1226,9 @@ static void run_mix(struct run *run, const char *tmpdir)
 /* What a workload reported for one thread (workloads/common/ampkit_workload.h). */
 struct thread_report {
 	unsigned long long wall, cpu;
-	int has_kernel, has_moves;
+	int has_kernel, has_moves, has_acfs;
 	unsigned long long big, little, blocked, caused, flagged, moves;
+	unsigned long long amp_vruntime, acfs_weight;
 	char sched_class[16];
 };
 
@@ -1240,7 +1241,8 @@ static struct thread_report thread_reports[MAX_THREADS];
  */
 static void report_json(struct sbuf *sb, const char *report_path)
 {
-	char line[256];
+	/* twelve fields of up to 20 digits each */
+	char line[512];
 	int i, n = 0, idx, fields, kernel = 1;
 	unsigned long long roi_begin = 0, roi_end = 0;
 	FILE *f = fopen(report_path, "r");
@@ -1254,12 +1256,15 @@ static void report_json(struct sbuf *sb, const char *report_path)
 			continue;
 
 		memset(&t, 0, sizeof(t));
-		fields = sscanf(line, "thread %d %llu %llu %llu %llu %llu %llu %15s %llu %llu",
+		fields = sscanf(line,
+				"thread %d %llu %llu %llu %llu %llu %llu %15s %llu %llu %llu %llu",
 				&idx, &t.wall, &t.cpu, &t.big, &t.little, &t.blocked, &t.caused,
-				t.sched_class, &t.flagged, &t.moves);
+				t.sched_class, &t.flagged, &t.moves, &t.amp_vruntime,
+				&t.acfs_weight);
 		if (fields >= 3 && idx == n && n < MAX_THREADS) {
 			t.has_kernel = fields >= 8;
-			t.has_moves = fields == 10;
+			t.has_moves = fields >= 10;
+			t.has_acfs = fields == 12;
 			kernel = kernel && t.has_kernel;
 			thread_reports[n++] = t;
 		}
@@ -1299,6 +1304,9 @@ static void report_json(struct sbuf *sb, const char *report_path)
 		if (t->has_moves)
 			sb_printf(sb, ",\"flagged_ns\":%llu,\"cluster_moves\":%llu", t->flagged,
 				  t->moves);
+		if (t->has_acfs)
+			sb_printf(sb, ",\"amp_vruntime\":%llu,\"acfs_weight\":%llu",
+				  t->amp_vruntime, t->acfs_weight);
 		sb_printf(sb, "}");
 	}
 	sb_printf(sb, "]");

@@ -6,6 +6,8 @@
  *   ampkit-probe sysinfo             topology, capacities, sched domains, AMP policy
  *   ampkit-probe set-policy NAME...  tries each policy in turn; reports errno and the
  *                                    policy in force after each
+ *   ampkit-probe set-knob K=V...     writes each value to /proc/sys/kernel/K in turn;
+ *                                    reports errno and the value in force after each
  *   ampkit-probe sleep SECONDS       sleeps (fractions too), then reports; an
  *                                    application that hangs
  *   ampkit-probe perf                counts instructions and cycles of a known loop
@@ -20,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,8 +39,8 @@
 static int usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-t N] [-n N] sysinfo | set-policy NAME... | sleep SECONDS | perf"
-		" | latency\n",
+		"usage: %s [-t N] [-n N] sysinfo | set-policy NAME... | set-knob KNOB=VALUE..."
+		" | sleep SECONDS | perf | latency\n",
 		prog);
 	return 2;
 }
@@ -213,6 +216,32 @@ static void latency(struct sbuf *sb)
 
 #endif
 
+/*
+ * Write @value to the kernel sysctl @name; 0 or the errno of the write.
+ * @in_force gets what the knob reads afterwards, without the newline.
+ */
+static int set_knob(const char *name, const char *value, char *in_force, size_t len)
+{
+	char path[128];
+	char *now;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+	} else {
+		if (write(fd, value, strlen(value)) < 0)
+			err = errno;
+		close(fd);
+	}
+	now = read_text(path);
+	snprintf(in_force, len, "%s", now ? now : "");
+	in_force[strcspn(in_force, "\n")] = '\0';
+	free(now);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct sbuf sb;
@@ -241,6 +270,28 @@ int main(int argc, char **argv)
 			sb_printf(&sb, ",\"errno\":%d,\"error\":", err);
 			sb_json_str(&sb, err ? strerror(err) : NULL);
 			sb_printf(&sb, ",\"in_force\":");
+			sb_json_str(&sb, in_force);
+			sb_printf(&sb, "}");
+		}
+		sb_printf(&sb, "]}\n");
+	} else if (argc >= 2 && !strcmp(argv[0], "set-knob")) {
+		int i;
+
+		sb_printf(&sb, "{\"steps\":[");
+		for (i = 1; i < argc; i++) {
+			char name[64], in_force[64] = "";
+			const char *eq = strchr(argv[i], '=');
+			int err;
+
+			if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof(name))
+				return usage(argv[-optind]);
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - argv[i]), argv[i]);
+			err = set_knob(name, eq + 1, in_force, sizeof(in_force));
+			sb_printf(&sb, "%s{\"knob\":", i > 1 ? "," : "");
+			sb_json_str(&sb, name);
+			sb_printf(&sb, ",\"value\":");
+			sb_json_str(&sb, eq + 1);
+			sb_printf(&sb, ",\"errno\":%d,\"in_force\":", err);
 			sb_json_str(&sb, in_force);
 			sb_printf(&sb, "}");
 		}

@@ -207,6 +207,7 @@ static int policy_knob(const struct dirent *d)
 	return !strncmp(d->d_name, "sched_colab_", strlen("sched_colab_")) ||
 	       !strncmp(d->d_name, "sched_wash_", strlen("sched_wash_")) ||
 	       !strncmp(d->d_name, "sched_eef_", strlen("sched_eef_")) ||
+	       !strncmp(d->d_name, "sched_acfs_", strlen("sched_acfs_")) ||
 	       !strcmp(d->d_name, "sched_timescale");
 }
 
