@@ -591,7 +591,7 @@ def test_the_calibration_measures_the_simulated_cores(
     assert sorted(p.split("-")[0] for p in record.runs) == ["0B1L", "1B0L"]
 
 
-@pytest.mark.parametrize("policy", ["hsp", "eef", "rr"])
+@pytest.mark.parametrize("policy", ["hsp", "eef", "rr", "acfs"])
 def test_a_mix_under_a_ranked_policy_completes_with_energy(
     policy: str,
     gem5_tree: gem5.Gem5,
@@ -602,8 +602,9 @@ def test_a_mix_under_a_ranked_policy_completes_with_energy(
     """Saez et al.'s policies on the detailed clusters: three one-thread
     programs with their hints (the ranking the policies make differs:
     hsp gives the big CPUs to the two computes, eef to the first compute
-    and the chase, rr to each in turn, whatever its hints), restored from
-    the same checkpoint as the COLAB run.
+    and the chase, rr to each in turn, whatever its hints, acfs to those
+    that progressed least), restored from the same checkpoint as the COLAB
+    run.
     The run is a few simulated milliseconds, shorter than the ranking's
     settling, so what is judged is that it completes, measured: the hints
     reached the kernel and every cluster's energy is counted."""
