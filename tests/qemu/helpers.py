@@ -26,6 +26,13 @@ TIMED = "icount"
 #: depends on what the guest executes alone.
 EXECUTED = "instructions"
 
+#: The guest clock for tests of a policy that moves threads every period
+#: (rr): QEMU's default, a host thread per vCPU (MTTCG), where a move
+#: through the stopper takes milliseconds rather than the icount clocks'
+#: turns of the one host thread; a vCPU the host preempts counts as run
+#: time for the thread on it, so times blur with host load.
+HOST = "host"
+
 #: The stress scenario's limit: it runs SECONDS (60) and on until it has
 #: made its flips, for up to five times SECONDS (ampkit-schedtest.c), plus
 #: its start and its report.

@@ -17,7 +17,7 @@ from ampkit.analysis.optimum import AppModel, opt_unfairness
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App
 
-from .helpers import EXECUTED, make_mix, run_mix
+from .helpers import EXECUTED, HOST, make_mix, run_mix
 
 #: compute -t 1's size: about four seconds of guest time each. The four
 #: start at once and are placed before the first ranking, so two of them
@@ -63,7 +63,8 @@ def run_ranked(
     # mixes: all four compete for the whole of every first run, where a
     # program that ends early would hand its big CPU to the others, as it
     # should, and blur what is judged
-    outcome = run_mix(out, kernel, initramfs, mix, policy=policy, qemu_clock=EXECUTED, **request)
+    request.setdefault("qemu_clock", EXECUTED)
+    outcome = run_mix(out, kernel, initramfs, mix, policy=policy, **request)
     assert outcome.ok, outcome.status
     assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
     records = outcome.report.apps
@@ -98,12 +99,12 @@ def test_the_big_cpus_run_the_two_threads_of_the_highest_rank(
             assert share <= 0.1, (i, shares)
 
 
-#: Policies that swap threads every period or few (rr, acfs) take longer
-#: periods here than their 10 ms: under QEMU an exchange takes 100-300 ms
-#: of guest time to go through (SIZE's note), so at 10 ms the classes turn
-#: over many times before a thread moves and what a thread gets is the
-#: exchanges' timing, not the policy. At 200 ms a turn still outlasts most
-#: exchanges; the programs run twice as long, for about forty turns.
+#: ACFS, which swaps threads every few periods, takes longer periods here
+#: than its 10 ms, on the instructions clock: there an exchange takes
+#: 100-300 ms of guest time to go through (SIZE's note), so at 10 ms the
+#: classes turn over many times before a thread moves and what a thread
+#: gets is the exchanges' timing, not the policy. At 200 ms a swap still
+#: outlasts most exchanges; the programs run twice as long.
 LONG_PERIOD = "sysctl.kernel.sched_colab_rank_period_ms=200"
 
 
@@ -116,21 +117,32 @@ _RANK_EVENT = re.compile(
 
 
 def turns(console: str) -> dict[int, int]:
-    """How many times the ranking moved each of the first four workers to
-    the big class while all four ran: up to the first thread that starts
-    after them (a restarted program's). Workers are the threads it ever
-    put in the little class (a program's main thread waits in the either
-    class once it has started its worker)."""
+    """How many times the ranking moved each of the four first-run workers
+    to the big class while all four ran: from the last one's first change
+    up to the first change of a worker that starts after them (a restarted
+    program's). The first-run workers are the four threads whose class it
+    changed most (a program's main thread is ranked for a few periods
+    before it waits for its worker in the either class; a restarted
+    program's worker runs for the end of the run only)."""
     events = [(float(t), int(pid), cls) for t, pid, cls in _RANK_EVENT.findall(console)]
-    workers: list[int] = []
-    for _, pid, cls in events:
-        if cls == "little" and pid not in workers:
-            workers.append(pid)
-    first, later = workers[:4], workers[4:]
-    end = min((t for t, pid, _ in events if pid in later), default=float("inf"))
+    changes: dict[int, int] = {}
+    first_seen: dict[int, float] = {}
+    for t, pid, _ in events:
+        changes[pid] = changes.get(pid, 0) + 1
+        first_seen.setdefault(pid, t)
+    workers = sorted(changes, key=lambda pid: changes[pid], reverse=True)[:4]
+    start = max((first_seen[pid] for pid in workers), default=0.0)
+    end = min(
+        (
+            first_seen[pid]
+            for pid in changes
+            if pid not in workers and first_seen[pid] > start and changes[pid] >= 4
+        ),
+        default=float("inf"),
+    )
     return {
-        pid: sum(1 for t, p, cls in events if p == pid and cls == "big" and t < end)
-        for pid in first
+        pid: sum(1 for t, p, cls in events if p == pid and cls == "big" and start <= t < end)
+        for pid in workers
     }
 
 
@@ -139,30 +151,34 @@ def test_rr_deals_the_big_cpus_evenly_whatever_the_speedups(
 ) -> None:
     # the same four programs, whose speedups hsp ranks from 3.0 down to 1.5:
     # round robin deals two big CPUs among four applications in turns, so
-    # each is dealt one every other period
+    # each is dealt one every other period. On the host clock (MTTCG: a
+    # host thread per vCPU) the class balancer's exchanges go through in
+    # milliseconds, where the icount clocks' single host thread makes each
+    # wait for the vCPUs' turns, up to seconds on a busy host, which turns
+    # the deal over before the threads move (a run on "instructions": about
+    # half the exchanges, the worker's periods stretched to 2 s)
     workers = run_ranked(
         tmp_path / "rr",
         kernel_build,
         initramfs,
         "rr",
         2 * SIZE,
-        extra_cmdline=f"{LONG_PERIOD} {RANK_TRACE}",
+        qemu_clock=HOST,
+        extra_cmdline=RANK_TRACE,
     )
-    # each within a tenth of the mean, or a turn (some turns go to other
-    # applications, the runner's own process among them when it wakes, and
-    # a thread dealt two turns in a row shows one change of class)
+    # the deal: each within a tenth of the mean, or a turn (some turns go
+    # to other applications, the runner's own process when it wakes; a
+    # thread dealt two turns in a row shows one change of class). Measured
+    # 136-137 turns each
     dealt = turns((tmp_path / "rr" / "console.log").read_text())
-    assert len(dealt) == 4 and min(dealt.values()) >= 8, dealt
+    assert len(dealt) == 4 and min(dealt.values()) >= 20, dealt
     mean = sum(dealt.values()) / 4
     assert all(abs(n - mean) <= max(1.0, mean / 10) for n in dealt.values()), dealt
-    # What each ran on big CPUs follows the deal as far as the class
-    # balancer's exchanges carry it out, which under QEMU is loosely: in a
-    # traced run, about half of the two exchanges each turn needs showed
-    # up (sched_colab_move), and the worker's periods stretched to 500 ms
-    # at times; why was not established. Each program still ran on both
-    # sides.
+    # and the time each ran on big CPUs, the kernel's counters: on the host
+    # clock a vCPU the host preempts counts as run time for its thread,
+    # which blurs the shares (measured 0.466-0.544), hence 15% of equal
     shares = [big_share(w) for w in workers]
-    assert all(0.1 <= share <= 0.9 for share in shares), shares
+    assert all(abs(share - 0.5) <= 0.075 for share in shares), shares
 
 
 #: ACFS's bound on progress: the largest over the least at the end of the
@@ -188,11 +204,13 @@ def test_acfs_evens_out_progress_and_its_edp_factor_favours_efficiency(
     progress = [w["amp_vruntime"] for w in even]
     assert min(progress) > 0 and max(progress) <= ACFS_SPREAD * min(progress), progress
     # the kernel's progress is eq. 10 of the run time it counted per side,
-    # short of what it has not yet taken: the time before its first
-    # ranking and since its last (a period each)
+    # short of what it has not yet taken (the time before its first
+    # ranking and since its last, a period each), give or take the run
+    # time the per-side counters had not yet charged when a ranking read
+    # sum_exec_runtime (counted as big-CPU time: 2 ms of 12 s, measured)
     for w, (sf, _) in zip(even, APPS, strict=True):
         counted = w["big_ns"] + w["little_ns"] / sf
-        assert counted - 0.5e9 <= w["amp_vruntime"] <= counted, (w, sf)
+        assert counted - 0.5e9 <= w["amp_vruntime"] <= counted + 0.05e9, (w, sf)
     assert all(w["acfs_weight"] == 1024 for w in even), even
     models = [AppModel(f"p{i}", sf, 1e9, epi, epi / 2) for i, (sf, epi) in enumerate(APPS)]
     best = opt_unfairness(models, 2).big_fraction
