@@ -22,7 +22,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -224,17 +223,10 @@ static int set_knob(const char *name, const char *value, char *in_force, size_t 
 {
 	char path[128];
 	char *now;
-	int fd, err = 0;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-	} else {
-		if (write(fd, value, strlen(value)) < 0)
-			err = errno;
-		close(fd);
-	}
+	err = write_text(path, value);
 	now = read_text(path);
 	snprintf(in_force, len, "%s", now ? now : "");
 	in_force[strcspn(in_force, "\n")] = '\0';

@@ -85,6 +85,18 @@ void sb_json_str(struct sbuf *sb, const char *s)
 		sb_json_strn(sb, s, strlen(s));
 }
 
+int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 char *read_text(const char *path)
 {
 	struct sbuf sb;

@@ -313,17 +313,9 @@ int set_amp_stats(int on)
 
 int set_amp_policy(const char *name, char *in_force, size_t len)
 {
-	int fd, err = 0;
+	int err = write_text(AMP_POLICY_FILE, name);
 	char *now;
 
-	fd = open(AMP_POLICY_FILE, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-	} else {
-		if (write(fd, name, strlen(name)) < 0)
-			err = errno;
-		close(fd);
-	}
 	if (in_force && len) {
 		now = read_text(AMP_POLICY_FILE);
 		snprintf(in_force, len, "%s", now ? now : "");
