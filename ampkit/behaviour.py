@@ -444,6 +444,116 @@ def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
     return table, left_out
 
 
+# --- waiting inside mixes ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MixWaiting:
+    """One application of a mix in one run: its threads' waiting there,
+    as ``Measurement`` gives it alone (shares of the time they lived)."""
+
+    mix: str
+    policy: str
+    platform: str
+    program: str
+    threads: int
+    blocked_share: float
+    caused_share: float
+    run: str
+
+
+def waiting_in_mixes(
+    roots: Iterable[Path], engine: str
+) -> tuple[list[MixWaiting], list[Measurement], list[str]]:
+    """Each application of each mix run (two programs or more) under
+    ``roots`` on ``engine``, the runs of one program alone there (a
+    campaign's references: the same setup), and one line per run left
+    out, with why. Alone,
+    a program's own threads end nearly all its waiting; inside a mix its
+    threads share CPUs with others', and placement decides how long a lock
+    holder or a stage runs, so the same program may wait more, or less,
+    under each policy."""
+    found: list[MixWaiting] = []
+    alone: list[Measurement] = []
+    left_out: list[str] = []
+    for given in roots:
+        root = given / "runs" if (given / "runs").is_dir() else given
+        finished, partial = find_run_dirs(root)
+        left_out += [f"{p}: did not finish" for p in partial]
+        for run_dir in finished:
+            run = RunDir(run_dir)
+            try:
+                verdict = run.judge()
+                info = verdict.info
+                if info.engine != engine:
+                    raise Excluded(f"ran on {info.engine}, not {engine}")
+                if len(verdict.records) < 2:
+                    alone.append(measurement_of(run))
+                    continue
+                for rec in verdict.records:
+                    tasks = rec.raw.get("tasks")
+                    walls = rec.raw.get("thread_times_ns")
+                    if not tasks or not walls:
+                        raise Excluded(f"{rec.program} has no per-thread times or kernel counters")
+                    lived = sum(int(w) for w in walls)
+                    found.append(
+                        MixWaiting(
+                            mix=info.mix,
+                            policy=info.policy,
+                            platform=info.platform,
+                            program=rec.program,
+                            threads=rec.threads,
+                            blocked_share=round(
+                                _share((int(t.get("futex_blocked_ns", 0)) for t in tasks), lived),
+                                4,
+                            ),
+                            caused_share=round(
+                                _share((int(t.get("futex_caused_ns", 0)) for t in tasks), lived),
+                                4,
+                            ),
+                            run=run_dir.name,
+                        )
+                    )
+            except Excluded as e:
+                left_out.append(f"{run_dir}: {e}")
+    found.sort(key=lambda w: (w.program, w.threads, w.policy, w.mix, w.run))
+    return found, alone, left_out
+
+
+def waiting_summary(
+    rows: Sequence[MixWaiting], alone: Sequence[Measurement], table: "Table | None"
+) -> list[str]:
+    """Per program, thread count and policy: its blocked and caused shares
+    inside mixes (the mean over its applications, with their range), and
+    alone under the same policy: from the runs alone beside them (the same
+    setup), else from the behaviour table (its own setup, said so)."""
+    lines = []
+    keys = sorted({(w.program, w.threads, w.policy) for w in rows})
+    for program, threads, policy in keys:
+        key = (program, threads, policy)
+        mine = [w for w in rows if (w.program, w.threads, w.policy) == key]
+        blocked = [w.blocked_share for w in mine]
+        caused = [w.caused_share for w in mine]
+        beside = [m.blocked_share for m in alone if (m.program, m.threads, m.policy) == key]
+        tabled = [
+            m.blocked_share
+            for m in (table.measurements if table else ())
+            if (m.program, m.threads, m.policy) == key
+        ]
+        if beside:
+            alone_text = f"; alone {sum(beside) / len(beside):.1%}"
+        elif tabled:
+            alone_text = f"; alone {sum(tabled) / len(tabled):.1%} (the behaviour table's setup)"
+        else:
+            alone_text = "; alone: not measured"
+        lines.append(
+            f"{program:9} t{threads} {policy:6} in {len(mine)} mix run(s): blocked "
+            f"{sum(blocked) / len(blocked):.1%} ({min(blocked):.1%}-{max(blocked):.1%}), "
+            f"caused {sum(caused) / len(caused):.1%}{alone_text}"
+        )
+    return lines
+
+
 # --- the table file ---------------------------------------------------------
 
 _TOP_KEYS = ("kind", "version", "engine", "timescale", "tick_hz", "measurement", "cost")

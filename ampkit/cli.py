@@ -708,6 +708,33 @@ def cmd_mix_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mix_waiting(args: argparse.Namespace) -> int:
+    import csv
+    import dataclasses
+
+    from ampkit.behaviour import MixWaiting, timing_engine, waiting_in_mixes, waiting_summary
+
+    engine = args.engine or timing_engine()
+    rows, alone, left_out = waiting_in_mixes([Path(d) for d in args.dirs], engine)
+    for line in left_out:
+        print(f"left out: {line}", file=sys.stderr)
+    if not rows:
+        raise AmpkitError(
+            f"no mix run of two programs or more on {engine} under {', '.join(args.dirs)}",
+            "point it at a campaign's directory or its archived runs",
+        )
+    for line in waiting_summary(rows, alone, _behaviour_table(args)):
+        print(line)
+    if args.out:
+        with Path(args.out).open("w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow([field.name for field in dataclasses.fields(MixWaiting)])
+            for w in rows:
+                writer.writerow(dataclasses.astuple(w))
+        print(f"{args.out}: {len(rows)} applications of {len({w.run for w in rows})} runs")
+    return 0
+
+
 def cmd_mix_behaviour(args: argparse.Namespace) -> int:
     from ampkit.behaviour import measure, timing_engine
 
@@ -1153,6 +1180,18 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--engine", choices=ENGINES, help="whose runs (default: gem5's)")
     s.add_argument("-o", "--out", help="file to write (default: stdout)")
     s.set_defaults(func=cmd_mix_behaviour)
+    s = mx.add_parser(
+        "waiting",
+        help="each program's futex waiting inside mixes, per policy, beside alone",
+    )
+    s.add_argument("dirs", nargs="+", help="campaign or run directories")
+    s.add_argument("--engine", choices=ENGINES, help="whose runs (default: gem5's)")
+    s.add_argument("--behaviour", help=behaviour_help)
+    s.add_argument(
+        "--no-behaviour", action="store_true", help="without the alone figures of a table"
+    )
+    s.add_argument("-o", "--out", help="a CSV of every application's figures")
+    s.set_defaults(func=cmd_mix_waiting)
     s = mx.add_parser("sizes", help="the size at which each program alone spans a time")
     s.add_argument("--span-ms", type=float, required=True, help="simulated milliseconds")
     s.add_argument("--behaviour", help=behaviour_help)

@@ -1,6 +1,7 @@
 """The behaviour table: waiting, parallelism and cost measured from runs of
 one program alone, and the category rule it gives ampkit mix check."""
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -447,3 +448,46 @@ def test_a_single_scaled_run_is_not_sized_by_the_unscaled_table(
     err = capsys.readouterr().err
     assert "measured at time scale 1, 250 Hz tick" in err
     assert "the runs are at time scale 4, 250 Hz tick" in err
+
+
+EVALUATION = REPO / "evaluations" / "gem5-2B2L" / "runs"
+
+
+def test_waiting_inside_mixes_is_each_application_s_from_its_kernel_counters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The gem5 evaluation's archived runs: every application of every mix
+    run, its blocked share what its threads' counters give, beside the
+    campaign's own references alone."""
+    rows, alone, left_out = behaviour.waiting_in_mixes([EVALUATION], "gem5")
+    assert left_out == []
+    assert rows and alone
+    assert all(0 <= w.blocked_share <= 1 and 0 <= w.caused_share <= 1 for w in rows)
+    assert {w.policy for w in rows} == {"cfs", "colab", "wash"}
+    # one by hand: barrier in the cfs run of comm2-pipeline-barrier
+    run = "2B2L-cfs-comm2-pipeline-barrier-r0"
+    records = [
+        json.loads(line)
+        for line in (EVALUATION / run / "results.jsonl").read_text().splitlines()
+        if '"type":"app"' in line.replace(" ", "")
+    ]
+    barrier = next(r for r in records if r["app"] == "barrier")
+    blocked = sum(t["futex_blocked_ns"] for t in barrier["tasks"])
+    share = round(blocked / sum(barrier["thread_times_ns"]), 4)
+    found = [w for w in rows if w.run == run and w.program == "barrier"]
+    assert [w.blocked_share for w in found] == [share] and share > 0.1
+    # the summary: a line per program, thread count and policy
+    lines = behaviour.waiting_summary(rows, alone, None)
+    assert len(lines) == len({(w.program, w.threads, w.policy) for w in rows})
+    assert any(line.startswith("barrier   t3 cfs") for line in lines)
+    # the command, with every application in its CSV
+    out = tmp_path / "waiting.csv"
+    assert main(["mix", "waiting", str(EVALUATION), "--no-behaviour", "-o", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == len(rows) + 1
+    assert "barrier   t3 cfs" in capsys.readouterr().out
+    # runs of one program alone only: nothing to say, and said
+    only_alone = tmp_path / "alone"
+    only_alone.mkdir()
+    (only_alone / alone[0].run).symlink_to(EVALUATION / alone[0].run)
+    assert main(["mix", "waiting", str(only_alone), "--no-behaviour"]) == EXIT_INPUT
+    assert "no mix run of two programs or more" in capsys.readouterr().err
