@@ -19,7 +19,8 @@ mixes (``measurements/gem5-workloads``). Per run:
 - ``caused_share``: the waiting its threads' releases ended (the same
   counters), over the same time; alone, nearly all of the program's
   waiting is ended by its own threads, so it is close to the blocked
-  share, and the two part inside a mix;
+  share, and inside a mix too (another process cannot end a program's
+  private futex waits: equal in every mix run archived so far);
 - ``parallelism``: the threads' CPU time over the region: how many CPUs'
   worth of work the program kept busy on average (at most its threads);
 - ``wall_s``: the engine's wall-clock time for the whole run.
@@ -476,6 +477,7 @@ def waiting_in_mixes(
     found: list[MixWaiting] = []
     alone: list[Measurement] = []
     left_out: list[str] = []
+    setups: set[tuple[int, int]] = set()  # (scale, tick) of the runs counted
     for given in roots:
         root = given / "runs" if (given / "runs").is_dir() else given
         finished, partial = find_run_dirs(root)
@@ -489,14 +491,17 @@ def waiting_in_mixes(
                     raise Excluded(f"ran on {info.engine}, not {engine}")
                 if len(verdict.records) < 2:
                     alone.append(measurement_of(run))
+                    setups.add((info.timescale, info.tick_hz))
                     continue
+                # the run counts whole or not at all
+                run_rows = []
                 for rec in verdict.records:
                     tasks = rec.raw.get("tasks")
                     walls = rec.raw.get("thread_times_ns")
                     if not tasks or not walls:
                         raise Excluded(f"{rec.program} has no per-thread times or kernel counters")
                     lived = sum(int(w) for w in walls)
-                    found.append(
+                    run_rows.append(
                         MixWaiting(
                             mix=info.mix,
                             policy=info.policy,
@@ -514,42 +519,60 @@ def waiting_in_mixes(
                             run=run_dir.name,
                         )
                     )
+                found += run_rows
+                setups.add((info.timescale, info.tick_hz))
             except Excluded as e:
                 left_out.append(f"{run_dir}: {e}")
-    found.sort(key=lambda w: (w.program, w.threads, w.policy, w.mix, w.run))
+    if len(setups) > 1:
+        raise AmpkitError(
+            "the runs are of more than one setup: "
+            + "; ".join(describe_setup(*s) for s in sorted(setups)),
+            "waiting depends on the scheduler's clocks: give the runs of one setup",
+        )
+    found.sort(key=lambda w: (w.platform, w.program, w.threads, w.policy, w.mix, w.run))
     return found, alone, left_out
 
 
 def waiting_summary(
     rows: Sequence[MixWaiting], alone: Sequence[Measurement], table: "Table | None"
 ) -> list[str]:
-    """Per program, thread count and policy: its blocked and caused shares
+    """Per platform, program, thread count and policy: its blocked share
     inside mixes (the mean over its applications, with their range), and
-    alone under the same policy: from the runs alone beside them (the same
-    setup), else from the behaviour table (its own setup, said so)."""
-    lines = []
-    keys = sorted({(w.program, w.threads, w.policy) for w in rows})
-    for program, threads, policy in keys:
-        key = (program, threads, policy)
-        mine = [w for w in rows if (w.program, w.threads, w.policy) == key]
-        blocked = [w.blocked_share for w in mine]
-        caused = [w.caused_share for w in mine]
-        beside = [m.blocked_share for m in alone if (m.program, m.threads, m.policy) == key]
-        tabled = [
-            m.blocked_share
-            for m in (table.measurements if table else ())
-            if (m.program, m.threads, m.policy) == key
+    alone on the same platform: from the runs alone beside them (the same
+    setup) under the same policy, else under the baseline (a campaign's
+    references run under it alone), else from the behaviour table (its own
+    setup); each figure says which. (The caused share, in the CSV, equals
+    the blocked share inside a mix: another process cannot end a
+    program's private futex waits.)"""
+
+    def mean(values: Sequence[float]) -> float:
+        return sum(values) / len(values)
+
+    def alone_as(key: tuple[str, str, int, str], found: Iterable[Measurement]) -> list[float]:
+        return [
+            m.blocked_share for m in found if (m.platform, m.program, m.threads, m.policy) == key
         ]
-        if beside:
-            alone_text = f"; alone {sum(beside) / len(beside):.1%}"
-        elif tabled:
-            alone_text = f"; alone {sum(tabled) / len(tabled):.1%} (the behaviour table's setup)"
+
+    lines = []
+    keys = sorted({(w.platform, w.program, w.threads, w.policy) for w in rows})
+    for platform, program, threads, policy in keys:
+        mine = [
+            w.blocked_share
+            for w in rows
+            if (w.platform, w.program, w.threads, w.policy) == (platform, program, threads, policy)
+        ]
+        table_runs = table.measurements if table else ()
+        if same := alone_as((platform, program, threads, policy), alone):
+            alone_text = f"alone {mean(same):.1%}"
+        elif base := alone_as((platform, program, threads, BASELINE), alone):
+            alone_text = f"alone under {BASELINE} {mean(base):.1%}"
+        elif tabled := alone_as((platform, program, threads, policy), table_runs):
+            alone_text = f"alone {mean(tabled):.1%} (the behaviour table's setup)"
         else:
-            alone_text = "; alone: not measured"
+            alone_text = "alone: not measured"
         lines.append(
-            f"{program:9} t{threads} {policy:6} in {len(mine)} mix run(s): blocked "
-            f"{sum(blocked) / len(blocked):.1%} ({min(blocked):.1%}-{max(blocked):.1%}), "
-            f"caused {sum(caused) / len(caused):.1%}{alone_text}"
+            f"{platform} {program:9} t{threads} {policy:6} in {len(mine)} mix run(s): blocked "
+            f"{mean(mine):.1%} ({min(mine):.1%}-{max(mine):.1%}); {alone_text}"
         )
     return lines
 

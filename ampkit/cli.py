@@ -712,7 +712,14 @@ def cmd_mix_waiting(args: argparse.Namespace) -> int:
     import csv
     import dataclasses
 
-    from ampkit.behaviour import MixWaiting, timing_engine, waiting_in_mixes, waiting_summary
+    from ampkit.behaviour import (
+        MixWaiting,
+        load_table,
+        table_of,
+        timing_engine,
+        waiting_in_mixes,
+        waiting_summary,
+    )
 
     engine = args.engine or timing_engine()
     rows, alone, left_out = waiting_in_mixes([Path(d) for d in args.dirs], engine)
@@ -721,9 +728,17 @@ def cmd_mix_waiting(args: argparse.Namespace) -> int:
     if not rows:
         raise AmpkitError(
             f"no mix run of two programs or more on {engine} under {', '.join(args.dirs)}",
-            "point it at a campaign's directory or its archived runs",
+            "point it at a campaign's directory or its archived runs (--engine qemu for QEMU runs)",
         )
-    for line in waiting_summary(rows, alone, _behaviour_table(args)):
+    table = None
+    if not args.no_behaviour:
+        table = load_table(Path(args.behaviour)) if args.behaviour else table_of(engine)
+    if table is not None and table.engine != engine:
+        raise AmpkitError(
+            f"the behaviour table is of {table.engine} runs, these of {engine}",
+            f"give a table of {engine} runs (--behaviour), or --no-behaviour",
+        )
+    for line in waiting_summary(rows, alone, table):
         print(line)
     if args.out:
         with Path(args.out).open("w", newline="") as f:

@@ -344,7 +344,7 @@ def generate_mix(
                 program=program,
                 threads=threads,
                 size=ENGINE_SIZE,  # the engine's, as the catalogue's mixes
-                speedup=round(hints[program], 3),
+                speedup=round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, hints[program])), 3),
             )
         )
     short = {"synchronisation": "sync", "communication": "comm", "compute": "compute"}

@@ -176,9 +176,10 @@ def test_rr_deals_the_big_cpus_evenly_whatever_the_speedups(
     assert all(abs(n - mean) <= max(1.0, mean / 10) for n in dealt.values()), dealt
     # and the time each ran on big CPUs, the kernel's counters: on the host
     # clock a vCPU the host preempts counts as run time for its thread,
-    # which blurs the shares (measured 0.466-0.544), hence 15% of equal
+    # which blurs the shares (measured 0.466-0.544 in six runs), hence a
+    # fifth of equal (hsp gives these programs 1, 1, 0, 0)
     shares = [big_share(w) for w in workers]
-    assert all(abs(share - 0.5) <= 0.075 for share in shares), shares
+    assert all(abs(share - 0.5) <= 0.1 for share in shares), shares
 
 
 #: ACFS's bound on progress: the largest over the least at the end of the
@@ -234,7 +235,9 @@ def test_acfs_evens_out_progress_and_its_edp_factor_favours_efficiency(
         2 * SIZE,
         extra_cmdline=f"{LONG_PERIOD} sysctl.kernel.sched_acfs_edp_factor=500",
     )
-    assert edp[2]["acfs_weight"] == 5 * 1024 and edp[1]["acfs_weight"] < 5 * 1024, edp
+    # the weights: the highest EEF's five times its own, the lowest's its
+    # own, the fourth's 1024 (1 + 4 x (3.0 - 1.25) / (4.0 - 1.25)) = 3630
+    assert [w["acfs_weight"] for w in edp][1:] == [1024, 5 * 1024, 3630], edp
     thrifty = big_share(edp[2]) + big_share(edp[3])
     assert big_share(edp[2]) > shares[2] and thrifty >= shares[2] + shares[3] + 0.4, (
         [big_share(w) for w in edp],

@@ -2,6 +2,7 @@
 one program alone, and the category rule it gives ampkit mix check."""
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -478,16 +479,20 @@ def test_waiting_inside_mixes_is_each_application_s_from_its_kernel_counters(
     assert [w.blocked_share for w in found] == [share] and share > 0.1
     # the summary: a line per program, thread count and policy
     lines = behaviour.waiting_summary(rows, alone, None)
-    assert len(lines) == len({(w.program, w.threads, w.policy) for w in rows})
-    assert any(line.startswith("barrier   t3 cfs") for line in lines)
+    assert len(lines) == len({(w.platform, w.program, w.threads, w.policy) for w in rows})
+    # alone beside it: the campaign's own reference, on the same platform
+    assert any(
+        line.startswith("2B2L pipeline  t3 cfs") and "alone 13.5%" in line for line in lines
+    ), lines
+    assert any(line.startswith("2B2L barrier   t3 colab") for line in lines)
     # the command, with every application in its CSV
     out = tmp_path / "waiting.csv"
     assert main(["mix", "waiting", str(EVALUATION), "--no-behaviour", "-o", str(out)]) == 0
     assert len(out.read_text().splitlines()) == len(rows) + 1
-    assert "barrier   t3 cfs" in capsys.readouterr().out
+    assert "2B2L barrier   t3 cfs" in capsys.readouterr().out
     # runs of one program alone only: nothing to say, and said
     only_alone = tmp_path / "alone"
-    only_alone.mkdir()
-    (only_alone / alone[0].run).symlink_to(EVALUATION / alone[0].run)
+    shutil.copytree(EVALUATION / alone[0].run, only_alone / alone[0].run)
+    assert len(behaviour.waiting_in_mixes([only_alone], "gem5")[1]) == 1
     assert main(["mix", "waiting", str(only_alone), "--no-behaviour"]) == EXIT_INPUT
     assert "no mix run of two programs or more" in capsys.readouterr().err

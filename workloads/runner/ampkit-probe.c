@@ -269,21 +269,30 @@ int main(int argc, char **argv)
 	} else if (argc >= 2 && !strcmp(argv[0], "set-knob")) {
 		int i;
 
+		/* every step well formed before any is written: a name of
+		 * /proc/sys/kernel, no path, and a value */
+		for (i = 1; i < argc; i++) {
+			const char *eq = strchr(argv[i], '=');
+
+			if (!eq || eq == argv[i] || !eq[1] || (size_t)(eq - argv[i]) >= 64 ||
+			    memchr(argv[i], '/', (size_t)(eq - argv[i])))
+				return usage(argv[-optind]);
+		}
 		sb_printf(&sb, "{\"steps\":[");
 		for (i = 1; i < argc; i++) {
 			char name[64], in_force[64] = "";
 			const char *eq = strchr(argv[i], '=');
 			int err;
 
-			if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof(name))
-				return usage(argv[-optind]);
 			snprintf(name, sizeof(name), "%.*s", (int)(eq - argv[i]), argv[i]);
 			err = set_knob(name, eq + 1, in_force, sizeof(in_force));
 			sb_printf(&sb, "%s{\"knob\":", i > 1 ? "," : "");
 			sb_json_str(&sb, name);
 			sb_printf(&sb, ",\"value\":");
 			sb_json_str(&sb, eq + 1);
-			sb_printf(&sb, ",\"errno\":%d,\"in_force\":", err);
+			sb_printf(&sb, ",\"errno\":%d,\"error\":", err);
+			sb_json_str(&sb, err ? strerror(err) : NULL);
+			sb_printf(&sb, ",\"in_force\":");
 			sb_json_str(&sb, in_force);
 			sb_printf(&sb, "}");
 		}
