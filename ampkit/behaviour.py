@@ -55,7 +55,7 @@ with a line for each app's thread count, or is refused
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +64,7 @@ from ampkit.errors import AmpkitError
 from ampkit.mix import Mix
 from ampkit.paths import CONFIGS
 from ampkit.rundir import Excluded, RunDir, find_run_dirs
+from ampkit.rundir import Verdict as RunVerdict
 from ampkit.timescale import DEFAULT_TICK_HZ, describe_setup
 from ampkit.timescale import MAX as MAX_TIMESCALE
 from ampkit.tomlfile import TomlFile
@@ -349,12 +350,13 @@ def _share(part: Iterable[int], whole: int) -> float:
     return sum(part) / whole if whole > 0 else 0.0
 
 
-def measurement_of(run: RunDir) -> Measurement:
+def measurement_of(run: RunDir, verdict: RunVerdict | None = None) -> Measurement:
     """The measurement a run of one program alone gives; Excluded when the
     run does not count, holds more than one program, or lacks the kernel's
     per-task counters (a kernel without them, or a run made before the
-    runner kept them under every policy)."""
-    verdict = run.judge()
+    runner kept them under every policy). ``verdict``: the run's, where the
+    caller judged it already."""
+    verdict = verdict or run.judge()
     info = verdict.info
     if len(verdict.records) != 1 or len(info.mix_apps) != 1:
         raise Excluded(f"holds {len(verdict.records)} applications, not one program alone")
@@ -383,6 +385,17 @@ def measurement_of(run: RunDir) -> Measurement:
     )
 
 
+def _finished_runs(roots: Iterable[Path], left_out: list[str]) -> Iterator[RunDir]:
+    """The finished runs under ``roots`` (a campaign directory's runs/ only:
+    attempts/ holds runs set aside); one line each in ``left_out`` for
+    those that did not finish."""
+    for given in roots:
+        root = given / "runs" if (given / "runs").is_dir() else given
+        finished, partial = find_run_dirs(root)
+        left_out += [f"{p}: did not finish" for p in partial]
+        yield from (RunDir(run_dir) for run_dir in finished)
+
+
 def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
     """The table the run directories under ``roots`` give, and one line per
     run left out (with why). Cost lines come from the baseline's runs of a
@@ -390,21 +403,15 @@ def measure(roots: Iterable[Path], engine: str) -> tuple[Table, list[str]]:
     found: list[Measurement] = []
     left_out: list[str] = []
     setups: dict[tuple[int, int], str] = {}  # (scale, tick) -> a run at it
-    for given in roots:
-        # a campaign directory's runs/ only: attempts/ holds runs set aside
-        root = given / "runs" if (given / "runs").is_dir() else given
-        finished, partial = find_run_dirs(root)
-        left_out += [f"{p}: did not finish" for p in partial]
-        for run_dir in finished:
-            run = RunDir(run_dir)
-            try:
-                info = run.info()
-                if info.engine != engine:
-                    raise Excluded(f"ran on {info.engine}, not {engine}")
-                found.append(measurement_of(run))
-                setups.setdefault((info.timescale, info.tick_hz), str(run_dir))
-            except Excluded as e:
-                left_out.append(f"{run_dir}: {e}")
+    for run in _finished_runs(roots, left_out):
+        try:
+            info = run.info()
+            if info.engine != engine:
+                raise Excluded(f"ran on {info.engine}, not {engine}")
+            found.append(measurement_of(run))
+            setups.setdefault((info.timescale, info.tick_hz), str(run.path))
+        except Excluded as e:
+            left_out.append(f"{run.path}: {e}")
     if len(setups) > 1:
         raise AmpkitError(
             "the runs are of more than one setup: "
@@ -478,51 +485,44 @@ def waiting_in_mixes(
     alone: list[Measurement] = []
     left_out: list[str] = []
     setups: set[tuple[int, int]] = set()  # (scale, tick) of the runs counted
-    for given in roots:
-        root = given / "runs" if (given / "runs").is_dir() else given
-        finished, partial = find_run_dirs(root)
-        left_out += [f"{p}: did not finish" for p in partial]
-        for run_dir in finished:
-            run = RunDir(run_dir)
-            try:
-                verdict = run.judge()
-                info = verdict.info
-                if info.engine != engine:
-                    raise Excluded(f"ran on {info.engine}, not {engine}")
-                if len(verdict.records) < 2:
-                    alone.append(measurement_of(run))
-                    setups.add((info.timescale, info.tick_hz))
-                    continue
-                # the run counts whole or not at all
-                run_rows = []
-                for rec in verdict.records:
-                    tasks = rec.raw.get("tasks")
-                    walls = rec.raw.get("thread_times_ns")
-                    if not tasks or not walls:
-                        raise Excluded(f"{rec.program} has no per-thread times or kernel counters")
-                    lived = sum(int(w) for w in walls)
-                    run_rows.append(
-                        MixWaiting(
-                            mix=info.mix,
-                            policy=info.policy,
-                            platform=info.platform,
-                            program=rec.program,
-                            threads=rec.threads,
-                            blocked_share=round(
-                                _share((int(t.get("futex_blocked_ns", 0)) for t in tasks), lived),
-                                4,
-                            ),
-                            caused_share=round(
-                                _share((int(t.get("futex_caused_ns", 0)) for t in tasks), lived),
-                                4,
-                            ),
-                            run=run_dir.name,
-                        )
-                    )
-                found += run_rows
+    for run in _finished_runs(roots, left_out):
+        try:
+            verdict = run.judge()
+            info = verdict.info
+            if info.engine != engine:
+                raise Excluded(f"ran on {info.engine}, not {engine}")
+            if len(verdict.records) < 2:
+                alone.append(measurement_of(run, verdict))
                 setups.add((info.timescale, info.tick_hz))
-            except Excluded as e:
-                left_out.append(f"{run_dir}: {e}")
+                continue
+            # the run counts whole or not at all
+            run_rows = []
+            for rec in verdict.records:
+                tasks = rec.raw.get("tasks")
+                walls = rec.raw.get("thread_times_ns")
+                if not tasks or not walls:
+                    raise Excluded(f"{rec.program} has no per-thread times or kernel counters")
+                lived = sum(int(w) for w in walls)
+                run_rows.append(
+                    MixWaiting(
+                        mix=info.mix,
+                        policy=info.policy,
+                        platform=info.platform,
+                        program=rec.program,
+                        threads=rec.threads,
+                        blocked_share=round(
+                            _share((int(t.get("futex_blocked_ns", 0)) for t in tasks), lived), 4
+                        ),
+                        caused_share=round(
+                            _share((int(t.get("futex_caused_ns", 0)) for t in tasks), lived), 4
+                        ),
+                        run=run.path.name,
+                    )
+                )
+            found += run_rows
+            setups.add((info.timescale, info.tick_hz))
+        except Excluded as e:
+            left_out.append(f"{run.path}: {e}")
     if len(setups) > 1:
         raise AmpkitError(
             "the runs are of more than one setup: "

@@ -234,6 +234,16 @@ static int set_knob(const char *name, const char *value, char *in_force, size_t 
 	return err;
 }
 
+/* The end of a step's JSON object: what the write gave and what is in force. */
+static void step_result_json(struct sbuf *sb, int err, const char *in_force)
+{
+	sb_printf(sb, ",\"errno\":%d,\"error\":", err);
+	sb_json_str(sb, err ? strerror(err) : NULL);
+	sb_printf(sb, ",\"in_force\":");
+	sb_json_str(sb, in_force);
+	sb_printf(sb, "}");
+}
+
 int main(int argc, char **argv)
 {
 	struct sbuf sb;
@@ -259,11 +269,7 @@ int main(int argc, char **argv)
 
 			sb_printf(&sb, "%s{\"requested\":", i > 1 ? "," : "");
 			sb_json_str(&sb, argv[i]);
-			sb_printf(&sb, ",\"errno\":%d,\"error\":", err);
-			sb_json_str(&sb, err ? strerror(err) : NULL);
-			sb_printf(&sb, ",\"in_force\":");
-			sb_json_str(&sb, in_force);
-			sb_printf(&sb, "}");
+			step_result_json(&sb, err, in_force);
 		}
 		sb_printf(&sb, "]}\n");
 	} else if (argc >= 2 && !strcmp(argv[0], "set-knob")) {
@@ -290,11 +296,7 @@ int main(int argc, char **argv)
 			sb_json_str(&sb, name);
 			sb_printf(&sb, ",\"value\":");
 			sb_json_str(&sb, eq + 1);
-			sb_printf(&sb, ",\"errno\":%d,\"error\":", err);
-			sb_json_str(&sb, err ? strerror(err) : NULL);
-			sb_printf(&sb, ",\"in_force\":");
-			sb_json_str(&sb, in_force);
-			sb_printf(&sb, "}");
+			step_result_json(&sb, err, in_force);
 		}
 		sb_printf(&sb, "]}\n");
 	} else if (argc == 2 && !strcmp(argv[0], "sleep")) {
