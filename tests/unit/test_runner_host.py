@@ -1,5 +1,6 @@
 """The guest runner as an ordinary process: same code as /init, minus mounts and power-off."""
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -388,3 +389,23 @@ def test_pmu_counting_records_every_event_or_why_not(host_bin: Path, tmp_path: P
         else:
             assert result.returncode != 0, result.stdout
             assert says in result.stdout + result.stderr, result.stdout + result.stderr
+
+
+def test_probe_snapshot_reads_at_the_times_asked_and_refuses_bad_ones(host_bin: Path) -> None:
+    probe = str(host_bin / "ampkit-probe")
+    done = subprocess.run(
+        [probe, "snapshot", "0", "0.2", "0.25"], capture_output=True, text=True, check=True
+    )
+    read = json.loads(done.stdout)
+    assert [s["at"] for s in read["snapshots"]] == [0, 0.2, 0.25]
+    # each no earlier than asked, and in a moment (a host kernel holds no
+    # hints, so no thread is read here; the guest tests read them)
+    for s in read["snapshots"]:
+        assert s["at"] * 1e9 <= s["at_ns"] < s["at"] * 1e9 + 0.15e9, s
+        assert s["threads"] == []
+    assert isinstance(read["realtime"], bool)
+    # times must be numbers, rising, and the command needs one
+    for bad in (["1", "0.5"], ["x"], ["0x"], ["-1"], []):
+        refused = subprocess.run([probe, "snapshot", *bad], capture_output=True, text=True)
+        assert refused.returncode == 2 and "snapshot SECONDS..." in refused.stderr, bad
+        assert refused.stdout == "", bad

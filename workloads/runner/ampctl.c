@@ -56,14 +56,14 @@ static int64_t field_int(const char *text, const char *name)
 	return strtoll(value, NULL, 10);
 }
 
-int read_thread_stats(pid_t tid, struct thread_stats *st)
+int read_task_stats(pid_t pid, pid_t tid, struct thread_stats *st)
 {
 	char path[96], value[64];
 	char *text;
 
 	memset(st, 0, sizeof(*st));
 	st->tid = tid;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", (int)pid, (int)tid);
 	text = read_text(path);
 	if (!text)
 		return -1;
@@ -87,7 +87,7 @@ int read_thread_stats(pid_t tid, struct thread_stats *st)
 	st->failed_affine = field_int(text, "nr_failed_migrations_affine");
 	free(text);
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
 	text = read_text(path);
 	if (!text)
 		return -1;
@@ -96,6 +96,11 @@ int read_thread_stats(pid_t tid, struct thread_stats *st)
 		st->run_ns = st->wait_ns = st->slices = -1;
 	free(text);
 	return 0;
+}
+
+int read_thread_stats(pid_t tid, struct thread_stats *st)
+{
+	return read_task_stats(getpid(), tid, st);
 }
 
 void thread_stats_json(struct sbuf *sb, const struct thread_stats *st)

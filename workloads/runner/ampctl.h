@@ -54,6 +54,9 @@ struct thread_stats {
 	int64_t failed_affine;		/* moves the balancer gave up for affinity; -1 without SCHEDSTATS */
 };
 
+/* Reads them for thread tid of process pid. 0, or -1 if the files are missing. */
+int read_task_stats(pid_t pid, pid_t tid, struct thread_stats *st);
+
 /* Reads them for thread tid of this process. 0, or -1 if the files are missing. */
 int read_thread_stats(pid_t tid, struct thread_stats *st);
 

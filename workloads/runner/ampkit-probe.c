@@ -12,6 +12,10 @@
  *                                    application that hangs
  *   ampkit-probe perf                counts instructions and cycles of a known loop
  *                                    with perf_event_open; reports each count or errno
+ *   ampkit-probe snapshot SECONDS... at each time (seconds after it starts, rising) the
+ *                                    colab.* counters the ranked policies weigh, of
+ *                                    every thread with a speedup hint, all read at
+ *                                    one moment, to compare threads
  *   ampkit-probe latency             cycles per op of chains of dependent instructions
  *                                    (ALU, shifted ALU, CSEL, MUL, MADD's accumulator,
  *                                    a load's pointer chase, FADD): what the core model
@@ -21,8 +25,11 @@
  * be a member of a mix; it ignores them.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ampctl.h"
 #include "ampkit_workload.h"
 #include "sbuf.h"
 #include "sysinfo.h"
@@ -39,7 +47,7 @@ static int usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-t N] [-n N] sysinfo | set-policy NAME... | set-knob KNOB=VALUE..."
-		" | sleep SECONDS | perf | latency\n",
+		" | sleep SECONDS | snapshot SECONDS... | perf | latency\n",
 		prog);
 	return 2;
 }
@@ -244,8 +252,113 @@ static void step_result_json(struct sbuf *sb, int err, const char *in_force)
 	sb_printf(sb, "}");
 }
 
+/* A directory entry that names a process or a thread: digits only. */
+static pid_t numeric_name(const char *name)
+{
+	char *end;
+	long n = strtol(name, &end, 10);
+
+	return (*name && !*end && n > 0 && n <= 0x3fffffff) ? (pid_t)n : 0;
+}
+
+/* Every hinted thread of process @pid into @sb; @first: none written yet. */
+static void snapshot_process(struct sbuf *sb, pid_t pid, int *first)
+{
+	char path[64];
+	DIR *dir;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;	/* it ended since /proc was listed */
+	while ((e = readdir(dir))) {
+		pid_t tid = numeric_name(e->d_name);
+		struct thread_stats st;
+		char comm_path[96], *comm;
+
+		/* the hint first, by prctl: reading and parsing the sched file
+		 * of every thread there is costs a TCG guest tens of ms */
+		if (!tid || amp_get_speedup(tid) <= 0 || read_task_stats(pid, tid, &st))
+			continue;
+		snprintf(comm_path, sizeof(comm_path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+		comm = read_text(comm_path);
+		if (comm)
+			comm[strcspn(comm, "\n")] = '\0';
+		/* what the ranked policies weigh, kept short: the runner keeps
+		 * the last 16 KiB of an application's output */
+		sb_printf(sb, "%s{\"pid\":%d,\"tid\":%d,\"comm\":", *first ? "" : ",", (int)pid,
+			  (int)tid);
+		sb_json_str(sb, comm ? comm : "");
+		sb_printf(sb, ",\"speedup\":%" PRId64 ",\"class\":", st.speedup);
+		sb_json_str(sb, st.class_name);
+		sb_printf(sb,
+			  ",\"big_ns\":%" PRId64 ",\"little_ns\":%" PRId64 ",\"run_ns\":%" PRId64
+			  ",\"wait_ns\":%" PRId64 ",\"rank_key\":%" PRId64 ",\"amp_vruntime\":%" PRId64
+			  ",\"acfs_weight\":%" PRId64 "}",
+			  st.big_ns, st.little_ns, st.run_ns, st.wait_ns, st.rank_key, st.amp_vruntime,
+			  st.acfs_weight);
+		free(comm);
+		*first = 0;
+	}
+	closedir(dir);
+}
+
+/*
+ * The counters of every hinted thread at @n times, @at seconds after
+ * @start_ns. It runs as a real-time thread where it may: no thread runs on
+ * its CPU while it reads, so the counters of all are those of one moment
+ * against a ranking period, and the ranked policies, which steer the fair
+ * class only, leave it out (it would otherwise take part in their rankings
+ * with its own hint). A process that ends meanwhile drops out.
+ */
+static int snapshot(struct sbuf *sb, uint64_t start_ns, char **at, int n)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+	double last = 0;
+	int i, realtime;
+
+	for (i = 0; i < n; i++) {
+		char *end;
+		double seconds = strtod(at[i], &end);
+
+		if (end == at[i] || *end || !(seconds >= last && seconds < 1e6))
+			return -1;
+		last = seconds;
+	}
+	realtime = !sched_setscheduler(0, SCHED_FIFO, &fifo);
+	sb_printf(sb, "{\"realtime\":%s,\"snapshots\":[", realtime ? "true" : "false");
+	for (i = 0; i < n; i++) {
+		uint64_t due = start_ns + (uint64_t)(strtod(at[i], NULL) * 1e9), now;
+		int first = 1;
+		DIR *proc;
+		struct dirent *e;
+
+		now = ampkit_now_ns();
+		if (due > now)
+			ampkit_sleep_ns(due - now);
+		sb_printf(sb, "%s{\"at\":%.6g,\"at_ns\":%llu,\"threads\":[", i ? "," : "",
+			  strtod(at[i], NULL),
+			  (unsigned long long)(ampkit_now_ns() - start_ns));
+		proc = opendir("/proc");
+		if (!proc)
+			return -1;
+		while ((e = readdir(proc))) {
+			pid_t pid = numeric_name(e->d_name);
+
+			if (pid)
+				snapshot_process(sb, pid, &first);
+		}
+		closedir(proc);
+		sb_printf(sb, "]}");
+	}
+	sb_printf(sb, "]}\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	uint64_t start_ns = ampkit_now_ns();
 	struct sbuf sb;
 	int opt;
 
@@ -306,6 +419,9 @@ int main(int argc, char **argv)
 			return usage(argv[-optind]);
 		ampkit_sleep_ns((uint64_t)(seconds * 1e9));
 		sb_printf(&sb, "{\"slept\":%s}\n", argv[1]);
+	} else if (argc >= 2 && !strcmp(argv[0], "snapshot")) {
+		if (snapshot(&sb, start_ns, argv + 1, argc - 1))
+			return usage(argv[-optind]);
 	} else if (argc == 1 && !strcmp(argv[0], "perf")) {
 		sb_printf(&sb, "{\"loop\":%d,\"counters\":[", PERF_LOOP);
 		perf_count(&sb, "instructions", PERF_COUNT_HW_INSTRUCTIONS);
