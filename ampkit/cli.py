@@ -316,7 +316,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
     warmup_of(request)  # a bad --warmup-ms stops before anything is built
-    policies.check_inputs(request.policy, request.mix.apps)  # so does a missing hint
+    # so does a missing hint
+    policies.check_inputs(request.policy, request.mix.apps, request.extra_cmdline)
     kinds = _reference_kinds(args.references)
     build, image = _artifacts(request.kernel_variant, args.no_build)
     out = (

@@ -81,12 +81,35 @@ def names() -> list[str]:
     return [*POLICIES, *(p + ONLINE_SUFFIX for p in POLICIES)]
 
 
-def missing_inputs(name: str, apps: "Sequence[App]") -> list[str]:
-    """What the applications lack of what policy ``name`` ranks by, one
-    entry per application and key, in the mix's order; empty when nothing
-    is missing. The online model supplies speedups (``+online``), not
-    energies."""
-    needed = REQUIRED_INPUTS.get(kernel_policy(name), ())
+_EDP_FACTOR = re.compile(r"(?:^|\s)sysctl\.kernel[./]sched_acfs_edp_factor=(\S*)")
+
+
+def acfs_edp_factor(cmdline: str) -> int | None:
+    """ACFS-E's EDP factor (hundredths) a kernel command line sets, the
+    last setting as the kernel takes it; None where it sets none or one
+    that is not a number (the kernel refuses that and keeps 100)."""
+    found = _EDP_FACTOR.findall(cmdline)
+    return int(found[-1]) if found and found[-1].isdigit() else None
+
+
+def required_inputs(name: str, cmdline: str = "") -> tuple[str, ...]:
+    """The mix keys policy ``name`` needs of every application, on a kernel
+    booted with ``cmdline`` appended: ACFS-E (an EDP factor above 1.0)
+    weighs each thread by its energy efficiency factor, so it needs the
+    energies too, where acfs itself needs the speedups only."""
+    policy = kernel_policy(name)
+    needed = REQUIRED_INPUTS.get(policy, ())
+    if policy == "acfs" and (acfs_edp_factor(cmdline) or 0) > 100:
+        needed = (*needed, "epi_big_nj")
+    return needed
+
+
+def missing_inputs(name: str, apps: "Sequence[App]", cmdline: str = "") -> list[str]:
+    """What the applications lack of what policy ``name`` ranks by (on a
+    kernel booted with ``cmdline`` appended), one entry per application and
+    key, in the mix's order; empty when nothing is missing. The online
+    model supplies speedups (``+online``), not energies."""
+    needed = required_inputs(name, cmdline)
     if uses_online(name):
         needed = tuple(k for k in needed if k != "speedup")
     return [
@@ -104,12 +127,20 @@ def needs_energies(name: str) -> bool:
     return "epi_big_nj" in REQUIRED_INPUTS.get(policy, ()) or policy in USES_ENERGIES
 
 
-def check_inputs(name: str, apps: "Sequence[App]") -> None:
+def check_inputs(name: str, apps: "Sequence[App]", cmdline: str = "") -> None:
     """Refuse a run whose applications lack what its policy ranks by."""
-    missing = missing_inputs(name, apps)
+    missing = missing_inputs(name, apps, cmdline)
     if missing:
+        factor = acfs_edp_factor(cmdline)
+        why = (
+            f" (the command line's sched_acfs_edp_factor={factor} weighs energies)"
+            if "epi_big_nj" in required_inputs(name, cmdline)
+            and "epi_big_nj" not in REQUIRED_INPUTS.get(kernel_policy(name), ())
+            else ""
+        )
         raise AmpkitError(
-            f"policy {name} ranks threads by values the mix does not give: " + "; ".join(missing),
+            f"policy {name} ranks threads by values the mix does not give{why}: "
+            + "; ".join(missing),
             "set them per [[app]] in the mix (speedup = 2.1, epi_big_nj = 0.45), or take them "
             "from a profile ('ampkit profile' on gem5 measures both): --speedups PROFILE, or "
             "speedups = PROFILE in a campaign spec; the online model (+online) gives speedups",

@@ -295,7 +295,7 @@ def prepare(
         )
     if request.method not in METHODS:
         raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
-    policies.check_inputs(request.policy, request.mix.apps)
+    policies.check_inputs(request.policy, request.mix.apps, request.extra_cmdline)
     if request.roi_stats:
         check_roi_stats(request)
     if not any(app.from_suite for app in request.mix.apps):

@@ -95,7 +95,7 @@ def expand(spec: Spec) -> list[PlannedRun]:
                         policy_mix = energy_mix if policies.needs_energies(policy) else mix
                         # what a ranked policy ranks by, hints and profile
                         # applied: refused before any run starts
-                        policies.check_inputs(policy, policy_mix.apps)
+                        policies.check_inputs(policy, policy_mix.apps, spec.append)
                         request = replace(base, policy=policy, online=fed, mix=policy_mix)
                         add(PlannedRun(request, MATRIX))
                 if runs_references:

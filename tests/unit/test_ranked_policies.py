@@ -96,6 +96,46 @@ def test_what_each_policy_ranks_by_is_listed_when_missing(tmp_path: Path) -> Non
     assert "ampkit profile" in (refused.value.hint or "")
 
 
+def test_acfs_e_on_the_command_line_needs_the_energies(tmp_path: Path) -> None:
+    # the mix gives every speedup and one energy: acfs runs, ACFS-E would
+    # weigh the chase as the least efficient for want of its energy
+    mix = load_mix(str(write(tmp_path, MIX)))
+    assert policies.missing_inputs("acfs", mix.apps) == []
+    e500 = "quiet sysctl.kernel.sched_acfs_edp_factor=500"
+    assert policies.acfs_edp_factor(e500) == 500
+    assert policies.missing_inputs("acfs", mix.apps, e500) == ["app 2 (chase): epi_big_nj"]
+    with pytest.raises(AmpkitError) as refused:
+        policies.check_inputs("acfs", mix.apps, e500)
+    assert "sched_acfs_edp_factor=500 weighs energies" in refused.value.what
+    # the kernel takes the last setting, and a factor of 1.0 weighs nothing
+    # (nor does an unfairness factor, nor a value the kernel refuses)
+    for cmdline in (
+        f"{e500} sysctl.kernel.sched_acfs_edp_factor=100",
+        "sysctl.kernel.sched_acfs_unfairness_factor=300",
+        "sysctl.kernel.sched_acfs_edp_factor=five",
+        "xsysctl.kernel.sched_acfs_edp_factor=500",
+    ):
+        assert policies.missing_inputs("acfs", mix.apps, cmdline) == [], cmdline
+    assert policies.acfs_edp_factor("sysctl.kernel/sched_acfs_edp_factor=200") == 200
+    # nor does it change what the other policies need
+    assert policies.missing_inputs("hsp", mix.apps, e500) == []
+
+
+def test_a_campaign_appending_acfs_e_needs_the_energies(tmp_path: Path) -> None:
+    mix = write(tmp_path, MIX, "two.toml")
+    spec = f"""
+        name = "t"
+        platforms = ["2B2L"]
+        policies = ["cfs", "acfs"]
+        mixes = ["{mix}"]
+        append = "sysctl.kernel.sched_acfs_edp_factor=300"
+    """
+    with pytest.raises(AmpkitError) as refused:
+        expand(load_spec(write(tmp_path, spec, "c.toml")))
+    assert "policy acfs ranks threads by" in refused.value.what
+    assert "app 2 (chase): epi_big_nj" in refused.value.what
+
+
 def test_a_campaign_that_names_a_policy_without_its_inputs_is_refused(tmp_path: Path) -> None:
     mix = write(tmp_path, MIX, "two.toml")
     spec = f"""
