@@ -81,15 +81,51 @@ def names() -> list[str]:
     return [*POLICIES, *(p + ONLINE_SUFFIX for p in POLICIES)]
 
 
-_EDP_FACTOR = re.compile(r"(?:^|\s)sysctl\.kernel[./]sched_acfs_edp_factor=(\S*)")
+#: ACFS's factors (kernel.sched_acfs_edp_factor, ..._unfairness_factor), in
+#: hundredths: 1.0 by default, the range the kernel accepts (patch 0044)
+ACFS_FACTOR_ONE = 100
+ACFS_FACTOR_RANGE = (100, 1000)
+_ACFS_KNOBS = ("sched_acfs_edp_factor", "sched_acfs_unfairness_factor")
 
 
-def acfs_edp_factor(cmdline: str) -> int | None:
-    """ACFS-E's EDP factor (hundredths) a kernel command line sets, the
-    last setting as the kernel takes it; None where it sets none or one
-    that is not a number (the kernel refuses that and keeps 100)."""
-    found = _EDP_FACTOR.findall(cmdline)
-    return int(found[-1]) if found and found[-1].isdigit() else None
+def acfs_factors(cmdline: str) -> tuple[int, int]:
+    """ACFS-E's EDP factor and ACFS's unfairness factor (hundredths) a
+    kernel booted with ``cmdline`` starts with. As for COLAB's thresholds,
+    the kit takes only values the kernel takes: a value it would refuse
+    (and boot on the previous one) is an error here, as is the second
+    factor above 1.0, which the kernel refuses while the other is."""
+    out = {name: ACFS_FACTOR_ONE for name in _ACFS_KNOBS}
+    low, high = ACFS_FACTOR_RANGE
+    hint = (
+        f"give a decimal number in [{low}, {high}] (hundredths: 500 is 5.0), and at most "
+        "one of the two factors above 100"
+    )
+    for name, value in _SYSCTL_ARG.findall(_kernel_params(cmdline)):
+        if name not in _ACFS_KNOBS:
+            continue
+        given = f"sysctl.kernel.{name}={value} on the kernel command line"
+        if not re.fullmatch(r"[1-9][0-9]*", value) or not low <= int(value) <= high:
+            raise AmpkitError(
+                f"{given}: the kernel takes a decimal number from {low} to {high} (it would "
+                "read a leading 0 as octal and 0x as hex) and would boot on its previous "
+                "value instead",
+                hint,
+            )
+        other = _ACFS_KNOBS[1 - _ACFS_KNOBS.index(name)]
+        if int(value) > ACFS_FACTOR_ONE and out[other] > ACFS_FACTOR_ONE:
+            raise AmpkitError(
+                f"{given}: the kernel takes one factor above 1.0 at a time and would refuse "
+                f"this one, {other} being {out[other]}",
+                hint,
+            )
+        out[name] = int(value)
+    return out[_ACFS_KNOBS[0]], out[_ACFS_KNOBS[1]]
+
+
+def acfs_edp_factor(cmdline: str) -> int:
+    """ACFS-E's EDP factor (hundredths) a kernel booted with ``cmdline``
+    starts with (acfs_factors())."""
+    return acfs_factors(cmdline)[0]
 
 
 def required_inputs(name: str, cmdline: str = "") -> tuple[str, ...]:
@@ -99,7 +135,7 @@ def required_inputs(name: str, cmdline: str = "") -> tuple[str, ...]:
     energies too, where acfs itself needs the speedups only."""
     policy = kernel_policy(name)
     needed = REQUIRED_INPUTS.get(policy, ())
-    if policy == "acfs" and (acfs_edp_factor(cmdline) or 0) > 100:
+    if policy == "acfs" and acfs_edp_factor(cmdline) > ACFS_FACTOR_ONE:
         needed = (*needed, "epi_big_nj")
     return needed
 
@@ -143,7 +179,8 @@ def check_inputs(name: str, apps: "Sequence[App]", cmdline: str = "") -> None:
             + "; ".join(missing),
             "set them per [[app]] in the mix (speedup = 2.1, epi_big_nj = 0.45), or take them "
             "from a profile ('ampkit profile' on gem5 measures both): --speedups PROFILE, or "
-            "speedups = PROFILE in a campaign spec; the online model (+online) gives speedups",
+            "speedups = PROFILE in a campaign spec; the online model (+online) gives speedups"
+            + ("; or leave the EDP factor at 100" if why else ""),
         )
 
 

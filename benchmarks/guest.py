@@ -100,7 +100,7 @@ def worker_cost_boot(
     gets nominal ones (1.0) for the application, so that the kit runs it;
     the scenario's threads set their own where they have one, and the
     others keep these."""
-    needed = policies.REQUIRED_INPUTS.get(policy, ())
+    needed = policies.required_inputs(policy)
     record = run_alone(
         out,
         build_,

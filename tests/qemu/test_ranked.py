@@ -1,7 +1,9 @@
 """The ranked policies (hsp, eef, rr, acfs) on the kit kernel: a mix of four
 single-threaded programs, handed their speedups and energies by the runner
 the way any mix's hints are, placed by each policy's ranking (rr's turns
-ignore both, acfs measures progress by the speedups).
+ignore both, acfs measures progress by the speedups). Under acfs a fifth
+application, ampkit-probe, reads the four programs' counters together at
+set times.
 
 QEMU does not slow the little CPUs, so the programs' speed says nothing;
 the kernel's own counters of each thread's time on each side (and the class
@@ -244,15 +246,21 @@ def acfs_window(
     assert outcome.ok, outcome.status
     assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
     read = app_json(outcome, len(APPS))
-    # it read as a real-time thread: at one moment, and left out of the ranking
+    # it read as a real-time thread: together, and left out of the ranking
     assert read["realtime"], read
     snapshots = read["snapshots"]
-    # each program's worker at each moment, known by its speedup (the four
-    # differ); every moment must see the four of the first runs, or the
-    # premise failed
+    # the premise: each read on time (a real-time thread wakes when due),
+    # and every moment sees the four programs' first runs, each program's
+    # worker known by its speedup (the four differ)
+    late = [s for s in snapshots if s["at_ns"] - s["at"] * 1e9 > 0.5e9]
+    assert not late, f"premise not met: the probe read late: {late}"
     moments = [longest_threads(moment["threads"], "compute") for moment in snapshots]
     first = moments[0]
-    assert len(first) == 4 and all(set(m) >= set(first) for m in moments), snapshots
+    assert len(first) == 4 and all(set(m) >= set(first) for m in moments), (
+        "premise not met: a first run was not running throughout the window "
+        f"(ends: {[round(r['end_ns'] / 1e9, 1) for r in outcome.report.apps]} s)",
+        snapshots,
+    )
     speedups = [round(sf * 1024) for sf, _ in APPS]
     pids = {speedups.index(st["speedup"]): pid for pid, st in first.items()}
     assert sorted(pids) == [0, 1, 2, 3], snapshots
@@ -260,6 +268,31 @@ def acfs_window(
     assert all(len({st["tid"] for st in h}) == 1 for h in history), history
     print("acfs progress at each moment:", [[st["amp_vruntime"] for st in h] for h in history])
     return history
+
+
+#: What a program's progress may lag eq. 10 of its counted run time at a
+#: moment: the run time before its first ranking and since its last, a
+#: period (50 ms) each, unless the host stalls the ranking worker's vCPU:
+#: on a host running two QEMUs and a gem5 a moment found the last ranking
+#: 0.5 s of run time old (caught up by the next; on an idle host within
+#: 0.1 s). A progress the kernel lost for good stays behind at every moment
+#: after it (a CI run on the instructions clock once ended 1.8 s short).
+PROGRESS_LAG_NS = 0.75e9
+
+
+def check_progress(history: list[list[dict[str, Any]]]) -> None:
+    """Each program's progress is eq. 10 of its counted run time, over its
+    weight, at every moment: no more than the run time the kernel counted
+    as big-CPU time before charging it to a side ahead, and no more than
+    the run time the ranking has not yet taken behind."""
+    for h, (sf, _) in zip(history, APPS, strict=True):
+        behind = [
+            float(st["big_ns"] + st["little_ns"] / sf) * 1024 / float(st["acfs_weight"])
+            - st["amp_vruntime"]
+            for st in h
+        ]
+        print(f"speedup {sf}: progress behind eq. 10 at each moment (ns):", behind)
+        assert all(-0.15e9 <= b <= PROGRESS_LAG_NS for b in behind), (sf, behind, h)
 
 
 def window_share(history: list[dict[str, Any]]) -> float:
@@ -285,43 +318,39 @@ def test_acfs_evens_out_progress_and_its_edp_factor_favours_efficiency(
         rr_gap = ran / 2 * (1 / slowest - 1 / fastest)
         gaps.append((max(progress) - min(progress)) / rr_gap)
     print("acfs gaps in progress over rr's:", gaps)
+    # the upper median of the four moments
     assert sorted(gaps)[len(gaps) // 2] <= ACFS_GAP, gaps
-    # the kernel's progress is eq. 10 of the run time it counted per side,
-    # short of what it has not yet taken (the time before its first
-    # ranking and since its last, a period each, stretched when the host
-    # stalls the worker's vCPU), give or take the run time the per-side
-    # counters had not yet charged when a ranking read sum_exec_runtime
-    # (counted as big-CPU time; measured -80 to +160 ms)
-    even = [h[-1] for h in history]
-    for w, (sf, _) in zip(even, APPS, strict=True):
-        counted = w["big_ns"] + w["little_ns"] / sf
-        assert counted - 0.5e9 <= w["amp_vruntime"] <= counted + 0.15e9, (w, sf)
-    assert all(w["acfs_weight"] == 1024 for w in even), even
+    # the kernel's progress is eq. 10 of the run time it counted per side
+    check_progress(history)
+    assert all(h[-1]["acfs_weight"] == 1024 for h in history), history
     models = [AppModel(f"p{i}", sf, 1e9, epi, epi / 2) for i, (sf, epi) in enumerate(APPS)]
     best = opt_unfairness(models, 2).big_fraction
     # the shares over the window scatter about Opt-Unf's with the gaps at
-    # its ends (measured up to 0.15 away), and the fastest program's leads
-    # the slowest one's, where rr's would not
+    # its ends (measured up to 0.15 away on a busy host, 0.02 on an idle
+    # one), and the fastest program's leads the slowest one's, where rr's
+    # would not
     shares = [window_share(h) for h in history]
     print("acfs share of each program's run time on big CPUs over the window:", shares)
-    assert all(abs(s - f) <= 0.25 for s, f in zip(shares, best, strict=True)), (shares, best)
+    assert all(abs(s - f) <= 0.2 for s, f in zip(shares, best, strict=True)), (shares, best)
     assert shares[0] >= shares[3] + 0.15, shares
     # ACFS-E: at an EDP factor of 5, the program of the highest speedup
     # over energy (the third, 2.0 / 0.5 nJ) progresses five times slower
     # for its run time, the fourth (1.5 / 0.5) 3.5 times, the first 1.4
     # times: the model's shares become 0.07, 0, 1, 0.93, so the two
     # thrifty programs take big time from the others (together 1.15 more
-    # than at 1.0)
+    # than at 1.0; measured 1.14-1.17, the shares within 0.07 of the model's)
     edp = acfs_window(
         tmp_path / "acfs-e", kernel_build, initramfs, "sysctl.kernel.sched_acfs_edp_factor=500"
     )
     # the weights: the highest EEF's five times its own, the lowest's its
-    # own, the fourth's 1024 (1 + 4 x (3.0 - 1.25) / (4.0 - 1.25)) = 3630
-    assert [h[-1]["acfs_weight"] for h in edp][1:] == [1024, 5 * 1024, 3630], edp
+    # own, the fourth's 1024 (1 + 4 x (3.0 - 1.25) / (4.0 - 1.25)) = 3630,
+    # the first's 1024 (1 + 4 x (1.5 - 1.25) / 2.75) = 1396
+    assert [h[-1]["acfs_weight"] for h in edp] == [1396, 1024, 5 * 1024, 3630], edp
+    check_progress(edp)
     edp_shares = [window_share(h) for h in edp]
     print("acfs-e shares over the window:", edp_shares)
     thrifty = edp_shares[2] + edp_shares[3]
-    assert edp_shares[2] > shares[2] and thrifty >= shares[2] + shares[3] + 0.4, (
+    assert edp_shares[2] > shares[2] and thrifty >= shares[2] + shares[3] + 0.8, (
         edp_shares,
         shares,
     )

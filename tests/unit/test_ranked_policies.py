@@ -107,18 +107,55 @@ def test_acfs_e_on_the_command_line_needs_the_energies(tmp_path: Path) -> None:
     with pytest.raises(AmpkitError) as refused:
         policies.check_inputs("acfs", mix.apps, e500)
     assert "sched_acfs_edp_factor=500 weighs energies" in refused.value.what
-    # the kernel takes the last setting, and a factor of 1.0 weighs nothing
-    # (nor does an unfairness factor, nor a value the kernel refuses)
+    assert "leave the EDP factor at 100" in (refused.value.hint or "")
+    # the kernel's forms of the name ('/' for '.'), and the last value wins
+    for cmdline in (
+        "sysctl/kernel/sched_acfs_edp_factor=500",
+        "sysctl/kernel.sched_acfs_edp_factor=500",
+        "sysctl.kernel.sched_acfs_edp_factor=100 sysctl.kernel.sched_acfs_edp_factor=500",
+    ):
+        assert policies.acfs_edp_factor(cmdline) == 500, cmdline
+    # a factor of 1.0 weighs nothing, nor does the unfairness factor, nor
+    # a setting after ' --' (init's, not the kernel's)
     for cmdline in (
         f"{e500} sysctl.kernel.sched_acfs_edp_factor=100",
         "sysctl.kernel.sched_acfs_unfairness_factor=300",
-        "sysctl.kernel.sched_acfs_edp_factor=five",
         "xsysctl.kernel.sched_acfs_edp_factor=500",
+        "quiet -- sysctl.kernel.sched_acfs_edp_factor=500",
     ):
         assert policies.missing_inputs("acfs", mix.apps, cmdline) == [], cmdline
-    assert policies.acfs_edp_factor("sysctl.kernel/sched_acfs_edp_factor=200") == 200
     # nor does it change what the other policies need
     assert policies.missing_inputs("hsp", mix.apps, e500) == []
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "said"),
+    [
+        # the kernel would refuse each and boot on the value before
+        ("sysctl.kernel.sched_acfs_edp_factor=five", "decimal number from 100 to 1000"),
+        ("sysctl.kernel.sched_acfs_edp_factor=2000", "decimal number from 100 to 1000"),
+        ("sysctl.kernel.sched_acfs_edp_factor=50", "decimal number from 100 to 1000"),
+        ('sysctl.kernel.sched_acfs_edp_factor="500"', "decimal number from 100 to 1000"),
+        # or read it other than it looks: 0x1f4 is 500, 0500 is 320
+        ("sysctl.kernel.sched_acfs_edp_factor=0x1f4", "0x as hex"),
+        ("sysctl.kernel.sched_acfs_unfairness_factor=0500", "leading 0 as octal"),
+        (
+            "sysctl.kernel.sched_acfs_unfairness_factor=200 "
+            "sysctl.kernel.sched_acfs_edp_factor=500",
+            "one factor above 1.0 at a time",
+        ),
+    ],
+)
+def test_an_acfs_factor_the_kernel_would_refuse_is_an_error(cmdline: str, said: str) -> None:
+    with pytest.raises(AmpkitError) as refused:
+        policies.acfs_factors(cmdline)
+    assert said in refused.value.what and "hundredths" in (refused.value.hint or "")
+    # a factor back at 1.0 first frees the other
+    assert policies.acfs_factors(
+        "sysctl.kernel.sched_acfs_unfairness_factor=200 "
+        "sysctl.kernel.sched_acfs_unfairness_factor=100 "
+        "sysctl.kernel.sched_acfs_edp_factor=500"
+    ) == (500, 100)
 
 
 def test_a_campaign_appending_acfs_e_needs_the_energies(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@
  *                                    with perf_event_open; reports each count or errno
  *   ampkit-probe snapshot SECONDS... at each time (seconds after it starts, rising) the
  *                                    colab.* counters the ranked policies weigh, of
- *                                    every thread with a speedup hint, all read at
- *                                    one moment, to compare threads
+ *                                    every thread with a speedup hint, read together
+ *                                    as a real-time thread, to compare threads
  *   ampkit-probe latency             cycles per op of chains of dependent instructions
  *                                    (ALU, shifted ALU, CSEL, MUL, MADD's accumulator,
  *                                    a load's pointer chase, FADD): what the core model
@@ -255,10 +255,12 @@ static void step_result_json(struct sbuf *sb, int err, const char *in_force)
 /* A directory entry that names a process or a thread: digits only. */
 static pid_t numeric_name(const char *name)
 {
-	char *end;
-	long n = strtol(name, &end, 10);
+	long n;
 
-	return (*name && !*end && n > 0 && n <= 0x3fffffff) ? (pid_t)n : 0;
+	if (!*name || strspn(name, "0123456789") != strlen(name))
+		return 0;
+	n = strtol(name, NULL, 10);
+	return (n > 0 && n <= 0x3fffffff) ? (pid_t)n : 0;
 }
 
 /* Every hinted thread of process @pid into @sb; @first: none written yet. */
@@ -294,9 +296,9 @@ static void snapshot_process(struct sbuf *sb, pid_t pid, int *first)
 		sb_json_str(sb, st.class_name);
 		sb_printf(sb,
 			  ",\"big_ns\":%" PRId64 ",\"little_ns\":%" PRId64 ",\"run_ns\":%" PRId64
-			  ",\"wait_ns\":%" PRId64 ",\"rank_key\":%" PRId64 ",\"amp_vruntime\":%" PRId64
+			  ",\"wait_ns\":%" PRId64 ",\"amp_vruntime\":%" PRId64
 			  ",\"acfs_weight\":%" PRId64 "}",
-			  st.big_ns, st.little_ns, st.run_ns, st.wait_ns, st.rank_key, st.amp_vruntime,
+			  st.big_ns, st.little_ns, st.run_ns, st.wait_ns, st.amp_vruntime,
 			  st.acfs_weight);
 		free(comm);
 		*first = 0;
@@ -304,32 +306,41 @@ static void snapshot_process(struct sbuf *sb, pid_t pid, int *first)
 	closedir(dir);
 }
 
+/* What the runner keeps of an application's output (ampkit-init.c, OUTPUT_TAIL). */
+#define SNAPSHOT_ROOM 16384
+
 /*
  * The counters of every hinted thread at @n times, @at seconds after
- * @start_ns. It runs as a real-time thread where it may: no thread runs on
- * its CPU while it reads, so the counters of all are those of one moment
- * against a ranking period, and the ranked policies, which steer the fair
- * class only, leave it out (it would otherwise take part in their rankings
- * with its own hint). A process that ends meanwhile drops out.
+ * @start_ns (strictly rising). It runs as a real-time thread where it may,
+ * so that nothing runs on its own CPU while it reads, and so that the
+ * ranked policies, which steer the fair class only, leave it out (it would
+ * otherwise take part in their rankings with its own hint). The other
+ * CPUs run on: the reads of one moment, a few milliseconds apart under
+ * TCG (at_ns to done_ns), are one moment against a ranking period, though
+ * a ranking may fall between two of them. A process that ends meanwhile
+ * drops out. 0; -EINVAL for bad times; -E2BIG when the output would not
+ * fit what the runner keeps; another -errno if /proc cannot be read.
  */
 static int snapshot(struct sbuf *sb, uint64_t start_ns, char **at, int n)
 {
 	struct sched_param fifo = { .sched_priority = 1 };
-	double last = 0;
+	double seconds[64];
 	int i, realtime;
 
+	if (n > (int)(sizeof(seconds) / sizeof(seconds[0])))
+		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		char *end;
-		double seconds = strtod(at[i], &end);
 
-		if (end == at[i] || *end || !(seconds >= last && seconds < 1e6))
-			return -1;
-		last = seconds;
+		seconds[i] = strtod(at[i], &end);
+		if (end == at[i] || *end || !(seconds[i] >= 0 && seconds[i] < 1e6) ||
+		    (i && !(seconds[i] > seconds[i - 1])))
+			return -EINVAL;
 	}
 	realtime = !sched_setscheduler(0, SCHED_FIFO, &fifo);
 	sb_printf(sb, "{\"realtime\":%s,\"snapshots\":[", realtime ? "true" : "false");
 	for (i = 0; i < n; i++) {
-		uint64_t due = start_ns + (uint64_t)(strtod(at[i], NULL) * 1e9), now;
+		uint64_t due = start_ns + (uint64_t)(seconds[i] * 1e9), now;
 		int first = 1;
 		DIR *proc;
 		struct dirent *e;
@@ -337,12 +348,11 @@ static int snapshot(struct sbuf *sb, uint64_t start_ns, char **at, int n)
 		now = ampkit_now_ns();
 		if (due > now)
 			ampkit_sleep_ns(due - now);
-		sb_printf(sb, "%s{\"at\":%.6g,\"at_ns\":%llu,\"threads\":[", i ? "," : "",
-			  strtod(at[i], NULL),
-			  (unsigned long long)(ampkit_now_ns() - start_ns));
+		sb_printf(sb, "%s{\"at\":%.9g,\"at_ns\":%" PRIu64 ",\"threads\":[", i ? "," : "",
+			  seconds[i], ampkit_now_ns() - start_ns);
 		proc = opendir("/proc");
 		if (!proc)
-			return -1;
+			return -errno;
 		while ((e = readdir(proc))) {
 			pid_t pid = numeric_name(e->d_name);
 
@@ -350,7 +360,10 @@ static int snapshot(struct sbuf *sb, uint64_t start_ns, char **at, int n)
 				snapshot_process(sb, pid, &first);
 		}
 		closedir(proc);
-		sb_printf(sb, "]}");
+		sb_printf(sb, "],\"done_ns\":%" PRIu64 "}", ampkit_now_ns() - start_ns);
+		/* the runner keeps the tail: a cut would lose the opening */
+		if (sb->len + 8 > SNAPSHOT_ROOM)
+			return -E2BIG;
 	}
 	sb_printf(sb, "]}\n");
 	return 0;
@@ -420,8 +433,20 @@ int main(int argc, char **argv)
 		ampkit_sleep_ns((uint64_t)(seconds * 1e9));
 		sb_printf(&sb, "{\"slept\":%s}\n", argv[1]);
 	} else if (argc >= 2 && !strcmp(argv[0], "snapshot")) {
-		if (snapshot(&sb, start_ns, argv + 1, argc - 1))
+		int err = snapshot(&sb, start_ns, argv + 1, argc - 1);
+
+		if (err == -EINVAL)
 			return usage(argv[-optind]);
+		if (err == -E2BIG) {
+			fprintf(stderr, "ampkit-probe: the snapshots take more than the %d bytes the "
+				"runner keeps of an application's output: ask for fewer times\n",
+				SNAPSHOT_ROOM);
+			return 1;
+		}
+		if (err) {
+			fprintf(stderr, "ampkit-probe: reading /proc: %s\n", strerror(-err));
+			return 1;
+		}
 	} else if (argc == 1 && !strcmp(argv[0], "perf")) {
 		sb_printf(&sb, "{\"loop\":%d,\"counters\":[", PERF_LOOP);
 		perf_count(&sb, "instructions", PERF_COUNT_HW_INSTRUCTIONS);
