@@ -908,6 +908,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         little_only=_little_only(args.little_only),
         min_apps=args.min_apps,
         models=load_profile(Path(args.speedups)).models_by_key() if args.speedups else None,
+        partial=args.partial,
     )
     excluded = report.collection.excluded
     print(f"{out / 'report.md'}, {out / 'report.html'}; {len(excluded)} runs excluded")
@@ -1497,6 +1498,12 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         default=2,
         help="compare mixes of at least this many applications (single ones are references)",
+    )
+    s.add_argument(
+        "--partial",
+        action="store_true",
+        help="while runs are still to come (a campaign under way): compare the mixes whose "
+        "runs are complete so far and list the rest, rather than refuse",
     )
     s.set_defaults(func=cmd_report)
 

@@ -41,6 +41,7 @@ A new metric is a function of one run's rows plus its entry in
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 from scipy import stats
@@ -221,6 +222,62 @@ def with_slowdowns(apps: pd.DataFrame, reference: str = REFERENCE_POLICY) -> pd.
         )
     out["slowdown"] = out["turnaround_ns"] / out["alone_ns"]
     return out
+
+
+def complete_part(
+    apps: pd.DataFrame, reference: str = REFERENCE_POLICY, min_apps: int = 2
+) -> tuple[pd.DataFrame, list[str]]:
+    """The part of ``apps`` a report can compare while runs are still to
+    come (a campaign under way): every reference run, and the runs of each
+    mix (per setup) whose applications all have their alone reference under
+    ``reference`` and of which a run under ``reference`` has them too. The
+    rest is left out, one line per mix and setup saying what it lacks."""
+    apps = with_setup(apps)
+    napps = apps.groupby("run")["app"].transform("size")
+    refs = _alone_runs(apps, reference)[[*SETUP, "key"]].assign(has_alone=True)
+    marked = apps.merge(refs, on=[*SETUP, "key"], how="left")
+    marked["has_alone"] = marked["has_alone"].astype("boolean").fillna(False)
+    mixed = marked[(napps >= min_apps).to_numpy()]
+    whole = mixed.groupby("run")["has_alone"].transform("all")
+    runs = mixed[whole.to_numpy()]
+    baselined = set(
+        runs.loc[runs["policy"] == reference, [*SETUP, "mix"]].itertuples(index=False, name=None)
+    )
+    kept = {
+        run
+        for run, *setup_mix in runs[["run", *SETUP, "mix"]].itertuples(index=False, name=None)
+        if tuple(setup_mix) in baselined
+    }
+    # every policy's means over the same mixes: a mix counts once it has a
+    # complete run under each policy its setup has runs of
+    policies: dict[Any, frozenset[str]] = dict(
+        mixed.groupby(SETUP)["policy"].agg(frozenset).items()
+    )
+    done: dict[Any, frozenset[str]] = dict(
+        runs[runs["run"].isin(kept)].groupby([*SETUP, "mix"])["policy"].agg(frozenset).items()
+    )
+    kept = {
+        run
+        for run, *setup, mix in runs[["run", *SETUP, "mix"]].itertuples(index=False, name=None)
+        if run in kept and done[(*setup, mix)] >= policies[tuple(setup)]
+    }
+    left_out = []
+    for (engine, platform, scale, tick, mix), part in mixed.groupby([*SETUP, "mix"]):
+        if set(part["run"]) <= kept:
+            continue
+        note = _setup_note(int(str(scale)), int(str(tick)))
+        lacking = sorted(set(part.loc[~part["has_alone"], "key"]))
+        missing = sorted(policies[(engine, platform, scale, tick)] - set(part["policy"]))
+        if lacking:
+            why = f"no alone run under {reference} of {', '.join(lacking)}"
+        elif (engine, platform, scale, tick, mix) not in baselined:
+            why = f"no run under {reference}"
+        else:
+            why = f"no run under {', '.join(missing)}"
+        policies_left = ", ".join(sorted(set(part.loc[~part["run"].isin(kept), "policy"])))
+        left_out.append(f"{engine} {platform}{note}: mix {mix} ({policies_left}): {why}")
+    keep = (napps < min_apps).to_numpy() | apps["run"].isin(kept).to_numpy()
+    return apps[keep], left_out
 
 
 def with_slow_references(

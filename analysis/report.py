@@ -245,10 +245,14 @@ def write_report(
     min_apps: int = 2,
     collection: Collection | None = None,
     models: Mapping[str, optimum.AppModel] | None = None,
+    partial: bool = False,
 ) -> Report:
     col = collection if collection is not None else collect(root)
+    compared, left_out = (
+        metrics.complete_part(col.apps, reference, min_apps) if partial else (col.apps, [])
+    )
     slow, per_run, summary, gm = metrics.compute(
-        col.apps,
+        compared,
         col.threads,
         col.cpus,
         clusters=col.clusters,
@@ -293,6 +297,18 @@ def write_report(
         f"energy x completion time, EDP/inst (edp_per_inst) the same divided by the "
         f"instructions committed, Saez et al.'s energy / IPS. {_timescale_text(col)}"
     )
+    if partial:
+        doc.p(
+            "A partial report (--partial): it compares only the mixes whose runs are "
+            "complete so far, each with its run under the reference policy and every "
+            "application's alone reference; "
+            + (
+                f"{len(left_out)} mix(es) left out until their runs come: " + "; ".join(left_out)
+                if left_out
+                else "none was left out"
+            )
+            + ". Its means are over those mixes alone."
+        )
     plots: dict[str, int] = {}
     for (engine, platform, scale, tick), part in summary.groupby(metrics.SETUP):
         timescale, tick_hz = int(str(scale)), int(str(tick))

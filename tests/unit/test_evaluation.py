@@ -3,6 +3,7 @@ to the run count its lists give (counted here from the TOML files alone,
 not by the planner), and each mix is of its category by measurement."""
 
 import re
+import shutil
 import subprocess
 import tomllib
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ampkit import policies
+from ampkit.analysis.metrics import MissingReference
 from ampkit.analysis.report import write_report
 from ampkit.behaviour import check_mix, load_table
 from ampkit.campaign import estimate
@@ -137,3 +139,50 @@ def test_a_committed_report_is_what_its_committed_runs_give(report: Path, tmp_pa
         here = (report / "tables" / name).read_text()
         again = (tmp_path / "again" / "tables" / name).read_text()
         assert here == again, f"{report.relative_to(REPO_ROOT)}/tables/{name} differs"
+
+
+#: A campaign under way, made of the evaluation's archived runs: one mix
+#: with every policy's run, one without wash's, one without cfs's and one
+#: whose amdahl has no reference alone
+PARTIAL = {
+    "sync2-contend-barrier": ("cfs", "colab", "wash"),
+    "comm2-pipeline-barrier": ("cfs", "colab"),
+    "comm2-stages-pipeline": ("colab", "wash"),
+    "sync2-amdahl-contend": ("cfs", "colab"),
+}
+REFERENCES = (
+    "contend-t3-n1127",
+    "barrier-t3-n35526",
+    "pipeline-t3-n1650",
+    "stages-t4-n1675",
+)
+
+
+def test_a_partial_report_compares_the_mixes_complete_so_far(tmp_path: Path) -> None:
+    runs = REPO_ROOT / "evaluations" / "gem5-2B2L" / "runs"
+    under_way = tmp_path / "runs"
+    under_way.mkdir()
+    names = [f"2B2L-{p}-{mix}-r0" for mix, ps in PARTIAL.items() for p in ps]
+    names += [f"2B2L-cfs-alone-{ref}-r0" for ref in REFERENCES]
+    for name in names:
+        shutil.copytree(runs / name, under_way / name)
+    # in full, the report refuses, naming what is missing
+    with pytest.raises(MissingReference):
+        write_report(under_way, tmp_path / "full")
+    report = write_report(under_way, tmp_path / "partial", partial=True)
+    text = (report.directory / "report.md").read_text()
+    assert "3 mix(es) left out until their runs come" in text
+    assert "mix comm2-pipeline-barrier (cfs, colab): no run under wash" in text
+    assert "mix comm2-stages-pipeline (colab, wash): no run under cfs" in text
+    assert "mix sync2-amdahl-contend (cfs, colab): no alone run under cfs of amdahl" in text
+    summary = (report.directory / "tables" / "summary.csv").read_text()
+    assert "sync2-contend-barrier" in summary
+    assert not any(mix in summary for mix in list(PARTIAL)[1:])
+    # what it compares is what a full report of the complete mix gives
+    complete = tmp_path / "complete"
+    complete.mkdir()
+    for name in names:
+        if "sync2-contend-barrier" in name or "contend-t3" in name or "barrier-t3" in name:
+            shutil.copytree(runs / name, complete / name)
+    full = write_report(complete, tmp_path / "complete-report")
+    assert (full.directory / "tables" / "summary.csv").read_text() == summary
