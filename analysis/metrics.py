@@ -250,8 +250,10 @@ def complete_part(
     }
     # every policy's means over the same mixes: a mix counts once it has a
     # complete run under each policy its setup has runs of
+    # (the policies of the runs that could be compared: a policy whose runs
+    # all lack something blocks no other's)
     policies: dict[Any, frozenset[str]] = dict(
-        mixed.groupby(SETUP)["policy"].agg(frozenset).items()
+        runs[runs["run"].isin(kept)].groupby(SETUP)["policy"].agg(frozenset).items()
     )
     done: dict[Any, frozenset[str]] = dict(
         runs[runs["run"].isin(kept)].groupby([*SETUP, "mix"])["policy"].agg(frozenset).items()
@@ -259,7 +261,7 @@ def complete_part(
     kept = {
         run
         for run, *setup, mix in runs[["run", *SETUP, "mix"]].itertuples(index=False, name=None)
-        if run in kept and done[(*setup, mix)] >= policies[tuple(setup)]
+        if run in kept and done[(*setup, mix)] >= policies.get(tuple(setup), frozenset())
     }
     left_out = []
     for (engine, platform, scale, tick, mix), part in mixed.groupby([*SETUP, "mix"]):
@@ -267,7 +269,9 @@ def complete_part(
             continue
         note = _setup_note(int(str(scale)), int(str(tick)))
         lacking = sorted(set(part.loc[~part["has_alone"], "key"]))
-        missing = sorted(policies[(engine, platform, scale, tick)] - set(part["policy"]))
+        missing = sorted(
+            policies.get((engine, platform, scale, tick), frozenset()) - set(part["policy"])
+        )
         if lacking:
             why = f"no alone run under {reference} of {', '.join(lacking)}"
         elif (engine, platform, scale, tick, mix) not in baselined:
@@ -276,7 +280,10 @@ def complete_part(
             why = f"no run under {', '.join(missing)}"
         policies_left = ", ".join(sorted(set(part.loc[~part["run"].isin(kept), "policy"])))
         left_out.append(f"{engine} {platform}{note}: mix {mix} ({policies_left}): {why}")
-    keep = (napps < min_apps).to_numpy() | apps["run"].isin(kept).to_numpy()
+    # a run of one application alone is a reference: kept where it has its
+    # own (under another policy it is compared with the reference's)
+    alone_ok = (napps != 1).to_numpy() | marked["has_alone"].to_numpy(dtype=bool)
+    keep = ((napps < min_apps).to_numpy() & alone_ok) | apps["run"].isin(kept).to_numpy()
     return apps[keep], left_out
 
 

@@ -307,7 +307,9 @@ def write_report(
                 if left_out
                 else "none was left out"
             )
-            + ". Its means are over those mixes alone."
+            + ". Its comparisons (slowdowns, per-run metrics and their means) are over "
+            "those mixes alone; the sections on kernel counters, waiting, clocks and costs "
+            "cover every run collected."
         )
     plots: dict[str, int] = {}
     for (engine, platform, scale, tick), part in summary.groupby(metrics.SETUP):
