@@ -252,11 +252,12 @@ def complete_part(
     # complete run under each policy its setup has runs of
     # (the policies of the runs that could be compared: a policy whose runs
     # all lack something blocks no other's)
+    comparable = runs[runs["run"].isin(kept)]
     policies: dict[Any, frozenset[str]] = dict(
-        runs[runs["run"].isin(kept)].groupby(SETUP)["policy"].agg(frozenset).items()
+        comparable.groupby(SETUP)["policy"].agg(frozenset).items()
     )
     done: dict[Any, frozenset[str]] = dict(
-        runs[runs["run"].isin(kept)].groupby([*SETUP, "mix"])["policy"].agg(frozenset).items()
+        comparable.groupby([*SETUP, "mix"])["policy"].agg(frozenset).items()
     )
     kept = {
         run
