@@ -93,6 +93,40 @@ def test_report_goes_to_the_runner_fd(host_bin: Path, program: str, tmp_path: Pa
     assert 0 < int(lines[0][1]) < int(lines[1][1])
 
 
+#: Each thread's share of the threads' CPU time at -t 3, as each program's
+#: header designs it: a check inside a worker's or producer's clock (a
+#: replay of the work on one thread, as every program's check once was)
+#: would raise that thread's share by at least 0.14, past its bounds.
+EVEN = ((0.25, 0.42),) * 3
+CPU_SHARES = {
+    "compute": EVEN,
+    "stream": EVEN,
+    "chase": EVEN,
+    "latency": EVEN,
+    "intmark": EVEN,
+    "contend": EVEN,
+    "barrier": EVEN,
+    # the producer's item is half a consumer's, and two consumers share them
+    "pipeline": EVEN,
+    # thread 0 adds the serial chain, a quarter of the parallel rounds but
+    # each dependent on the last (0.47 of the whole at equal cost per round,
+    # more on a core that overlaps the independent items' rounds)
+    "amdahl": ((0.42, 0.66), (0.15, 0.29), (0.15, 0.29)),
+    # first stage 1000 rounds an item, middle 4000, last only sums
+    "stages": ((0.14, 0.28), (0.62, 0.80), (0.0, 0.12)),
+}
+
+
+def cpu_shares(stdout: str) -> list[float]:
+    """Each thread's share of the threads' CPU time (the third field)."""
+    cpus = [int(line.split()[3]) for line in stdout.splitlines() if line.startswith("thread ")]
+    return [c / sum(cpus) for c in cpus]
+
+
+def test_every_workload_has_its_threads_cpu_shares() -> None:
+    assert sorted(CPU_SHARES) == sorted(WORKLOADS), "give a new workload its CPU_SHARES"
+
+
 def region_and_threads(stdout: str) -> tuple[int, list[int]]:
     """The region of interest's length and the threads' wall times, in ns."""
     fields = {
@@ -108,7 +142,8 @@ def region_and_threads(stdout: str) -> tuple[int, list[int]]:
 def test_the_region_of_interest_is_the_threads_work(host_bin: Path, program: str) -> None:
     """The region spans the workers' run and nothing else: within a few
     percent of the longest worker's wall time, so no start-up or self-check
-    (which runs after it, outside every thread's clock) is in it. The size
+    (which runs after it, outside every thread's clock) is in it, and each
+    thread's CPU time is its designed share of the work. The size
     is raised until the region lasts 0.3 s, so that thread start and join
     latencies on a busy host are a small part of it."""
     size = 300
@@ -122,6 +157,10 @@ def test_the_region_of_interest_is_the_threads_work(host_bin: Path, program: str
     assert region >= 300_000_000, (program, size, region)
     assert len(walls) == 3
     assert max(walls) <= region
+    # no check in a thread's clock: each thread's CPU time is its designed share
+    shares = cpu_shares(result.stdout)
+    for share, (low, high) in zip(shares, CPU_SHARES[program], strict=True):
+        assert low <= share <= high, (program, shares, CPU_SHARES[program])
     # A busy host can keep a new thread waiting for its CPU: that gap comes
     # and goes, while a check or start-up inside the region would be there
     # in every run, so the least gap of a few runs is what is judged.
