@@ -719,7 +719,9 @@ def check_category(
             lines.append(f"{program}: not measured on {table.engine}")
             continue
         measured.append(m)
-        lines.append(f"{program}: {m.describe()}")
+        other = count is not None and m.threads != count
+        note = f"; the mix runs it with {count}, a count not measured" if other else ""
+        lines.append(f"{program}: {m.describe()}{note}")
     if category == "compute":
         if len(measured) < len(programs):
             holds = None if all(independent(m) for m in measured) else False

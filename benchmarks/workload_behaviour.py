@@ -25,7 +25,7 @@ from ampkit.behaviour import (
     INDEPENDENT_SHARE,
     WAITING_SHARE,
     Table,
-    check_category,
+    check_mix,
     independent,
     measure,
     waits,
@@ -151,9 +151,9 @@ def main() -> None:
     for name in mix_names():
         mix = load_mix(name)
         programs = [a.program for a in mix.apps]
-        verdict = check_category(name, mix.category, programs, table)
+        verdict = check_mix(mix, table)
         word = {True: "holds", False: "DOES NOT HOLD", None: "not all measured"}[verdict.holds]
-        found = [table.of(p) for p in programs]
+        found = [table.of(a.program, threads=a.threads) for a in mix.apps]
         shares = " ".join(
             f"{p} {m.blocked_share:.0%}" if m else f"{p} -"
             for p, m in zip(programs, found, strict=True)
