@@ -38,6 +38,7 @@ from ampkit.hashing import (
     write_json,
 )
 from ampkit.paths import KERNEL_PATCHES, REPO_ROOT, cache_dir
+from ampkit.rundir import KERNEL_BINARIES
 from ampkit.timescale import timescale_of
 
 SOURCE_PACKAGE = "linux-source-6.1"
@@ -246,6 +247,17 @@ class KernelBuild:
 
     def is_complete(self) -> bool:
         return all((self.directory / f).is_file() for f in ("Image", "vmlinux", "manifest.json"))
+
+    def binaries(self) -> tuple[tuple[str, str], ...]:
+        """The hashes of the files a run boots, named as a run's manifest
+        records them (rundir.KERNEL_BINARIES): what makes two builds the
+        same kernel, whatever the digests of their inputs."""
+        artifacts = self.manifest["artifacts"]
+        files = ("Image", "vmlinux")
+        return tuple(
+            (name, str(artifacts[f]["sha256"]))
+            for name, f in zip(KERNEL_BINARIES, files, strict=True)
+        )
 
     @property
     def tick_hz(self) -> int:

@@ -267,6 +267,7 @@ def prepare(
     kernel_digest: str,
     initramfs_sha256: str,
     *,
+    kernel_binaries: tuple[tuple[str, str], ...] = (),
     dtb_cache: dict[str, bytes] | None = None,
     suite: "parsec.SuiteImage | None" = None,
 ) -> PreparedRun:
@@ -354,7 +355,8 @@ def prepare(
             },
             "kernel_digest": kernel_digest,
             "inputs": inputs,
-        }
+        },
+        kernel_binaries,
     )
     return PreparedRun(
         request, engine, machine, desc, dtb, cmdline, limit_s, suite, inputs, run_key, perturbed
@@ -366,7 +368,13 @@ def prepare_for(request: RunRequest, build: kernel_mod.KernelBuild, initramfs: P
     the engine in use: its key tells whether a run already there was made
     from the same inputs."""
     engine = get_engine(request.engine).identity()
-    return prepare(request, engine, build.manifest["digest"], sha256_file(initramfs))
+    return prepare(
+        request,
+        engine,
+        build.manifest["digest"],
+        sha256_file(initramfs),
+        kernel_binaries=build.binaries(),
+    )
 
 
 def execute(
@@ -445,8 +453,7 @@ def execute(
             "kernelversion": kmanifest["kernelversion"],
             "debian_version": kmanifest["linux"]["debian_version"],
             "series_sha256": kmanifest["series_sha256"],
-            "image_sha256": kmanifest["artifacts"]["Image"]["sha256"],
-            "vmlinux_sha256": kmanifest["artifacts"]["vmlinux"]["sha256"],
+            **dict(build.binaries()),
             "tick_hz": build.tick_hz,
         },
         inputs={

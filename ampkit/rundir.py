@@ -130,10 +130,18 @@ class Excluded(Exception):
 _KEY_LIMIT = ("engine", "wall_clock_limit_s")
 
 
+#: Where the key's hashed value holds the digest of the kernel's inputs.
+_KEY_KERNEL = "kernel_digest"
+#: The kernel files a run boots, as its manifest records their hashes
+#: (``kernel.image_sha256``: QEMU's Image; ``kernel.vmlinux_sha256``: gem5's ELF).
+KERNEL_BINARIES = ("image_sha256", "vmlinux_sha256")
+
+
 @dataclass(frozen=True)
 class RunKey:
-    """A planned run's key (run.PreparedRun.key), and the key the same
-    inputs have under another wall-clock limit.
+    """A planned run's key (run.PreparedRun.key), and the keys the same
+    run has under another wall-clock limit or another digest of the same
+    kernel.
 
     The key hashes every input of a run and, since the first manifests, the
     engine's wall-clock limit, kept in it so that keys stay stable. The
@@ -143,24 +151,47 @@ class RunKey:
     inputs hashed with L1 give its key and its wall time fits in L2: a
     campaign whose limit is raised after runs ran out of it keeps every
     run that finished, and runs again those that were cut short.
+
+    The kernel enters the key as the digest of what it is built from (the
+    Debian source package with its revision, the series, the
+    configuration, the toolchain), so that a build is found before it is
+    made. A new revision of the source package that changes no byte of the
+    kernel (the build is reproducible: linux-source-6.1 6.1.192-2 and -3
+    gave the same Image and vmlinux) changes the digest and not the run,
+    so a run whose recorded kernel files are the planned build's
+    (``kernel_binaries``, not hashed) is the run planned if the planned
+    inputs with its kernel digest give its key.
     """
 
     digest: str
     limit_s: float
     #: the hashed value, as canonical JSON
     hashed: str
+    #: the planned kernel's files, (KERNEL_BINARIES name, sha256) each;
+    #: empty where the plan has no build yet (a digest only matches itself)
+    kernel_binaries: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def of(cls, value: dict[str, Any]) -> "RunKey":
+    def of(
+        cls, value: dict[str, Any], kernel_binaries: tuple[tuple[str, str], ...] = ()
+    ) -> "RunKey":
         """The key of ``value``, the run's inputs with its limit at _KEY_LIMIT."""
         limit = value[_KEY_LIMIT[0]][_KEY_LIMIT[1]]
-        return cls(sha256_json(value), limit, json.dumps(value, sort_keys=True))
+        return cls(sha256_json(value), limit, json.dumps(value, sort_keys=True), kernel_binaries)
 
     def under(self, limit_s: float) -> str:
         """The key of the same inputs under ``limit_s`` (the number as the
         manifest recorded it: 4084 and 4084.0 hash apart)."""
+        return self.variant(limit_s=limit_s)
+
+    def variant(self, *, limit_s: float | None = None, kernel_digest: str | None = None) -> str:
+        """The key of the same inputs under ``limit_s``, with the kernel
+        known by ``kernel_digest``, where given."""
         value = json.loads(self.hashed)
-        value[_KEY_LIMIT[0]][_KEY_LIMIT[1]] = limit_s
+        if limit_s is not None:
+            value[_KEY_LIMIT[0]][_KEY_LIMIT[1]] = limit_s
+        if kernel_digest is not None:
+            value[_KEY_KERNEL] = kernel_digest
         return sha256_json(value)
 
 
@@ -721,22 +752,45 @@ class RunDir:
 
     def made_from(self, key: PlannedKey) -> bool:
         """Whether the inputs ``key`` plans made this run: its recorded key
-        is the key, or (a RunKey) the run ended ok under a wall-clock limit
-        of its own, within the planned one, and the planned inputs under its
-        limit give its key (RunKey)."""
+        is the key, or (a RunKey) one of the planned run's other keys gives
+        it: under a wall-clock limit of the run's own, within the planned
+        one, where the run ended ok under it; and with the digest the run
+        recorded for its kernel, where the kernel files it booted are the
+        planned build's (RunKey)."""
         recorded = self.recorded_key()
         if isinstance(key, str):
             return recorded == key
         if recorded is None or recorded == key.digest:
             return recorded is not None
         limit, wall = self.recorded_limit()
-        return (
-            limit is not None
-            and wall is not None
-            and wall <= key.limit_s
-            and self.is_ok()
-            and key.under(limit) == recorded
+        limits: list[float | None] = [None]
+        if limit is not None and wall is not None and wall <= key.limit_s and self.is_ok():
+            limits.append(limit)
+        kernels: list[str | None] = [None]
+        if (same := self.same_kernel_as(key)) is not None:
+            kernels.append(same)
+        return any(
+            key.variant(limit_s=lim, kernel_digest=kd) == recorded
+            for lim in limits
+            for kd in kernels
+            if (lim, kd) != (None, None)
         )
+
+    def same_kernel_as(self, key: RunKey) -> str | None:
+        """The kernel digest the run recorded, where every kernel file the
+        key plans has the hash the run recorded for it; else None."""
+        if not key.kernel_binaries:
+            return None
+        try:
+            kernel = self.manifest().get("kernel")
+        except Excluded:
+            return None
+        if not isinstance(kernel, dict) or not isinstance(kernel.get("digest"), str):
+            return None
+        if any(kernel.get(name) != sha for name, sha in key.kernel_binaries):
+            return None
+        digest: str = kernel["digest"]
+        return digest
 
     def recorded_limit(self) -> tuple[int | float | None, float | None]:
         """(the engine's wall-clock limit, the wall seconds the run took),

@@ -45,13 +45,15 @@ def write_run(
     wall_limit_s: float | None = None,
     cmdline: str | None = None,
     tick_hz: int | None = None,
+    kernel: dict[str, str] | None = None,
 ) -> Path:
     """A finished run directory; ``statistics`` and ``timing_notice`` are
     what its engine records (the defaults: QEMU's), ``key`` the inputs'
     hash its manifest records, ``wall_s`` and ``wall_limit_s`` its wall
     time and its engine's wall-clock limit, ``cmdline`` the kernel command
-    line its inputs record and ``tick_hz`` its kernel's tick (none by
-    default)."""
+    line its inputs record, ``tick_hz`` its kernel's tick (none by
+    default) and ``kernel`` more of what its manifest records of the kernel
+    (its digest and files' hashes, say)."""
     run_id = f"{platform}-{policy}-{mix}-r{repetition}"
     writer = RunWriter(parent / run_id)
     counts = re.fullmatch(r"(\d+)B(\d+)L", platform)
@@ -79,7 +81,11 @@ def write_run(
         },
         repetition=repetition,
         inputs={"cmdline": cmdline} if cmdline is not None else None,
-        kernel={"tick_hz": tick_hz} if tick_hz is not None else None,
+        kernel=(
+            {**(kernel or {}), **({"tick_hz": tick_hz} if tick_hz is not None else {})}
+            if kernel or tick_hz is not None
+            else None
+        ),
         ending=Ending(
             finished="1970-01-01T00:00:00+00:00",
             wall_s=wall_s,

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ampkit import kernel as kernel_mod
 from ampkit import parsec, policies, references
 from ampkit.campaign.spec import Spec
 from ampkit.errors import AmpkitError
@@ -112,19 +113,31 @@ class Pins:
     kernel_digest: str
     initramfs_sha256: str
     suite: parsec.SuiteImage | None
+    #: the kernel files of the build, where there is one (RunKey.kernel_binaries)
+    kernel_binaries: tuple[tuple[str, str], ...] = ()
 
 
-def pins_for(spec: Spec, runs: list[PlannedRun], kernel_digest: str, initramfs: Path) -> Pins:
+def pins_for(
+    spec: Spec, runs: list[PlannedRun], kernel: kernel_mod.KernelBuild | str, initramfs: Path
+) -> Pins:
+    """The pins of ``runs``: ``kernel`` a build, or the digest of one not
+    built yet (whose runs then match only keys with that digest)."""
     suite = None
     if any(app.from_suite for run in runs for app in run.request.mix.apps):
         suite = parsec.load_image(spec.parsec)
     if not initramfs.is_file():
         raise AmpkitError(f"no initramfs at {initramfs}", "run 'ampkit build initramfs'")
+    binaries: tuple[tuple[str, str], ...] = ()
+    if isinstance(kernel, str):
+        digest = kernel
+    else:
+        digest, binaries = kernel.manifest["digest"], kernel.binaries()
     return Pins(
         engine=engine_identity(spec.engine),
-        kernel_digest=kernel_digest,
+        kernel_digest=digest,
         initramfs_sha256=sha256_file(initramfs),
         suite=suite,
+        kernel_binaries=binaries,
     )
 
 
@@ -137,6 +150,7 @@ def keys(runs: list[PlannedRun], pins: Pins) -> Iterator[tuple[PlannedRun, RunKe
             pins.engine,
             pins.kernel_digest,
             pins.initramfs_sha256,
+            kernel_binaries=pins.kernel_binaries,
             dtb_cache=dtbs,
             suite=pins.suite,
         )

@@ -61,14 +61,15 @@ def default_dir(spec: Spec) -> Path:
 
 
 def entries(
-    spec: Spec, cdir: CampaignDir, kernel_digest: str, initramfs: Path | None
+    spec: Spec, cdir: CampaignDir, kernel: kernel_mod.KernelBuild | str, initramfs: Path | None
 ) -> list[Entry]:
     """Every planned run with its key and what the directory says about it;
-    keys are None while the initramfs is not built."""
+    keys are None while the initramfs is not built. ``kernel``: the
+    campaign's build, or the digest of one not built yet."""
     runs = expand(spec)
     if initramfs is None or not initramfs.is_file():
         return [Entry(r, None, cdir.state(r.run_id, None)) for r in runs]
-    pins = pins_for(spec, runs, kernel_digest, initramfs)
+    pins = pins_for(spec, runs, kernel, initramfs)
     return [Entry(r, key, cdir.state(r.run_id, key)) for r, key in keys(runs, pins)]
 
 
@@ -147,20 +148,22 @@ def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
     final = build_mod.up_to_date(build_mod.INITRAMFS)
     out = [f"campaign {spec.name} ({spec.path}) -> {root}", "builds:"]
     out += [f"  {line}" for line in build_needs(spec, inputs, final)]
-    digest = inputs.digest
+    built = kernel_mod.find_build(spec.kernel)
+    kernel: kernel_mod.KernelBuild | str = built if built is not None else inputs.digest
     # the states 'campaign run' will find: by the inputs it resumes with
     pinned = _pinned_kernel(cdir.meta(), spec.kernel) if cdir.has_meta() else None
     if pinned is not None and cdir.initramfs.is_file():
-        digest, image, final = pinned.manifest["digest"], cdir.initramfs, True
+        kernel, image, final = pinned, cdir.initramfs, True
         out.append(
-            f"  pinned by the campaign, which resumes with them: kernel {digest[:16]} and "
-            "its copy of the initramfs (--new-inputs takes the checkout's)"
+            f"  pinned by the campaign, which resumes with them: kernel "
+            f"{pinned.manifest['digest'][:16]} and its copy of the initramfs (--new-inputs "
+            "takes the checkout's)"
         )
     try:
-        rows = entries(spec, cdir, digest, image if final else None)
+        rows = entries(spec, cdir, kernel, image if final else None)
     except MissingDependency as missing_engine:
         # the plan is still worth reading where the engine is not installed
-        rows = entries(spec, cdir, digest, None)
+        rows = entries(spec, cdir, kernel, None)
         out.append(f"  engine: {missing_engine.what}")
         final = False
     if not final:
@@ -283,7 +286,16 @@ def prepare_dir(
         "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     cdir.write_meta(meta)
-    return cdir, entries(spec, cdir, meta["kernel"]["digest"], cdir.initramfs)
+    return cdir, entries(spec, cdir, found, cdir.initramfs)
+
+
+def _campaign_kernel(meta: dict[str, Any]) -> kernel_mod.KernelBuild | str:
+    """The build a campaign pinned, where it still is, else its digest."""
+    build = kernel_mod.KernelBuild(Path(meta["kernel"]["directory"]))
+    if build.is_complete() and build.manifest.get("digest") == meta["kernel"]["digest"]:
+        return build
+    digest: str = meta["kernel"]["digest"]
+    return digest
 
 
 def _pinned_kernel(old: dict[str, Any], variant: str) -> kernel_mod.KernelBuild | None:
@@ -387,9 +399,14 @@ def exec_run(cdir: CampaignDir, run_id: str) -> int:
             "run 'ampkit campaign run' again: it rebuilds what is missing",
         )
     with cdir.run_locked(run_id):
-        pins = pins_for(spec, [run], build.manifest["digest"], cdir.initramfs)
+        pins = pins_for(spec, [run], build, cdir.initramfs)
         prepared = prepare(
-            request, pins.engine, pins.kernel_digest, pins.initramfs_sha256, suite=pins.suite
+            request,
+            pins.engine,
+            pins.kernel_digest,
+            pins.initramfs_sha256,
+            kernel_binaries=pins.kernel_binaries,
+            suite=pins.suite,
         )
         state = cdir.state(run_id, prepared.run_key)
         if state.state == OK:
@@ -770,7 +787,7 @@ def status_lines(root: Path) -> tuple[list[str], bool]:
     spec = dir_spec(cdir)
     meta = cdir.meta()
     live = slurm.reconcile(cdir) if slurm.submissions(cdir) else {}
-    rows = entries(spec, cdir, meta["kernel"]["digest"], cdir.initramfs)
+    rows = entries(spec, cdir, _campaign_kernel(meta), cdir.initramfs)
     holder = cdir.holder()
     out = [f"campaign {spec.name} in {root}" + (f"; being run by {holder}" if holder else "")]
     counts: dict[str, int] = {}

@@ -278,6 +278,48 @@ def test_a_finished_run_keeps_its_key_under_a_longer_wall_clock_limit(tmp_path: 
     assert cut.made_from(at_1000) and not cut.made_from(at_2000)
 
 
+def test_a_finished_run_keeps_its_key_when_a_new_kernel_digest_builds_the_same_files(
+    tmp_path: Path,
+) -> None:
+    """A new revision of the kernel's source package that changes no byte
+    of the kernel changes the digest of its inputs, not the run: a run
+    whose recorded kernel files are the planned build's is the planned run
+    if the planned inputs with its kernel digest give its key. Other files,
+    or a plan that knows no build, make it again."""
+    files = (("image_sha256", "i1"), ("vmlinux_sha256", "v1"))
+    engine = {"name": "gem5", "wall_clock_limit_s": 1000}
+    inputs = {"inputs": {"cmdline": "c"}, "engine": engine}
+    old = RunKey.of({**inputs, "kernel_digest": "old"}, files)
+    new = RunKey.of({**inputs, "kernel_digest": "new"}, files)
+    assert new.variant(kernel_digest="old") == old.digest != new.digest
+    apps = [SynthApp("x", 1, 10**7)]
+
+    def made(mix: str, kernel: dict[str, str], wall_s: float = 700.0) -> RunDir:
+        return RunDir(
+            write_run(tmp_path, platform="2B2L", policy="cfs", mix=mix, apps=apps,
+                      key=old.digest, wall_s=wall_s, wall_limit_s=1000,
+                      kernel={"digest": "old", **kernel})
+        )  # fmt: skip
+
+    same = made("same", dict(files))
+    assert same.same_kernel_as(new) == "old"
+    assert same.made_from(new) and same.done(new)
+    # another file, one not recorded, or a plan without a build's files
+    assert not made("image", {**dict(files), "image_sha256": "i2"}).made_from(new)
+    assert not made("missing", {"image_sha256": "i1"}).made_from(new)
+    bare = RunKey.of({**inputs, "kernel_digest": "new"})
+    assert not same.made_from(bare) and same.same_kernel_as(bare) is None
+    # other inputs than the kernel's still make another run
+    other = RunKey.of({"inputs": {"cmdline": "d"}, "engine": engine, "kernel_digest": "new"}, files)
+    assert not same.made_from(other)
+    # both at once: a longer limit and the new digest
+    longer = RunKey.of(
+        {**inputs, "engine": {**engine, "wall_clock_limit_s": 2000}, "kernel_digest": "new"}, files
+    )
+    assert same.made_from(longer)
+    assert not made("long", dict(files), wall_s=2500.0).made_from(longer)
+
+
 @pytest.mark.parametrize(
     "engine",
     [
