@@ -715,6 +715,8 @@ def cmd_mix_waiting(args: argparse.Namespace) -> int:
 
     from ampkit.behaviour import (
         MixWaiting,
+        categories_inside,
+        inside_summary,
         load_table,
         table_of,
         timing_engine,
@@ -741,6 +743,10 @@ def cmd_mix_waiting(args: argparse.Namespace) -> int:
         )
     for line in waiting_summary(rows, alone, table):
         print(line)
+    if verdicts := categories_inside(rows):
+        print("\nEach mix's category inside it (its applications' shares in the run):")
+        for line in inside_summary(verdicts):
+            print(line)
     if args.out:
         with Path(args.out).open("w", newline="") as f:
             writer = csv.writer(f)

@@ -34,6 +34,7 @@ import pandas as pd
 from ampkit import timescale as ts
 from ampkit.analysis import metrics, optimum
 from ampkit.analysis.collect import PARQUET, Collection, collect
+from ampkit.categories import INDEPENDENT_SHARE, WAITING_SHARE, holds_inside
 from ampkit.rundir import ALONE_PREFIX
 from ampkit.timescale import DEFAULT_TICK_HZ, setup_parts
 
@@ -438,10 +439,6 @@ def _below_one_section(
     )
 
 
-#: The share of its threads' lives blocked alone from which a program
-#: waits: the catalogue's rule (ampkit.behaviour.WAITING_SHARE, which the
-#: analysis does not import; a unit test keeps the two equal)
-WAITING_SHARE = 0.10
 #: A reference alone shorter than this many PELT half-lives (at its time
 #: scale) is the baseline's start-up more than its steady state: a
 #: thread that started on a little CPU becomes a misfit after about two
@@ -989,6 +986,63 @@ def _waiting_section(doc: Doc, col: Collection) -> None:
             for r in agg.to_dict("records")
         ],
     )
+    _inside_table(doc, w, col.runs)
+
+
+def categories_inside(w: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Per mix run of two applications or more whose mix declares a
+    category: whether its applications, by their waiting inside the run,
+    are of it (the catalogue's rule, ampkit.behaviour.check_category, on
+    the blocked shares of the run instead of those alone). Alone, a
+    program's threads have the CPUs to themselves; in a mix a policy
+    decides how many they share, and a lock whose holder and waiters end
+    up on one CPU stops being contended: a mix can lose its waiting under
+    one policy and keep it under another."""
+    keys = ["platform", "mix", "policy", "run"]
+    if w.empty or "category" not in runs:
+        return pd.DataFrame(columns=[*keys, "category", "apps", "waiting", "holds"])
+    declared = runs.dropna(subset=["category"]).set_index("run")["category"]
+    per_run = w.groupby(keys, as_index=False).agg(
+        apps=("blocked_share", "size"),
+        waiting=("blocked_share", lambda s: int((s >= WAITING_SHARE).sum())),
+        shares=("blocked_share", list),
+    )
+    per_run = per_run[per_run["apps"] >= 2].join(declared, on="run").dropna(subset=["category"])
+    per_run["holds"] = [
+        holds_inside(str(c), shares)
+        for c, shares in zip(per_run["category"], per_run["shares"], strict=True)
+    ]
+    return per_run[[*keys, "category", "apps", "waiting", "holds"]].reset_index(drop=True)
+
+
+def _inside_table(doc: Doc, w: pd.DataFrame, runs: pd.DataFrame) -> None:
+    inside = categories_inside(w, runs)
+    if inside.empty:
+        return
+    doc.h(3, "Each mix's category, inside the mix")
+    doc.p(
+        f"Whether each mix, under each policy, kept the category it declares by its "
+        f"applications' waiting inside the run (synchronisation and communication: at "
+        f"least half of them blocked {WAITING_SHARE:.0%} of their threads' lives or more; "
+        f"compute: every one under {INDEPENDENT_SHARE:.0%}). Where a policy's placement "
+        "took the waiting away, that policy's figures for the mix compare it on a mix "
+        "of another kind than the one named ('ampkit mix waiting' gives each program's "
+        "shares beside its own alone)."
+    )
+    rows = []
+    for (platform, mix, policy), part in inside.groupby(["platform", "mix", "policy"]):
+        kept = int(part["holds"].astype(bool).sum())
+        rows.append(
+            [
+                str(platform),
+                str(mix),
+                str(policy),
+                str(part["category"].iloc[0]),
+                f"{kept} of {len(part)}",
+                "" if kept == len(part) else "LOST",
+            ]
+        )
+    doc.table(["platform", "mix", "policy", "category", "runs that kept it", ""], rows)
 
 
 #: The issue's aim for every clock a run is to be long against.

@@ -22,14 +22,13 @@ from pathlib import Path
 
 from ampkit.behaviour import (
     BASELINE,
-    INDEPENDENT_SHARE,
-    WAITING_SHARE,
     Table,
     check_mix,
     independent,
     measure,
     waits,
 )
+from ampkit.categories import INDEPENDENT_SHARE, WAITING_SHARE
 from ampkit.mix import load_mix, mix_names
 from ampkit.paths import REPO_ROOT
 from ampkit.profile import load_profile

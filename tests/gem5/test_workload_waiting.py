@@ -1,13 +1,14 @@
 """A synchronisation program waits on gem5 as its category says, under the
 baseline and under COLAB alike: the kernel's futex counters, which the
 runner keeps under every policy, show its threads blocked for at least the
-share a synchronisation mix needs (ampkit.behaviour.WAITING_SHARE)."""
+share a synchronisation mix needs (ampkit.categories.WAITING_SHARE)."""
 
 from pathlib import Path
 
 import pytest
 
-from ampkit.behaviour import WAITING_SHARE, measurement_of
+from ampkit.behaviour import measurement_of
+from ampkit.categories import WAITING_SHARE
 from ampkit.engines import gem5
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App

@@ -19,6 +19,7 @@ from ampkit.behaviour import (
     load_table,
     measure,
 )
+from ampkit.categories import WAITING_SHARE
 from ampkit.cli import main
 from ampkit.errors import EXIT_INPUT, AmpkitError
 from ampkit.mix import CATEGORY_PROGRAMS, load_mix, mix_names
@@ -195,6 +196,11 @@ def test_the_category_rule() -> None:
     assert check_category("m", "synchronisation", ["contend", "other"], TABLE).holds is True
     assert check_category("m", "compute", ["compute", "other"], TABLE).holds is None
     assert check_category("m", "compute", ["contend", "other"], TABLE).holds is False
+    # three programs need two that wait: one measured that waits is not enough
+    three = ["contend", "other", "another"]
+    assert check_category("m", "synchronisation", three, TABLE).holds is None
+    three = ["compute", "compute", "other"]
+    assert check_category("m", "synchronisation", three, TABLE).holds is False
     verdict = check_category("m", "synchronisation", ["lazy", "compute"], TABLE)
     assert any("lazy: blocked 5.0%" in line for line in verdict.lines)
     assert not any("not measured" in line for line in verdict.lines)
@@ -248,6 +254,30 @@ def test_the_report_gives_each_application_its_waiting(tmp_path: Path) -> None:
     text = doc.markdown(tmp_path)
     assert "## Waiting on futexes" in text
     assert "| 2B2L | contend-n100 | contend | cfs | 0.4" in text
+
+
+def test_the_report_says_which_mixes_lost_their_category_inside(tmp_path: Path) -> None:
+    """The evaluation's comm2-pipeline-compute: under cfs pipeline waited
+    14.3% of its threads' lives inside the mix, under colab (compute on the
+    big CPUs, pipeline's four threads on the little ones) 8.6%: the report
+    marks colab's run as having lost the mix's category."""
+    from ampkit.analysis.collect import collect
+    from ampkit.analysis.report import Doc, _waiting_section, categories_inside, waiting
+
+    runs = tmp_path / "runs"
+    for policy in ("cfs", "colab"):
+        name = f"2B2L-{policy}-comm2-pipeline-compute-r0"
+        shutil.copytree(EVALUATION / name, runs / name)
+    col = collect(runs)
+    inside = categories_inside(waiting(col), col.runs).set_index("policy")
+    assert bool(inside.loc["cfs", "holds"]) and inside.loc["cfs", "waiting"] == 1
+    assert not bool(inside.loc["colab", "holds"]) and inside.loc["colab", "waiting"] == 0
+    doc = Doc()
+    _waiting_section(doc, col)
+    text = doc.markdown(tmp_path)
+    assert "### Each mix's category, inside the mix" in text
+    assert "| 2B2L | comm2-pipeline-compute | colab | communication | 0 of 1 | LOST |" in text
+    assert "| 2B2L | comm2-pipeline-compute | cfs | communication | 1 of 1 |  |" in text
 
 
 ARCHIVE = REPO / "measurements" / "gem5-workloads" / "runs"
@@ -511,7 +541,38 @@ def test_waiting_inside_mixes_is_each_application_s_from_its_kernel_counters(
     out = tmp_path / "waiting.csv"
     assert main(["mix", "waiting", str(EVALUATION), "--no-behaviour", "-o", str(out)]) == 0
     assert len(out.read_text().splitlines()) == len(rows) + 1
-    assert "2B2L barrier   t3 cfs" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "2B2L barrier   t3 cfs" in printed
+    assert "Each mix's category inside it" in printed
+    assert "LOST in 2B2L-colab-comm2-pipeline-compute-r0" in printed
+    # programs that wait alone but not inside their mixes are flagged:
+    # pipeline waits 13.5% alone on 2B2L with three threads, 2.6-4.7% in
+    # the cfs runs of its mixes (its own figures, not the threshold's)
+    t3 = [w for w in rows if (w.program, w.threads, w.policy) == ("pipeline", 3, "cfs")]
+    assert t3 and max(w.blocked_share for w in t3) < WAITING_SHARE
+    flagged = [line for line in lines if "BELOW the 10%" in line]
+    assert any(line.startswith("2B2L pipeline  t3 cfs") for line in flagged), lines
+    assert not any(line.startswith(("2B2L barrier", "2B2L compute")) for line in flagged)
+    # each mix run's category inside it, by the same rule on its own shares
+    inside = behaviour.categories_inside(rows)
+    assert {v.run for v in inside} == {w.run for w in rows if w.category}
+    for v in inside:
+        shares = [s for _, s in v.shares]
+        if v.category == "compute":
+            assert v.holds == (max(shares) < 0.02), v
+        else:  # two applications a run: one that waits is enough
+            assert len(shares) == 2 and v.holds == (max(shares) >= 0.10), v
+    # colab put compute on the big CPUs and pipeline's four threads on the
+    # little ones: neither program waited 10% there (pipeline 8.6%)
+    colab = next(v for v in inside if v.run == "2B2L-colab-comm2-pipeline-compute-r0")
+    assert not colab.holds and max(s for _, s in colab.shares) < WAITING_SHARE
+    summary = behaviour.inside_summary(inside)
+    assert any(
+        "comm2-pipeline-compute colab: communication inside in" in s
+        and "LOST in 2B2L-colab-comm2-pipeline-compute-r0 (compute 0.0%, pipeline 8.6%)" in s
+        for s in summary
+    ), summary
+    assert len(summary) == len({(v.platform, v.mix, v.policy) for v in inside})
     # runs of one program alone only: nothing to say, and said
     only_alone = tmp_path / "alone"
     shutil.copytree(EVALUATION / alone[0].run, only_alone / alone[0].run)

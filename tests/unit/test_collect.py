@@ -11,8 +11,8 @@ import matplotlib.image
 import pandas as pd
 import pytest
 
-from ampkit import behaviour, gem5stats
-from ampkit.analysis import metrics, report
+from ampkit import gem5stats
+from ampkit.analysis import metrics
 from ampkit.analysis import report as report_mod
 from ampkit.analysis.collect import collect
 from ampkit.analysis.report import likely_cause, write_report
@@ -543,8 +543,6 @@ def test_a_slowdown_below_one_gets_the_first_cause_its_reference_shows() -> None
     assert likely_cause({**region, "timescale": 4}, 60.0, 1.2, 0.05).startswith(
         "none the reference"
     )
-    # the threshold is the catalogue's
-    assert report.WAITING_SHARE == behaviour.WAITING_SHARE
     # no time scale recorded: unscaled
     assert "0.9 PELT" in likely_cause({**region, "timescale": float("nan")}, 30.0, 4.0, 0.0)
 

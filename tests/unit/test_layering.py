@@ -29,6 +29,8 @@ LEAVES = {
     "ampkit.errors",
     # the kernel's time scale, read from a run's command line
     "ampkit.timescale",
+    # a mix's category as a rule on its programs' waiting
+    "ampkit.categories",
 }
 
 #: What the analysis (ampkit.analysis.*) may import of the kit.
