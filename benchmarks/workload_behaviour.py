@@ -73,24 +73,31 @@ def one_thread_runs(root: Path) -> list[OneThread]:
     return sorted(out, key=lambda o: o.program)
 
 
-def print_scaling(table: Table, ones: list[OneThread]) -> None:
+def print_scaling(table: Table, ones: list[OneThread], profiles: list[Path]) -> None:
     """Each program's region with four threads against one, at one size.
     On 2B2L one thread runs on a big or a little CPU as the baseline put
     it, so its time is also given as if all of it had run on a big CPU
-    (its little time over its big/little speedup, configs/speedups.toml).
+    (its little time over its big/little speedup: the first of ``profiles``
+    that has the program, configs/speedups.toml by default).
     Efficiency is the speedup over that, per thread. Two bounds for four
     threads on two big and two little CPUs, one thread each: equal shares
     of the work (the little CPUs' threads finish last) give 4 / speedup;
     work that moves to whichever CPU is free, 2 + 2 / speedup."""
-    speedups = load_profile(SPEEDUPS).speedups()
+    speedups: dict[str, float] = {}
+    source: dict[str, str] = {}
+    for path in profiles:
+        for program, value in load_profile(path).speedups().items():
+            if program not in speedups:
+                speedups[program], source[program] = value, _shown(path)
     print(
         "\nscaling alone under cfs on 2B2L, one thread against four at one size "
-        f"(speedups: {SPEEDUPS.relative_to(REPO_ROOT)}):"
+        f"(speedups: {', '.join(_shown(p) for p in profiles)}, the first that has the program):"
     )
     print(
         f"{'program':9} {'size':>7} {'t1 ms':>8} {'on big':>6} {'t1 big ms':>9} "
         f"{'t4 ms':>8} {'speedup':>7} {'effic.':>6} {'equal':>5} {'moved':>5}"
     )
+    first = _shown(profiles[0])
     for one in ones:
         four = next(
             (m for m in table.measurements if (m.program, m.threads, m.size, m.policy)
@@ -99,7 +106,8 @@ def print_scaling(table: Table, ones: list[OneThread]) -> None:
         )  # fmt: skip
         s = speedups.get(one.program)
         if four is None or s is None:
-            print(f"{one.program:9} {one.size:7} no four-thread run or speedup at this size")
+            missing = "no four-thread run at this size" if four is None else "no speedup"
+            print(f"{one.program:9} {one.size:7} {missing}")
             continue
         on_cpu = one.big_ns + one.little_ns
         big_share = one.big_ns / on_cpu if on_cpu else math.nan
@@ -110,7 +118,17 @@ def print_scaling(table: Table, ones: list[OneThread]) -> None:
             f"{one.program:9} {one.size:7} {one.region_ns / 1e6:8.3f} {big_share:6.0%} "
             f"{as_big / 1e6:9.3f} {four.region_ns / 1e6:8.3f} {speedup:7.2f} "
             f"{speedup / 4:6.0%} {4 / s:5.2f} {2 + 2 / s:5.2f}"
+            + (
+                f"  (speedup {s:.2f}: {source[one.program]})"
+                if source[one.program] != first
+                else ""
+            )
         )
+
+
+def _shown(path: Path) -> str:
+    """A profile's path as the output shows it: from the repository where inside it."""
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
 
 
 def main() -> None:
@@ -118,6 +136,13 @@ def main() -> None:
     parser.add_argument("dirs", nargs="*", default=[str(ARCHIVE)])
     parser.add_argument(
         "--scaling", type=Path, default=SCALING, help="the one-thread runs (scaling.toml's)"
+    )
+    parser.add_argument(
+        "--speedups",
+        type=Path,
+        action="append",
+        help="a speedup profile for the scaling table, repeatable: the first that has a "
+        "program gives its speedup (default configs/speedups.toml)",
     )
     args = parser.parse_args()
     table, left_out = measure([Path(d) for d in args.dirs], "gem5")
@@ -141,7 +166,7 @@ def main() -> None:
             f"{c.wall_s_per_sim_ms:5.2f} wall s/ms + {c.wall_fixed_s:4.0f} s; sizes {sizes}"
         )
     if args.scaling.is_dir():
-        print_scaling(table, one_thread_runs(args.scaling))
+        print_scaling(table, one_thread_runs(args.scaling), args.speedups or [SPEEDUPS])
     print(
         f"\ncatalogue mixes against their categories (a program waits at "
         f"{WAITING_SHARE:.0%} blocked alone under {BASELINE} or more, is independent "
