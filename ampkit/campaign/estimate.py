@@ -19,7 +19,11 @@ shares hold for the whole run. The run lasts until its slowest first run
 completes, plus the warm-up. On a platform of little CPUs only, an
 application's work is its speedup (the mix's hint, else the cores'
 capacity ratio) times longer: as if it had run on big CPUs alone, which
-errs long. Platforms other than the lines' are estimated by the same
+errs long. Where the campaign's speedup profile measured an app at its
+very program, threads, size and arguments (alone on big CPUs only and on
+little ones only), that measurement replaces the cost line: its time on
+little CPUs on a platform that has them (errs long for an app that gets a
+big CPU), on big ones otherwise. Platforms other than the lines' are estimated by the same
 lines. A ``once`` run is estimated as if it restarted (errs long too).
 
 **Wall time.** The larger of two figures, each named in the output:
@@ -61,6 +65,7 @@ from ampkit.behaviour import Table
 from ampkit.campaign.plan import MATRIX
 from ampkit.mix import App
 from ampkit.platform import Platform
+from ampkit.profile import Entry, Profile
 from ampkit.run import RunRequest, warmup_of
 
 #: Wall seconds per simulated millisecond and busy CPU, by core type: the
@@ -110,8 +115,37 @@ def _speed_factor(app: App, platform: Platform) -> float:
     return (big.dmips_per_mhz * big.clock_mhz) / (little.dmips_per_mhz * little.clock_mhz)
 
 
-def app_load(app: App, platform: Platform, table: Table) -> AppLoad | str:
-    """The app's load, or why it has none (no cost line for its program)."""
+def measured_load(app: App, platform: Platform, entry: Entry, cpus: int) -> AppLoad:
+    """The app's load from a speedup profile's measurement of it, the very
+    program, threads, size and arguments, alone on ``cpus`` big CPUs and as
+    many little ones: its time on the platform's little CPUs where it has
+    any (errs long where the app gets a big CPU), else on its big ones, on
+    at most ``cpus`` CPUs at once."""
+    big_ms = sum(entry.big_ns) / len(entry.big_ns) / 1e6
+    little_ms = sum(entry.little_ns) / len(entry.little_ns) / 1e6
+    region = little_ms if platform.little else big_ms
+    usable = float(min(app.threads, cpus))
+    return AppLoad(
+        program=app.program,
+        threads=app.threads,
+        region_ms=region,
+        work_cpu_ms=region * usable,
+        usable_cpus=usable,
+        alone_wall_s=0.0,  # no cost line: the busy CPUs' figure alone
+    )
+
+
+def app_load(
+    app: App, platform: Platform, table: Table, profile: Profile | None = None
+) -> AppLoad | str:
+    """The app's load, or why it has none (no cost line for its program):
+    from ``profile``'s measurement of the app where it has one (measured
+    alone at its very size: better than a cost line's extrapolation, and
+    there for programs without a line), else from the cost line."""
+    if profile is not None and not app.from_suite:
+        entry = next((e for e in profile.entries if e.matches(app)), None)
+        if entry is not None and entry.big_ns and entry.little_ns:
+            return measured_load(app, platform, entry, profile.cpus)
     line = table.cost(app.program, app.threads)
     if line is None or app.from_suite:
         return f"{app.program}: no {table.engine} cost line"
@@ -169,11 +203,15 @@ def fixed_s(table: Table) -> float:
     return sum(c.wall_fixed_s for c in table.costs) / len(table.costs) if table.costs else 0.0
 
 
-def estimate_run(request: RunRequest, role: str, table: Table) -> RunEstimate | str:
-    """The run's estimate, or why there is none."""
+def estimate_run(
+    request: RunRequest, role: str, table: Table, profile: Profile | None = None
+) -> RunEstimate | str:
+    """The run's estimate, or why there is none; ``profile``: the
+    campaign's speedup profile, whose measurements of an app at its very
+    size come before the cost lines (app_load)."""
     loads = []
     for app in request.mix.apps:
-        load = app_load(app, request.platform, table)
+        load = app_load(app, request.platform, table, profile)
         if isinstance(load, str):
             return load
         loads.append(load)

@@ -41,6 +41,7 @@ from ampkit.engines import get_engine
 from ampkit.errors import AmpkitError, MissingDependency, UsageError
 from ampkit.hashing import atomic_write_text, sha256_file
 from ampkit.paths import REPO_ROOT, cache_dir
+from ampkit.profile import load_profile
 from ampkit.run import engine_identity, execute, prepare
 from ampkit.rundir import MANIFEST, Excluded, PlannedKey, RunDir, RunKey, find_run_dirs
 from ampkit.timescale import describe_setup
@@ -125,18 +126,39 @@ def _estimates(
         if table.kernel_setup != setup
         else ""
     )
+    profile = load_profile(spec.speedups) if spec.speedups else None
     found: dict[str, estimate.RunEstimate] = {}
     missing: list[str] = []
     for e in rows:
-        got = estimate.estimate_run(e.run.request, e.run.role, table)
+        got = estimate.estimate_run(e.run.request, e.run.role, table, profile)
         if isinstance(got, str):
             missing.append(got)
         else:
             found[e.run.run_id] = got
-    # named from the checkout where it is there, so that the plan's text has no machine's paths
+    source = f"{_shown(path)}{note}"
+    if profile is not None:
+        apps = {a for e in rows for a in e.run.request.mix.apps}
+        measured = sorted(
+            {
+                f"{a.program} t{a.threads} n{a.size}"
+                for a in apps
+                if any(entry.matches(a) for entry in profile.entries)
+            }
+        )
+        if measured:
+            source += (
+                f", and for {', '.join(measured)} their times measured at that size by "
+                f"{_shown(profile.source or spec.speedups or path)} (on little CPUs where the "
+                "platform has them)"
+            )
+    return found, missing, [source]
+
+
+def _shown(path: Path) -> Path:
+    """A path named from the checkout where it is there, so that the plan's
+    text has no machine's paths."""
     shown = path.resolve()
-    shown = shown.relative_to(REPO_ROOT) if shown.is_relative_to(REPO_ROOT) else shown
-    return found, missing, [f"{shown}{note}"]
+    return shown.relative_to(REPO_ROOT) if shown.is_relative_to(REPO_ROOT) else shown
 
 
 def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:

@@ -177,3 +177,53 @@ def test_campaign_plan_prints_the_estimate_even_where_gem5_is_not_installed(
     (tmp_path / "m.toml").write_text(MIX.replace("speedup = 3.0", "size = 40\nspeedup = 3.0"))
     assert main(["campaign", "plan", str(spec), "--dir", str(tmp_path / "q")]) == 0
     assert "estimate" not in capsys.readouterr().out
+
+
+def test_a_profile_s_measurement_of_an_app_at_its_size_replaces_the_cost_line(
+    tmp_path: Path,
+) -> None:
+    """The campaign's speedup profile measured contend t4 n40 alone on two
+    big CPUs (12 ms) and two little ones (30 ms): on 2B2L the estimate
+    takes its little time on at most two CPUs, on 2B0L its big time; the
+    cost line (22 ms at that size, and 410 wall s alone) is not used.
+    compute, which the profile did not measure at its size, keeps its line."""
+    from ampkit.mix import App
+    from ampkit.profile import Entry, Profile
+
+    spec = load_spec(small_spec(tmp_path), behaviour=tmp_path / "table.toml")
+    contend = App("contend", 4, 40)
+    other_size = App("compute", 2, 100)
+    profile = Profile(
+        engine="gem5",
+        cpus=2,
+        entries=(
+            Entry(contend, big_ns=(11_000_000, 13_000_000), little_ns=(30_000_000,)),
+            Entry(other_size, big_ns=(1_000_000,), little_ns=(2_000_000,)),
+        ),
+    )
+    runs = {r.run_id: r for r in expand(spec)}
+    alone = runs["2B2L-cfs-alone-contend-t4-n40-r0"]
+    got = estimate.estimate_run(alone.request, alone.role, TABLE, profile)
+    assert not isinstance(got, str)
+    # 30 ms on two CPUs, plus the warm-up; two CPUs busy, one big and one
+    # little: 10 + (27 + 3) x 32 = 970 s, no alone line to beat it
+    assert got.sim_ms == pytest.approx(32.0) and got.busy_cpus == pytest.approx(2.0)
+    assert got.wall_s == pytest.approx(970.0) and got.by == "busy CPUs"
+    without = estimate.estimate_run(alone.request, alone.role, TABLE)
+    assert not isinstance(without, str) and without.sim_ms == pytest.approx(22.0)
+    # in the mix, compute (n200) by its cost line beside contend by the profile
+    mix = runs["2B2L-cfs-m-r0"]
+    loads = [
+        estimate.app_load(a, mix.request.platform, TABLE, profile) for a in mix.request.mix.apps
+    ]
+    assert [getattr(x, "region_ms", x) for x in loads] == [pytest.approx(30.0), pytest.approx(20.0)]
+    # hints do not stop the match: the mix gives contend a speedup, the profile none
+    assert mix.request.mix.apps[0].speedup == 3.0
+    # on big CPUs only, its big time (the mean, 12 ms)
+    from dataclasses import replace
+
+    from ampkit.platform import get_platform
+
+    big_only = replace(alone.request, platform=get_platform("2B0L"))
+    got = estimate.estimate_run(big_only, alone.role, TABLE, profile)
+    assert not isinstance(got, str) and got.sim_ms == pytest.approx(14.0)
