@@ -371,7 +371,13 @@ def _online(args: argparse.Namespace) -> OnlineSpeedups | None:
 
 
 def _with_hints(mix: Mix, profile: str | None, *, energies: bool = False) -> Mix:
-    return load_profile(Path(profile)).apply(mix, energies=energies) if profile else mix
+    """The mix hinted by ``profile`` where given; else, for a policy that
+    weighs energies, with those of the mix's own profile where it names one."""
+    if profile:
+        return load_profile(Path(profile)).apply(mix, energies=energies)
+    if energies and mix.profile is not None:
+        return load_profile(mix.profile).apply(mix, energies=True)
+    return mix
 
 
 def _reference_kinds(spec: str | None) -> list[str]:
@@ -841,23 +847,45 @@ def cmd_mix_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_mix_rehint(args: argparse.Namespace) -> int:
-    from ampkit.mix import rehint_text
+    from ampkit.mix import Mix, rehint_text
     from ampkit.paths import MIXES
-    from ampkit.profile import SHIPPED_PROFILE
+    from ampkit.profile import SHIPPED_PROFILE, Profile
 
     source = Path(args.speedups) if args.speedups else SHIPPED_PROFILE
     hints = load_profile(source).speedups()
     files = [Path(f) for f in args.files] if args.files else sorted(MIXES.glob("*.toml"))
-    for path in files:
-        load_mix(str(path))  # a broken mix is reported before anything is written
+    mixes = [load_mix(str(path)) for path in files]  # a broken mix is reported before any write
+    own: dict[Path, Profile] = {}
+
+    def own_hints(mix: Mix, profile: Profile) -> dict[str, float]:
+        """Per program, the hint its own profile measured for this very
+        application; one program at two hints cannot be written."""
+        found: dict[str, float] = {}
+        for app in mix.apps:
+            hint = profile.hint_for(app)
+            if hint is not None and found.setdefault(app.program, hint) != hint:
+                raise AmpkitError(
+                    f"{mix.source}: {app.program} appears twice with different hints in "
+                    f"{profile.source}",
+                    "give each application its own speedup by hand, or split the mix",
+                )
+        return found
+
     changed = 0
-    for path in files:
+    for path, mix in zip(files, mixes, strict=True):
         text = path.read_text()
-        new = rehint_text(text, hints)
+        if mix.profile is not None:
+            profile = own.setdefault(mix.profile, load_profile(mix.profile))
+            new = rehint_text(text, own_hints(mix, profile))
+        else:
+            new = rehint_text(text, hints)
         if new != text:
             path.write_text(new)
             changed += 1
-    print(f"{changed} of {len(files)} mixes took their hints from {source}")
+    print(f"{changed} of {len(files)} mixes took their hints from {source}", end="")
+    if own:
+        print(f" or from their own profile ({', '.join(str(p) for p in sorted(own))})", end="")
+    print()
     return 0
 
 

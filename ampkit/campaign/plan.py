@@ -19,9 +19,10 @@ from ampkit import parsec, policies, references
 from ampkit.campaign.spec import Spec
 from ampkit.errors import AmpkitError
 from ampkit.hashing import sha256_file
+from ampkit.mix import Mix
 from ampkit.online import OnlineSpeedups
 from ampkit.online import for_run as online_for_run
-from ampkit.profile import load_profile
+from ampkit.profile import Profile, load_profile
 from ampkit.run import EngineIdentity, RunRequest, engine_identity, prepare
 from ampkit.rundir import RunKey
 
@@ -70,9 +71,11 @@ def expand(spec: Spec) -> list[PlannedRun]:
                 if not runs_mix and not runs_references:
                     continue
                 mix = profile.apply(listed) if profile is not None else listed
-                # eef's runs alone take energies from the profile: every
-                # other run's description, and key, stays what it was
-                energy_mix = profile.apply(listed, energies=True) if profile is not None else listed
+                # eef's runs alone take energies from the profile (the
+                # spec's, else the mix's own): every other run's
+                # description, and key, stays what it was
+                energies_from = profile if profile is not None else own_profile(listed)
+                energy_mix = energies_from.apply(listed, energies=True) if energies_from else listed
                 base = RunRequest(
                     platform=platform,
                     policy=policies.BASELINE,
@@ -103,6 +106,11 @@ def expand(spec: Spec) -> list[PlannedRun]:
                     for ref in references.references(base, spec.references):
                         add(PlannedRun(ref.request, ref.kind))
     return list(out.values())
+
+
+def own_profile(mix: Mix) -> Profile | None:
+    """The profile a mix names for its hints, where it names one."""
+    return load_profile(mix.profile) if mix.profile is not None else None
 
 
 @dataclass(frozen=True)

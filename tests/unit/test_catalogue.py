@@ -222,6 +222,42 @@ def test_rehint_sets_each_applications_hint_and_keeps_the_rest() -> None:
     assert rehint_text(hinted, {"chase": 1.23456, "stream": 20.0}) == hinted
 
 
+def test_a_mix_that_names_its_own_profile_is_rehinted_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """single4 without its hints, beside the profile it names: rehint gives
+    each application the hint its own profile measured at its size (stream
+    clamped to 8), not the shipped table's per program."""
+    from ampkit.cli import main
+    from ampkit.errors import EXIT_INPUT
+
+    single4 = load_mix("single4")
+    assert single4.profile is not None
+    profile = tmp_path / "profile.toml"
+    profile.write_text(single4.profile.read_text())
+    text = single4.source.read_text().replace(
+        'profile = "../../measurements/saez-model/profile.toml"', 'profile = "profile.toml"'
+    )
+    bare = "".join(line for line in text.splitlines(keepends=True) if "speedup =" not in line)
+    mix = tmp_path / "single4.toml"
+    mix.write_text(bare)
+    assert all(a.speedup is None for a in load_mix(str(mix)).apps)
+    assert main(["mix", "rehint", str(mix)]) == 0
+    assert "1 of 1 mixes took their hints" in capsys.readouterr().out
+    assert mix.read_text() == text
+    assert [a.speedup for a in load_mix(str(mix)).apps] == [3.164, 8.0, 5.963, 1.381]
+    # a profile it names that is not there: said with the file and line
+    mix.write_text(text.replace('"profile.toml"', '"gone.toml"'))
+    with pytest.raises(AmpkitError, match=r"single4.toml:6: 'profile' names no file"):
+        load_mix(str(mix))
+    # one program twice at two sizes the profile measured apart: not written
+    twice = text + '\n[[app]]\nprogram = "stream"\nthreads = 1\nsize = 200000\n'
+    mix.write_text(twice)
+    assert main(["mix", "rehint", str(mix)]) == EXIT_INPUT
+    assert "stream appears twice with different hints" in capsys.readouterr().err
+    assert mix.read_text() == twice
+
+
 def test_the_catalogue_carries_the_shipped_gem5_speedups() -> None:
     """The mixes' hints are the shipped table's (ampkit mix rehint), and the
     table says what measured it."""
@@ -233,12 +269,22 @@ def test_the_catalogue_carries_the_shipped_gem5_speedups() -> None:
     # which neither does yet, takes its prior (PRIOR_SPEEDUPS) until the
     # table is measured again
     drawn = {p for programs in CATEGORY_PROGRAMS.values() for p in programs}
-    held = {app.program for name in mix_names() for app in load_mix(name).apps}
+    mixes = [load_mix(name) for name in mix_names()]
+    held = {app.program for mix in mixes if mix.profile is None for app in mix.apps}
     assert drawn | held | set(CALIBRATION_PROGRAMS) <= set(shipped.speedups())
     assert sorted(shipped.speedups()) == sorted(set(CATALOGUE_SIZES) - {"latency"})
-    for name in mix_names():
-        for app in load_mix(name).apps:
-            assert app.speedup == shipped.hint_for(replace(app, speedup=None)), (name, app)
+    # a mix that names its own profile (Saez et al.'s single-threaded mixes:
+    # a CPU each, each application measured at its very size) takes its
+    # hints from it, every other from the shipped table
+    own = [mix for mix in mixes if mix.profile is not None]
+    assert {mix.name for mix in own} >= {"single4", "single4-dram"}
+    for mix in mixes:
+        profile = load_profile(mix.profile) if mix.profile else shipped
+        for app in mix.apps:
+            unhinted = replace(app, speedup=None)
+            assert app.speedup == profile.hint_for(unhinted), (mix.name, app)
+            if mix.profile:  # measured for this very application
+                assert any(e.matches(unhinted) for e in profile.entries), (mix.name, app)
 
 
 def _profile_text(**edits: str) -> str:

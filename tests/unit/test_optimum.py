@@ -488,7 +488,7 @@ def test_the_gem5_measurement_is_what_its_runs_give_and_says() -> None:
     # the file keeps four decimals of a speedup and six digits of an EPI
     assert measured(again) == measured(committed)
     for name in ("single4", "single4-dram"):
-        apps = committed.model_inputs(load_mix(str(folder / "mixes" / f"{name}.toml")))
+        apps = committed.model_inputs(load_mix(name))
         found = by_name(optimum.points(apps, 2, 2))
         assert found["HSP"].big_fraction == found["Opt-EDP"].big_fraction, name
         assert found["EEF-Driven"].big_fraction == found["Opt-EDP"].big_fraction, name

@@ -194,26 +194,40 @@ def test_a_campaign_that_names_a_policy_without_its_inputs_is_refused(tmp_path: 
 def test_a_campaign_takes_its_energies_from_its_profile_for_eef_alone(tmp_path: Path) -> None:
     """A spec whose mixes name no energy runs eef with its profile's: eef's
     runs carry them, every other run's description stays what it was."""
-    mix = write(tmp_path, (SAEZ / "mixes" / "single4.toml").read_text(), "single4.toml")
-    spec = f"""
-        name = "t"
-        platforms = ["2B2L"]
-        policies = ["cfs", "colab", "eef"]
-        mixes = ["{mix}"]
-        speedups = "{SAEZ / "profile.toml"}"
-    """
-    runs = {
-        r.request.policy: r.request
-        for r in expand(load_spec(write(tmp_path, spec, "c.toml")))
-        if r.role == MATRIX
-    }
-    assert all(a.epi_big_nj for a in runs["eef"].mix.apps)
-    for policy in ("cfs", "colab"):
-        assert all(a.epi_big_nj is None for a in runs[policy].mix.apps), policy
-        assert (
-            "epi_big_pj"
-            not in RunDescription.for_mix("r", policy, 0, 60, runs[policy].mix).render()
-        )
+    # the catalogue's single4 without the profile it names: the spec's gives them
+    text = "".join(
+        line
+        for line in load_mix("single4").source.read_text().splitlines(keepends=True)
+        if not line.startswith("profile =")
+    )
+    mix = write(tmp_path, text, "single4.toml")
+    for mixes, speedups in (
+        (f'["{mix}"]', f'speedups = "{SAEZ / "profile.toml"}"'),
+        # the catalogue's, naming its own profile, and a spec that names none
+        ('["single4"]', ""),
+    ):
+        spec = f"""
+            name = "t"
+            platforms = ["2B2L"]
+            policies = ["cfs", "colab", "eef"]
+            mixes = {mixes}
+            {speedups}
+        """
+        runs = {
+            r.request.policy: r.request
+            for r in expand(load_spec(write(tmp_path, spec, "c.toml")))
+            if r.role == MATRIX
+        }
+        assert all(a.epi_big_nj for a in runs["eef"].mix.apps), mixes
+        for policy in ("cfs", "colab"):
+            assert all(a.epi_big_nj is None for a in runs[policy].mix.apps), policy
+            assert (
+                "epi_big_pj"
+                not in RunDescription.for_mix("r", policy, 0, 60, runs[policy].mix).render()
+            )
+    # without a profile anywhere, eef has none to run with
+    bare = load_mix(str(mix))
+    assert bare.profile is None and all(a.epi_big_nj is None for a in bare.apps)
 
 
 def test_a_profile_gives_each_app_its_measured_energy() -> None:
@@ -221,7 +235,7 @@ def test_a_profile_gives_each_app_its_measured_energy() -> None:
     energy per instruction next to its speedup, so that an eef run can be
     made from a mix that names neither."""
     profile = load_profile(SAEZ / "profile.toml")
-    mix = profile.apply(load_mix(str(SAEZ / "mixes" / "single4.toml")), energies=True)
+    mix = profile.apply(load_mix("single4"), energies=True)
     for app in mix.apps:
         entry = next(e for e in profile.entries if e.matches(app))
         assert app.epi_big_nj == pytest.approx(entry.big_epi_nj, abs=1e-4)
@@ -232,7 +246,7 @@ def test_a_profile_gives_each_app_its_measured_energy() -> None:
     other = load_mix("demo")
     hinted = profile.apply(other, energies=True)
     # without energies asked for, none: a cfs or colab run stays as it was
-    plain = profile.apply(load_mix(str(SAEZ / "mixes" / "single4.toml")))
+    plain = profile.apply(load_mix("single4"))
     assert plain.apps and all(a.epi_big_nj is None for a in plain.apps)
     known = {e.app.program for e in profile.entries}
     for app in hinted.apps:
@@ -271,3 +285,19 @@ def test_an_application_built_in_code_is_held_to_the_kernel_s_bounds(
     with pytest.raises(AmpkitError) as refused:
         App("compute", threads=1, size=10, **hints)  # type: ignore[arg-type]
     assert message in refused.value.what and "the kernel takes" in refused.value.what
+
+
+def test_a_run_of_eef_takes_the_energies_of_the_mix_s_own_profile() -> None:
+    """'ampkit run --policy eef --mix single4' without --speedups: the mix
+    names its profile, whose energies eef takes; a policy that does not
+    weigh them gets none, and --speedups still comes first."""
+    from ampkit.cli import _with_hints
+
+    mix = load_mix("single4")
+    own = load_profile(SAEZ / "profile.toml")
+    eef = _with_hints(mix, None, energies=True)
+    assert [a.epi_big_nj for a in eef.apps] == [own.epi_hint_for(a) for a in mix.apps]
+    assert policies.missing_inputs("eef", eef.apps) == []
+    assert all(a.epi_big_nj is None for a in _with_hints(mix, None).apps)
+    shipped = _with_hints(mix, str(SAEZ.parents[1] / "configs" / "speedups.toml"), energies=True)
+    assert all(a.epi_big_nj is None for a in shipped.apps)  # the shipped table has none
