@@ -85,7 +85,7 @@ class AppLoad:
 
     program: str
     threads: int
-    region_ms: float  # alone, at its size, by the cost line
+    region_ms: float  # alone, at its size: by the cost line, or the profile's measurement
     work_cpu_ms: float  # CPU-milliseconds of its first run, on this platform
     usable_cpus: float  # the CPUs it can keep busy
     alone_wall_s: float  # the cost line's wall seconds for its region alone
@@ -115,24 +115,46 @@ def _speed_factor(app: App, platform: Platform) -> float:
     return (big.dmips_per_mhz * big.clock_mhz) / (little.dmips_per_mhz * little.clock_mhz)
 
 
-def measured_load(app: App, platform: Platform, entry: Entry, cpus: int) -> AppLoad:
+def measured_load(app: App, platform: Platform, entry: Entry, cpus: int, table: Table) -> AppLoad:
     """The app's load from a speedup profile's measurement of it, the very
     program, threads, size and arguments, alone on ``cpus`` big CPUs and as
-    many little ones: its time on the platform's little CPUs where it has
-    any (errs long where the app gets a big CPU), else on its big ones, on
-    at most ``cpus`` CPUs at once."""
+    many little ones: its region on the platform's little CPUs where it has
+    any (errs long where the app gets a big CPU), else on its big ones. The
+    profile keeps regions only: the self-check after it and the CPUs the
+    threads keep busy are the table's, measured alone at the nearest size
+    (at the app's thread count where it has one), as for a cost line; a
+    program the table lacks is taken to have no check and to keep
+    min(threads, cpus) CPUs busy (its work errs long)."""
     big_ms = sum(entry.big_ns) / len(entry.big_ns) / 1e6
     little_ms = sum(entry.little_ns) / len(entry.little_ns) / 1e6
     region = little_ms if platform.little else big_ms
-    usable = float(min(app.threads, cpus))
+    nearest = table.at_size(app.program, app.size, threads=app.threads)
+    same_threads = nearest is not None
+    nearest = nearest or table.at_size(app.program, app.size)
+    ratio = max(1.0, nearest.process_ns / nearest.region_ns) if nearest else 1.0
+    if nearest is not None and same_threads:
+        parallelism = min(max(nearest.parallelism, 1e-3), app.threads)
+    else:
+        parallelism = float(min(app.threads, cpus))
+    check = region * (ratio - 1)
+    work = region * parallelism + check
     return AppLoad(
         program=app.program,
         threads=app.threads,
         region_ms=region,
-        work_cpu_ms=region * usable,
-        usable_cpus=usable,
+        work_cpu_ms=work,
+        usable_cpus=work / (region + check),
         alone_wall_s=0.0,  # no cost line: the busy CPUs' figure alone
     )
+
+
+def profile_entry(app: App, profile: Profile | None) -> Entry | None:
+    """The profile's measurement of this very application, where it has
+    one with times on both core types."""
+    if profile is None or app.from_suite:
+        return None
+    entry = next((e for e in profile.entries if e.matches(app)), None)
+    return entry if entry is not None and entry.big_ns and entry.little_ns else None
 
 
 def app_load(
@@ -142,10 +164,8 @@ def app_load(
     from ``profile``'s measurement of the app where it has one (measured
     alone at its very size: better than a cost line's extrapolation, and
     there for programs without a line), else from the cost line."""
-    if profile is not None and not app.from_suite:
-        entry = next((e for e in profile.entries if e.matches(app)), None)
-        if entry is not None and entry.big_ns and entry.little_ns:
-            return measured_load(app, platform, entry, profile.cpus)
+    if profile is not None and (entry := profile_entry(app, profile)) is not None:
+        return measured_load(app, platform, entry, profile.cpus, table)
     line = table.cost(app.program, app.threads)
     if line is None or app.from_suite:
         return f"{app.program}: no {table.engine} cost line"

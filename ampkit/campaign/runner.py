@@ -127,6 +127,12 @@ def _estimates(
         else ""
     )
     profile = load_profile(spec.speedups) if spec.speedups else None
+    unused = ""
+    if profile is not None and profile.engine != table.engine:
+        unused = (
+            f"; the profile {_shown(spec.speedups or path)} is of {profile.engine} runs: unused"
+        )
+        profile = None
     found: dict[str, estimate.RunEstimate] = {}
     missing: list[str] = []
     for e in rows:
@@ -135,21 +141,30 @@ def _estimates(
             missing.append(got)
         else:
             found[e.run.run_id] = got
-    source = f"{_shown(path)}{note}"
+    source = f"{_shown(path)}{note}{unused}"
     if profile is not None:
         apps = {a for e in rows for a in e.run.request.mix.apps}
         measured = sorted(
             {
                 f"{a.program} t{a.threads} n{a.size}"
                 for a in apps
-                if any(entry.matches(a) for entry in profile.entries)
+                if estimate.profile_entry(a, profile) is not None
             }
         )
         if measured:
+            profile_setup = kernel_mod.setup_of(
+                dict(profile.provenance).get("kernel_variant", "default"),
+                dict(profile.provenance).get("cmdline", ""),
+            )
+            other = (
+                f", measured at {describe_setup(*profile_setup)}, not the campaign's"
+                if profile_setup != setup
+                else ""
+            )
             source += (
-                f", and for {', '.join(measured)} their times measured at that size by "
-                f"{_shown(profile.source or spec.speedups or path)} (on little CPUs where the "
-                "platform has them)"
+                f", and for {', '.join(measured)} their regions measured at that size by "
+                f"{_shown(profile.source or spec.speedups or path)}{other} (on little CPUs "
+                "where the platform has them)"
             )
     return found, missing, [source]
 

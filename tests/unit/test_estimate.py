@@ -183,47 +183,56 @@ def test_a_profile_s_measurement_of_an_app_at_its_size_replaces_the_cost_line(
     tmp_path: Path,
 ) -> None:
     """The campaign's speedup profile measured contend t4 n40 alone on two
-    big CPUs (12 ms) and two little ones (30 ms): on 2B2L the estimate
-    takes its little time on at most two CPUs, on 2B0L its big time; the
-    cost line (22 ms at that size, and 410 wall s alone) is not used.
-    compute, which the profile did not measure at its size, keeps its line."""
+    big CPUs (12 ms) and two little ones (30 ms), and compute t2 n200 (8
+    and 16 ms): on 2B2L the estimate takes their little regions, on 2B0L
+    their big ones; the self-check after the region and the CPUs kept busy
+    are the table's at the nearest size, as for a cost line."""
+    from dataclasses import replace
+
     from ampkit.mix import App
+    from ampkit.platform import get_platform
     from ampkit.profile import Entry, Profile
 
     spec = load_spec(small_spec(tmp_path), behaviour=tmp_path / "table.toml")
-    contend = App("contend", 4, 40)
-    other_size = App("compute", 2, 100)
     profile = Profile(
         engine="gem5",
         cpus=2,
         entries=(
-            Entry(contend, big_ns=(11_000_000, 13_000_000), little_ns=(30_000_000,)),
-            Entry(other_size, big_ns=(1_000_000,), little_ns=(2_000_000,)),
+            Entry(App("contend", 4, 40), big_ns=(11_000_000, 13_000_000), little_ns=(30_000_000,)),
+            Entry(App("compute", 2, 200), big_ns=(8_000_000,), little_ns=(16_000_000,)),
+            Entry(App("compute", 2, 999), big_ns=(1_000_000,), little_ns=(2_000_000,)),
         ),
     )
     runs = {r.run_id: r for r in expand(spec)}
     alone = runs["2B2L-cfs-alone-contend-t4-n40-r0"]
     got = estimate.estimate_run(alone.request, alone.role, TABLE, profile)
     assert not isinstance(got, str)
-    # 30 ms on two CPUs, plus the warm-up; two CPUs busy, one big and one
-    # little: 10 + (27 + 3) x 32 = 970 s, no alone line to beat it
-    assert got.sim_ms == pytest.approx(32.0) and got.busy_cpus == pytest.approx(2.0)
-    assert got.wall_s == pytest.approx(970.0) and got.by == "busy CPUs"
+    # contend: 30 ms, no self-check and one CPU busy (the table's at n20,
+    # four threads); plus the warm-up: 32 ms, and 10 + 15 x 32 = 490 s
+    assert got.sim_ms == pytest.approx(32.0) and got.busy_cpus == pytest.approx(1.0)
+    assert got.wall_s == pytest.approx(490.0) and got.by == "busy CPUs"
     without = estimate.estimate_run(alone.request, alone.role, TABLE)
     assert not isinstance(without, str) and without.sim_ms == pytest.approx(22.0)
-    # in the mix, compute (n200) by its cost line beside contend by the profile
-    mix = runs["2B2L-cfs-m-r0"]
-    loads = [
-        estimate.app_load(a, mix.request.platform, TABLE, profile) for a in mix.request.mix.apps
-    ]
-    assert [getattr(x, "region_ms", x) for x in loads] == [pytest.approx(30.0), pytest.approx(20.0)]
+    # compute t2 n200: 16 ms, and the table's self-check at n200 (a
+    # quarter of the region: 4 ms), on min(2 threads, 2 CPUs) (the table
+    # measured four threads): 36 CPU-ms on at most 36 / 20 = 1.8 CPUs
+    compute = runs["2B2L-cfs-alone-compute-t2-n200-r0"].request.mix.apps[0]
+    load = estimate.app_load(compute, alone.request.platform, TABLE, profile)
+    assert not isinstance(load, str)
+    assert load.region_ms == pytest.approx(16.0)
+    assert load.work_cpu_ms == pytest.approx(36.0) and load.usable_cpus == pytest.approx(1.8)
     # hints do not stop the match: the mix gives contend a speedup, the profile none
+    mix = runs["2B2L-cfs-m-r0"]
     assert mix.request.mix.apps[0].speedup == 3.0
-    # on big CPUs only, its big time (the mean, 12 ms)
-    from dataclasses import replace
-
-    from ampkit.platform import get_platform
-
+    got = estimate.estimate_run(mix.request, mix.role, TABLE, profile)
+    assert not isinstance(got, str) and got.sim_ms == pytest.approx(32.0)
+    # on big CPUs only, the big time (the mean, 12 ms)
     big_only = replace(alone.request, platform=get_platform("2B0L"))
     got = estimate.estimate_run(big_only, alone.role, TABLE, profile)
     assert not isinstance(got, str) and got.sim_ms == pytest.approx(14.0)
+    # a profile of another engine is not read for a gem5 campaign's plan
+    spec_file = tmp_path / "spec.toml"
+    (tmp_path / "p.toml").write_text(replace(profile, engine="qemu").render())
+    spec_file.write_text(SPEC.replace("span_ms = 20", 'span_ms = 20\nspeedups = "p.toml"'))
+    _, _, how = runner._estimates(load_spec(spec_file, behaviour=tmp_path / "table.toml"), [])
+    assert "p.toml is of qemu runs: unused" in how[0]
