@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from ampkit import build as build_mod  # noqa: E402
 from ampkit import kernel  # noqa: E402
-from ampkit.campaign.plan import expand, keys, pins_for  # noqa: E402
+from ampkit.campaign.plan import KernelPin, expand, keys, pins_for  # noqa: E402
 from ampkit.campaign.spec import load_spec  # noqa: E402
 from ampkit.campaign.store import CampaignDir  # noqa: E402
 from ampkit.mix import mix_names  # noqa: E402
@@ -50,13 +50,13 @@ def plan_figures(tmp: Path, target: int) -> None:
     reps = -(-target // per_rep)
     spec_path.write_text(body.format(reps=reps))
     found = kernel.find_build("default")
-    digest = found.manifest["digest"] if found else kernel.KernelInputs.discover().digest
+    pin = KernelPin.of(found) if found else KernelPin(kernel.KernelInputs.discover().digest)
     t0 = time.perf_counter()
     spec = load_spec(spec_path)
     t1 = time.perf_counter()
     runs = expand(spec)
     t2 = time.perf_counter()
-    pins = pins_for(spec, runs, digest, build_mod.initramfs_image())
+    pins = pins_for(spec, runs, pin, build_mod.initramfs_image())
     keyed = list(keys(runs, pins))
     t3 = time.perf_counter()
     cdir = CampaignDir(tmp / "big")

@@ -108,6 +108,21 @@ def expand(spec: Spec) -> list[PlannedRun]:
     return list(out.values())
 
 
+@dataclass(frozen=True)
+class KernelPin:
+    """The kernel a campaign's runs are keyed by: the digest of its inputs,
+    and the hashes of the files a run boots where the build is known
+    (RunKey.kernel_binaries: a run booted from the same files under
+    another digest is the same run)."""
+
+    digest: str
+    binaries: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, build: kernel_mod.KernelBuild) -> "KernelPin":
+        return cls(build.manifest["digest"], build.binaries())
+
+
 def own_profile(mix: Mix) -> Profile | None:
     """The profile a mix names for its hints, where it names one."""
     return load_profile(mix.profile) if mix.profile is not None else None
@@ -125,27 +140,18 @@ class Pins:
     kernel_binaries: tuple[tuple[str, str], ...] = ()
 
 
-def pins_for(
-    spec: Spec, runs: list[PlannedRun], kernel: kernel_mod.KernelBuild | str, initramfs: Path
-) -> Pins:
-    """The pins of ``runs``: ``kernel`` a build, or the digest of one not
-    built yet (whose runs then match only keys with that digest)."""
+def pins_for(spec: Spec, runs: list[PlannedRun], kernel: KernelPin, initramfs: Path) -> Pins:
     suite = None
     if any(app.from_suite for run in runs for app in run.request.mix.apps):
         suite = parsec.load_image(spec.parsec)
     if not initramfs.is_file():
         raise AmpkitError(f"no initramfs at {initramfs}", "run 'ampkit build initramfs'")
-    binaries: tuple[tuple[str, str], ...] = ()
-    if isinstance(kernel, str):
-        digest = kernel
-    else:
-        digest, binaries = kernel.manifest["digest"], kernel.binaries()
     return Pins(
         engine=engine_identity(spec.engine),
-        kernel_digest=digest,
+        kernel_digest=kernel.digest,
         initramfs_sha256=sha256_file(initramfs),
         suite=suite,
-        kernel_binaries=binaries,
+        kernel_binaries=kernel.binaries,
     )
 
 

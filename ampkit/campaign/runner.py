@@ -27,6 +27,7 @@ from ampkit.behaviour import load_table, table_path
 from ampkit.campaign import estimate, sitting
 from ampkit.campaign.plan import (
     MATRIX,
+    KernelPin,
     PlannedRun,
     colab_classes,
     expand,
@@ -62,11 +63,10 @@ def default_dir(spec: Spec) -> Path:
 
 
 def entries(
-    spec: Spec, cdir: CampaignDir, kernel: kernel_mod.KernelBuild | str, initramfs: Path | None
+    spec: Spec, cdir: CampaignDir, kernel: KernelPin, initramfs: Path | None
 ) -> list[Entry]:
     """Every planned run with its key and what the directory says about it;
-    keys are None while the initramfs is not built. ``kernel``: the
-    campaign's build, or the digest of one not built yet."""
+    keys are None while the initramfs is not built."""
     runs = expand(spec)
     if initramfs is None or not initramfs.is_file():
         return [Entry(r, None, cdir.state(r.run_id, None)) for r in runs]
@@ -186,14 +186,17 @@ def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
     out = [f"campaign {spec.name} ({spec.path}) -> {root}", "builds:"]
     out += [f"  {line}" for line in build_needs(spec, inputs, final)]
     built = kernel_mod.find_build(spec.kernel)
-    kernel: kernel_mod.KernelBuild | str = built if built is not None else inputs.digest
+    # a run of the same kernel files under another digest is known by them:
+    # without a build the states are provisional
+    kernel = KernelPin.of(built) if built is not None else KernelPin(inputs.digest)
+    final = final and built is not None
     # the states 'campaign run' will find: by the inputs it resumes with
-    pinned = _pinned_kernel(cdir.meta(), spec.kernel) if cdir.has_meta() else None
+    pinned = _campaign_kernel(cdir.meta(), spec.kernel) if cdir.has_meta() else None
     if pinned is not None and cdir.initramfs.is_file():
         kernel, image, final = pinned, cdir.initramfs, True
         out.append(
             f"  pinned by the campaign, which resumes with them: kernel "
-            f"{pinned.manifest['digest'][:16]} and its copy of the initramfs (--new-inputs "
+            f"{pinned.digest[:16]} and its copy of the initramfs (--new-inputs "
             "takes the checkout's)"
         )
     try:
@@ -276,7 +279,7 @@ def prepare_dir(
         )
     engine = engine_identity(spec.engine)
     if old is not None and not new_inputs:
-        _refuse_new_inputs(cdir, old, spec, found.manifest["digest"], engine.binary_sha256)
+        _refuse_new_inputs(cdir, old, spec, KernelPin.of(found), engine.binary_sha256)
     cdir.create()
     if new_inputs or not cdir.initramfs.is_file():
         initramfs_sha256 = sha256_file(image)
@@ -311,6 +314,9 @@ def prepare_dir(
             "variant": spec.kernel,
             "digest": found.manifest["digest"],
             "directory": str(found.directory),
+            # what a run boots: a run of the same files under another
+            # digest is the same run (RunKey), wherever the build has gone
+            "binaries": dict(found.binaries()),
         },
         "initramfs_sha256": initramfs_sha256,
         **({"behaviour_sha256": sha256_file(cdir.behaviour)} if cdir.behaviour.is_file() else {}),
@@ -323,16 +329,22 @@ def prepare_dir(
         "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     cdir.write_meta(meta)
-    return cdir, entries(spec, cdir, found, cdir.initramfs)
+    return cdir, entries(spec, cdir, KernelPin.of(found), cdir.initramfs)
 
 
-def _campaign_kernel(meta: dict[str, Any]) -> kernel_mod.KernelBuild | str:
-    """The build a campaign pinned, where it still is, else its digest."""
-    build = kernel_mod.KernelBuild(Path(meta["kernel"]["directory"]))
-    if build.is_complete() and build.manifest.get("digest") == meta["kernel"]["digest"]:
-        return build
-    digest: str = meta["kernel"]["digest"]
-    return digest
+def _campaign_kernel(meta: dict[str, Any], variant: str | None = None) -> KernelPin | None:
+    """The kernel a campaign pinned (of ``variant`` where given): its digest
+    and the files a run boots, as its metadata records them, else as the
+    pinned build, where it still is, has them; None without one."""
+    pinned = meta.get("kernel") or {}
+    digest = pinned.get("digest")
+    if not isinstance(digest, str) or (variant is not None and pinned.get("variant") != variant):
+        return None
+    recorded = pinned.get("binaries")
+    if isinstance(recorded, dict) and all(isinstance(v, str) for v in recorded.values()):
+        return KernelPin(digest, tuple(sorted(recorded.items())))
+    build = _pinned_kernel(meta, str(pinned.get("variant")))
+    return KernelPin.of(build) if build is not None else KernelPin(digest)
 
 
 def _pinned_kernel(old: dict[str, Any], variant: str) -> kernel_mod.KernelBuild | None:
@@ -351,14 +363,19 @@ def _pinned_kernel(old: dict[str, Any], variant: str) -> kernel_mod.KernelBuild 
 
 
 def _refuse_new_inputs(
-    cdir: CampaignDir, old: dict[str, Any], spec: Spec, digest: str, engine_sha256: str | None
+    cdir: CampaignDir, old: dict[str, Any], spec: Spec, kernel: KernelPin, engine_sha256: str | None
 ) -> None:
     """Stop a resumed campaign whose kernel or engine is no longer the one
     its finished runs booted: resuming would run them all again, not mix
-    them, and that should be asked for."""
+    them, and that should be asked for. A kernel of another digest whose
+    files are the pinned one's (a new revision of the source package that
+    changed no byte of it) is the same kernel: its runs are kept."""
     changed = []
     pinned_kernel = old.get("kernel") or {}
-    if pinned_kernel.get("digest") not in (None, digest):
+    digest = kernel.digest
+    pinned = _campaign_kernel(old)
+    same_files = pinned is not None and bool(pinned.binaries) and pinned.binaries == kernel.binaries
+    if pinned_kernel.get("digest") not in (None, digest) and not same_files:
         changed.append(
             f"kernel {spec.kernel}: the campaign ran {str(pinned_kernel['digest'])[:16]} "
             f"(gone from {pinned_kernel.get('directory')}), the checkout builds {digest[:16]}"
@@ -376,8 +393,8 @@ def _refuse_new_inputs(
             f"campaign {spec.name} ({cdir.root}) has {len(finished)} finished runs of other "
             "inputs than today's:\n  " + "\n  ".join(changed),
             "point the kit back at what they ran on (the checkout of the campaign's kernel, "
-            "GEM5_ROOT), or pass --new-inputs to run every run again with today's (the "
-            "finished ones are kept aside, never mixed in)",
+            "GEM5_ROOT), or pass --new-inputs to run again with today's every run they "
+            "made (the finished ones are kept aside, never mixed in)",
         )
 
 
@@ -436,7 +453,7 @@ def exec_run(cdir: CampaignDir, run_id: str) -> int:
             "run 'ampkit campaign run' again: it rebuilds what is missing",
         )
     with cdir.run_locked(run_id):
-        pins = pins_for(spec, [run], build, cdir.initramfs)
+        pins = pins_for(spec, [run], KernelPin.of(build), cdir.initramfs)
         prepared = prepare(
             request,
             pins.engine,
@@ -824,7 +841,8 @@ def status_lines(root: Path) -> tuple[list[str], bool]:
     spec = dir_spec(cdir)
     meta = cdir.meta()
     live = slurm.reconcile(cdir) if slurm.submissions(cdir) else {}
-    rows = entries(spec, cdir, _campaign_kernel(meta), cdir.initramfs)
+    pin = _campaign_kernel(meta) or KernelPin(str(meta["kernel"]["digest"]))
+    rows = entries(spec, cdir, pin, cdir.initramfs)
     holder = cdir.holder()
     out = [f"campaign {spec.name} in {root}" + (f"; being run by {holder}" if holder else "")]
     counts: dict[str, int] = {}

@@ -4,12 +4,13 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ampkit import references
 from ampkit.analysis.synthetic import SynthApp, write_run
-from ampkit.campaign.plan import MATRIX, Pins, PlannedRun, expand
+from ampkit.campaign.plan import MATRIX, KernelPin, Pins, PlannedRun, expand, keys
 from ampkit.campaign.runner import _spec_source, dir_spec
 from ampkit.campaign.slurm import _expand_ids
 from ampkit.campaign.spec import Limits, load_spec, slurm_minutes
@@ -17,7 +18,7 @@ from ampkit.campaign.store import ENDED_OK_UNCOUNTED, FAILED, OK, STALE, TODO, C
 from ampkit.errors import AmpkitError
 from ampkit.mix import load_mix, mix_names
 from ampkit.run import EngineIdentity, prepare
-from ampkit.rundir import QEMU_NOTICE, RunDir
+from ampkit.rundir import QEMU_NOTICE, RunDir, RunKey
 
 ENGINE = EngineIdentity(name="qemu", version="QEMU emulator version 7.2.0", binary_sha256="e" * 64)
 
@@ -422,21 +423,30 @@ def test_a_resumed_campaign_refuses_a_new_kernel_or_engine_while_it_has_finished
     )
     cdir = CampaignDir(tmp_path / "camp")
     cdir.create()
-    old = {
+    old: dict[str, dict[str, Any]] = {
         "kernel": {"variant": "default", "digest": "a" * 64, "directory": "/gone"},
         "engine": {"name": "qemu", "binary_sha256": "b" * 64},
     }
+    files = (("image_sha256", "i"), ("vmlinux_sha256", "v"))
+    a, c = KernelPin("a" * 64, files), KernelPin("c" * 64, files)
     # nothing finished yet: nothing to mix, so nothing to refuse
-    _refuse_new_inputs(cdir, old, spec, "c" * 64, "d" * 64)
+    _refuse_new_inputs(cdir, old, spec, c, "d" * 64)
     _finished(cdir, "r", "k1", "ok")
-    _refuse_new_inputs(cdir, old, spec, "a" * 64, "b" * 64)  # the same inputs
+    _refuse_new_inputs(cdir, old, spec, a, "b" * 64)  # the same inputs
     with pytest.raises(AmpkitError) as kernel:
-        _refuse_new_inputs(cdir, old, spec, "c" * 64, "b" * 64)
+        _refuse_new_inputs(cdir, old, spec, c, "b" * 64)
     assert "1 finished runs" in str(kernel.value) and "kernel default" in str(kernel.value)
     assert "aaaaaaaaaaaaaaaa" in str(kernel.value) and "cccccccccccccccc" in str(kernel.value)
     assert "--new-inputs" in str(kernel.value.hint)
+    # a campaign that recorded its kernel's files: another digest of the
+    # same files is the same kernel; other files are not
+    old["kernel"]["binaries"] = dict(files)
+    _refuse_new_inputs(cdir, old, spec, c, "b" * 64)
+    other = KernelPin("c" * 64, (("image_sha256", "i2"), ("vmlinux_sha256", "v")))
+    with pytest.raises(AmpkitError, match="kernel default"):
+        _refuse_new_inputs(cdir, old, spec, other, "b" * 64)
     with pytest.raises(AmpkitError) as engine:
-        _refuse_new_inputs(cdir, old, spec, "a" * 64, "d" * 64)
+        _refuse_new_inputs(cdir, old, spec, a, "d" * 64)
     assert "qemu: the campaign ran a binary" in str(engine.value)
     assert "kernel default" not in str(engine.value)
 
@@ -472,6 +482,51 @@ def test_runs_of_the_archive_with_the_planned_key_are_taken_not_run_again(
         == []
     )
     assert not list(cdir.runs.glob(".*"))  # no half-copied run left behind
+
+
+def test_an_archived_run_of_the_same_kernel_files_under_another_digest_is_taken(
+    tmp_path: Path,
+) -> None:
+    """The planned keys, made by keys() from pins of a kernel whose digest
+    changed (a new revision of the source package) and whose files did
+    not: the archived run made under the old digest is taken and counts as
+    done; with other files, or with no build known, it is run again."""
+    from ampkit.campaign.runner import Entry, take_archived
+
+    runs = _planned(tmp_path)[:1]
+    files = (("image_sha256", "i" * 64), ("vmlinux_sha256", "v" * 64))
+
+    def key_with(pin: KernelPin) -> RunKey:
+        pins = Pins(
+            engine=ENGINE,
+            kernel_digest=pin.digest,
+            initramfs_sha256="f" * 64,
+            suite=None,
+            kernel_binaries=pin.binaries,
+        )
+        return next(key for _, key in keys(runs, pins))
+
+    old = key_with(KernelPin("old", files))
+    archive = CampaignDir(tmp_path / "archived")
+    made = write_run(
+        tmp_path / "made", platform="2B2L", policy="cfs", mix="demo",
+        apps=[SynthApp("x", 1, 10**7)], key=old.digest, timing_notice=QEMU_NOTICE,
+        kernel={"digest": "old", **dict(files)},
+    )  # fmt: skip
+    archive.runs.mkdir(parents=True)
+    made.rename(archive.run_dir(runs[0].run_id))
+    for pin, taken in (
+        (KernelPin("new", (("image_sha256", "j" * 64), ("vmlinux_sha256", "v" * 64))), False),
+        (KernelPin("new"), False),
+        (KernelPin("new", files), True),
+    ):
+        key = key_with(pin)
+        assert key.digest != old.digest
+        cdir = CampaignDir(tmp_path / f"camp-{len(pin.binaries)}-{taken}")
+        cdir.create()
+        rows = [Entry(runs[0], key, cdir.state(runs[0].run_id, key))]
+        lines = take_archived(cdir, rows, archive.runs)
+        assert (cdir.state(runs[0].run_id, key).state == OK) is taken, (pin, lines)
 
 
 def test_an_archive_must_be_a_folder(tmp_path: Path) -> None:
