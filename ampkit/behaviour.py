@@ -466,6 +466,8 @@ class MixWaiting:
     run: str
     #: the mix's declared category, where the run's manifest names one
     category: str | None = None
+    #: the run directory: runs of one name under two roots are two runs
+    path: str = ""
 
 
 def waiting_in_mixes(
@@ -508,14 +510,15 @@ def waiting_in_mixes(
                         platform=info.platform,
                         program=rec.program,
                         threads=rec.threads,
-                        blocked_share=round(
-                            _share((int(t.get("futex_blocked_ns", 0)) for t in tasks), lived), 4
+                        blocked_share=_share(
+                            (int(t.get("futex_blocked_ns", 0)) for t in tasks), lived
                         ),
-                        caused_share=round(
-                            _share((int(t.get("futex_caused_ns", 0)) for t in tasks), lived), 4
+                        caused_share=_share(
+                            (int(t.get("futex_caused_ns", 0)) for t in tasks), lived
                         ),
                         run=run.path.name,
                         category=info.category,
+                        path=str(run.path),
                     )
                 )
             found += run_rows
@@ -612,9 +615,9 @@ def categories_inside(rows: Sequence[MixWaiting]) -> list[InsideVerdict]:
     runs: dict[str, list[MixWaiting]] = {}
     for w in rows:
         if w.category is not None:
-            runs.setdefault(w.run, []).append(w)
+            runs.setdefault(w.path or w.run, []).append(w)
     verdicts = []
-    for run, apps in runs.items():
+    for apps in runs.values():
         first = apps[0]
         category = first.category or ""
         shares = tuple((a.program, a.blocked_share) for a in apps)
@@ -624,7 +627,7 @@ def categories_inside(rows: Sequence[MixWaiting]) -> list[InsideVerdict]:
                 platform=first.platform,
                 mix=first.mix,
                 policy=first.policy,
-                run=run,
+                run=first.run,
                 category=category,
                 holds=holds,
                 shares=shares,

@@ -986,37 +986,44 @@ def _waiting_section(doc: Doc, col: Collection) -> None:
             for r in agg.to_dict("records")
         ],
     )
-    _inside_table(doc, w, col.runs)
+    _inside_table(doc, w, col.runs, col.apps)
 
 
-def categories_inside(w: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+def categories_inside(w: pd.DataFrame, runs: pd.DataFrame, apps: pd.DataFrame) -> pd.DataFrame:
     """Per mix run of two applications or more whose mix declares a
     category: whether its applications, by their waiting inside the run,
-    are of it (the catalogue's rule, ampkit.behaviour.check_category, on
+    are of it (the catalogue's rule, ampkit.categories.holds_inside, on
     the blocked shares of the run instead of those alone). Alone, a
     program's threads have the CPUs to themselves; in a mix a policy
     decides how many they share, and a lock whose holder and waiters end
     up on one CPU stops being contended: a mix can lose its waiting under
-    one policy and keep it under another."""
+    one policy and keep it under another. A run counts whole or not at
+    all, as for 'ampkit mix waiting': one with an application whose share
+    is missing (no counters, or no time lived) is not judged."""
     keys = ["platform", "mix", "policy", "run"]
-    if w.empty or "category" not in runs:
-        return pd.DataFrame(columns=[*keys, "category", "apps", "waiting", "holds"])
-    declared = runs.dropna(subset=["category"]).set_index("run")["category"]
+    columns = [*keys, "engine", "category", "apps", "waiting", "holds"]
+    if w.empty or "category" not in runs or apps.empty:
+        return pd.DataFrame(columns=columns)
     per_run = w.groupby(keys, as_index=False).agg(
         apps=("blocked_share", "size"),
+        judged=("blocked_share", "count"),  # the shares that are there
         waiting=("blocked_share", lambda s: int((s >= WAITING_SHARE).sum())),
         shares=("blocked_share", list),
     )
-    per_run = per_run[per_run["apps"] >= 2].join(declared, on="run").dropna(subset=["category"])
+    recorded = apps.groupby("run").size().rename("recorded")
+    about = runs.dropna(subset=["category"]).set_index("run")[["category", "engine"]]
+    per_run = per_run.join(recorded, on="run").join(about, on="run", how="inner")
+    whole = (per_run["judged"] == per_run["apps"]) & (per_run["apps"] == per_run["recorded"])
+    per_run = per_run[whole & (per_run["apps"] >= 2)].copy()
     per_run["holds"] = [
         holds_inside(str(c), shares)
         for c, shares in zip(per_run["category"], per_run["shares"], strict=True)
     ]
-    return per_run[[*keys, "category", "apps", "waiting", "holds"]].reset_index(drop=True)
+    return per_run[columns].reset_index(drop=True)
 
 
-def _inside_table(doc: Doc, w: pd.DataFrame, runs: pd.DataFrame) -> None:
-    inside = categories_inside(w, runs)
+def _inside_table(doc: Doc, w: pd.DataFrame, runs: pd.DataFrame, apps: pd.DataFrame) -> None:
+    inside = categories_inside(w, runs, apps)
     if inside.empty:
         return
     doc.h(3, "Each mix's category, inside the mix")
@@ -1030,10 +1037,13 @@ def _inside_table(doc: Doc, w: pd.DataFrame, runs: pd.DataFrame) -> None:
         "shares beside its own alone)."
     )
     rows = []
-    for (platform, mix, policy), part in inside.groupby(["platform", "mix", "policy"]):
+    for (engine, platform, mix, policy), part in inside.groupby(
+        ["engine", "platform", "mix", "policy"]
+    ):
         kept = int(part["holds"].astype(bool).sum())
         rows.append(
             [
+                str(engine),
                 str(platform),
                 str(mix),
                 str(policy),
@@ -1042,7 +1052,7 @@ def _inside_table(doc: Doc, w: pd.DataFrame, runs: pd.DataFrame) -> None:
                 "" if kept == len(part) else "LOST",
             ]
         )
-    doc.table(["platform", "mix", "policy", "category", "runs that kept it", ""], rows)
+    doc.table(["engine", "platform", "mix", "policy", "category", "runs that kept it", ""], rows)
 
 
 #: The issue's aim for every clock a run is to be long against.
