@@ -1,6 +1,7 @@
 """Figures for what the workloads do on gem5: waiting, parallelism, cost.
 
-    .venv/bin/python benchmarks/workload_behaviour.py [DIR ...]
+    .venv/bin/python benchmarks/workload_behaviour.py [DIR ...] [--scaling DIR]
+        [--speedups PROFILE ...]
 
 Reads the runs of each catalogue program alone on gem5 2B2L (by default
 the committed archive, measurements/gem5-workloads/runs; give a campaign
@@ -11,7 +12,10 @@ waiting it ended, its parallelism (CPU time over region), and the run's
 wall-clock cost; then each program's cost line and the sizes for a few
 spans; then, per catalogue mix, whether its programs make its category
 by the rule of ampkit/behaviour.py, with the count the rule reads and
-each program's blocked share. Figures, not tests: the runs are made
+each program's blocked share. The scaling table converts a one-thread
+run to a big CPU by the program's speedup: the first of the --speedups
+profiles (default configs/speedups.toml) that has it. Figures, not
+tests: the runs are made
 by the campaigns in measurements/gem5-workloads (README there).
 """
 
