@@ -383,6 +383,26 @@ def _alone_behaviour(col: Collection) -> dict[str, tuple[float, float]]:
     return out
 
 
+def big_shares(col: Collection) -> dict[tuple[str, str, int], float]:
+    """Per application run, (run, app, instance): the share of its threads'
+    run time the kernel counted on big CPUs (its per-task counters, kept
+    under every policy; by the platform's CPUs, _by_platform_cpus)."""
+    tasks = col.tasks
+    need = {"run", "app", "instance", "big_ns", "little_ns"}
+    if tasks.empty or not need <= set(tasks.columns):
+        return {}
+    if {"big", "little"} <= set(col.runs.columns) and not {"big", "little"} <= set(tasks):
+        tasks = tasks.join(col.runs.set_index("run")[["big", "little"]], on="run")
+    t = _by_platform_cpus(tasks)
+    sums = t.groupby(["run", "app", "instance"])[["big_ns", "little_ns"]].sum(min_count=1)
+    ran = sums["big_ns"] + sums["little_ns"]
+    share = (sums["big_ns"] / ran.where(ran > 0)).dropna().reset_index(name="share")
+    return {
+        (str(r["run"]), str(r["app"]), int(r["instance"])): float(r["share"])
+        for r in share.to_dict("records")
+    }
+
+
 def _below_one_section(
     doc: Doc, slow: pd.DataFrame, root: Path, out: Path, col: Collection
 ) -> None:
@@ -405,16 +425,27 @@ def _below_one_section(
         'the kit\'s measurements/gem5-workloads, "Scaling alone"). Beside each: its reference '
         "alone (ms), the CPUs' worth of work it kept busy there (parallelism: threads' "
         "CPU time over turnaround, low for a program that waits on itself), the "
-        "share of its threads' lives blocked on futexes there, and the first cause "
-        "those figures point to."
+        "share of its threads' lives blocked on futexes there, the share of its "
+        "threads' run time on big CPUs in the mix and alone (the kernel's counters), "
+        "and the first cause those figures point to. A third cause is placement: "
+        "the policy in the mix may give the application more of the big CPUs than "
+        "the reference policy gave it alone."
     )
     behaviour = _alone_behaviour(col)
+    on_big = big_shares(col)
     rows = []
     for r in below.sort_values("slowdown").to_dict("records"):
         refs = [behaviour[run] for run in r.get("alone_runs") or [] if run in behaviour]
         par = sum(p for p, _ in refs) / len(refs) if refs else math.nan
         blk = sum(b for _, b in refs) / len(refs) if refs else math.nan
         alone_ms = float(r["alone_ns"]) / 1e6 if "alone_ns" in r else math.nan
+        here = on_big.get((str(r["run"]), str(r["app"]), int(r["instance"])), math.nan)
+        alone_big = [
+            on_big[(run, str(r["app"]), 0)]
+            for run in r.get("alone_runs") or []
+            if (run, str(r["app"]), 0) in on_big
+        ]
+        there = sum(alone_big) / len(alone_big) if alone_big else math.nan
         rows.append(
             [
                 f"{r['engine']} {r['platform']}",
@@ -426,19 +457,27 @@ def _below_one_section(
                 _fmt(alone_ms),
                 _fmt(par),
                 _fmt(blk),
-                likely_cause(r, alone_ms, par, blk),
+                f"{_fmt(here)} / {_fmt(there)}",
+                likely_cause(r, alone_ms, par, blk, big_here=here, big_alone=there),
                 ("", _links([str(r["run"])], root, out)),
             ]
         )
     doc.table(
         [
             *("machine", "mix", "policy", "application", "slowdown", "timed by"),
-            *("alone ms", "alone parallelism", "alone blocked", "likely cause", "run"),
+            *("alone ms", "alone parallelism", "alone blocked", "on big CPUs mix / alone"),
+            *("likely cause", "run"),
         ],
         rows,
     )
 
 
+#: A share of its threads' run time on big CPUs this much higher in the
+#: mix than alone makes placement the likely cause of a slowdown below 1:
+#: moving 15% of the work to cores about three times as fast (the gem5
+#: platform's speedups, 2-4) saves about a tenth of the time, as much as
+#: the slowdowns below 1 seen (0.8-0.99).
+PLACEMENT_GAIN = 0.15
 #: A reference alone shorter than this many PELT half-lives (at its time
 #: scale) is the baseline's start-up more than its steady state: a
 #: thread that started on a little CPU becomes a misfit after about two
@@ -446,12 +485,23 @@ def _below_one_section(
 STEADY_HALFLIVES = 3.0
 
 
-def likely_cause(row: Mapping[Any, Any], alone_ms: float, par: float, blocked: float) -> str:
+def likely_cause(
+    row: Mapping[Any, Any],
+    alone_ms: float,
+    par: float,
+    blocked: float,
+    *,
+    big_here: float = math.nan,
+    big_alone: float = math.nan,
+) -> str:
     """The first of the causes a slowdown below 1 can have that the
-    application's reference alone shows, in the order a reader should rule
-    them out: a reference timed by its whole process, one too short for
-    the baseline to settle, a program that waits on itself alone (fewer
-    CPUs each may help it); else none of these."""
+    application's runs show, in the order a reader should rule them out:
+    a reference timed by its whole process, one too short for the
+    baseline to settle, a placement in the mix that gave it more of the
+    big CPUs than the reference policy did alone (``big_here`` against
+    ``big_alone``: shares of its threads' run time on big CPUs), a program
+    that waits on itself alone (fewer CPUs each may help it); else none
+    of these."""
     if row.get("timed_by") == "process":
         return "reference timed with start-up and self-check (no region)"
     known = row.get("timescale")
@@ -459,6 +509,11 @@ def likely_cause(row: Mapping[Any, Any], alone_ms: float, par: float, blocked: f
     halflives = alone_ms / (ts.PELT_HALFLIFE_MS / max(scale, 1.0))
     if halflives < STEADY_HALFLIVES:
         return f"reference short: {halflives:.1f} PELT half-lives, not at steady state"
+    if big_here - big_alone >= PLACEMENT_GAIN:
+        return (
+            f"placed better than alone: {big_here:.0%} of its threads' run time on big CPUs "
+            f"here, {big_alone:.0%} alone under the reference"
+        )
     threads = row.get("threads")
     if blocked >= WAITING_SHARE and isinstance(threads, int | float) and par < threads / 2:
         return (

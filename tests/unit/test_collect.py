@@ -508,7 +508,7 @@ def test_a_slowdown_below_one_is_shown_with_its_likely_causes(tmp_path: Path) ->
     assert "1 application runs finished faster in their mix than alone" in section
     assert "| qemu 2B2L | fast | colab | x#0 | 0.9 | process |" in section
     # beside it, its reference alone: 10 ms, two threads busy all along, no counters
-    assert "| x#0 | 0.9 | process | 10 | 2 | - |" in section
+    assert "| x#0 | 0.9 | process | 10 | 2 | - | - / - |" in section
     assert "scales negatively" in section
     # and the first cause its reference shows: no region, so timed whole
     assert "| reference timed with start-up and self-check (no region) |" in section
@@ -545,6 +545,19 @@ def test_a_slowdown_below_one_gets_the_first_cause_its_reference_shows() -> None
     )
     # no time scale recorded: unscaled
     assert "0.9 PELT" in likely_cause({**region, "timescale": float("nan")}, 30.0, 4.0, 0.0)
+    # placed better in the mix: 0.15 more of its run time on big CPUs than
+    # alone comes before waiting on itself; less, or unknown, does not count
+    long = {**region, "timescale": 4}
+    assert likely_cause(long, 60.0, 1.2, 0.4, big_here=0.68, big_alone=0.37) == (
+        "placed better than alone: 68% of its threads' run time on big CPUs here, "
+        "37% alone under the reference"
+    )
+    assert likely_cause(long, 60.0, 1.2, 0.4, big_here=0.5, big_alone=0.37).startswith("waits")
+    assert likely_cause(long, 60.0, 1.2, 0.4, big_here=0.9).startswith("waits")
+    # the short reference is still ruled out first
+    assert likely_cause(region, 30.0, 4.0, 0.0, big_here=1.0, big_alone=0.0).startswith(
+        "reference short"
+    )
 
 
 def test_no_slowdown_below_one_is_said_so(tmp_path: Path) -> None:

@@ -186,3 +186,25 @@ def test_a_partial_report_compares_the_mixes_complete_so_far(tmp_path: Path) -> 
             shutil.copytree(runs / name, complete / name)
     full = write_report(complete, tmp_path / "complete-report")
     assert (full.directory / "tables" / "summary.csv").read_text() == summary
+
+
+def test_a_slowdown_below_one_from_a_better_placement_is_said_so(tmp_path: Path) -> None:
+    """The evaluation's sync2-amdahl-contend under colab: amdahl finished
+    faster than alone under cfs, where its threads ran 37% of their time
+    on big CPUs; in the mix 68%. The report names placement as the cause,
+    with both shares from the kernel's counters."""
+    runs = REPO_ROOT / "evaluations" / "gem5-2B2L" / "runs"
+    mine = tmp_path / "runs"
+    for name in (
+        "2B2L-colab-sync2-amdahl-contend-r0",
+        "2B2L-cfs-sync2-amdahl-contend-r0",
+        "2B2L-cfs-alone-amdahl-t3-n60048-r0",
+        "2B2L-cfs-alone-contend-t3-n1127-r0",
+    ):
+        shutil.copytree(runs / name, mine / name)
+    report = write_report(mine, tmp_path / "report")
+    text = (report.directory / "report.md").read_text()
+    section = text[text.index("## Slowdowns below 1") : text.index("## Clocks")]
+    colab = next(line for line in section.splitlines() if "| colab | amdahl#0 |" in line)
+    assert "| 0.677 / 0.373 |" in colab
+    assert "placed better than alone: 68% of its threads' run time on big CPUs here" in colab
