@@ -1326,6 +1326,81 @@ def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int])
         doc.table(cols, [[str(r[c]) for c in cols] for r in necks.to_dict("records")])
     if {"flagged_ns", "cluster_moves"} <= set(t.columns):
         _flags_and_moves(doc, t.dropna(subset=["flagged_ns", "cluster_moves"]))
+        _per_application(doc, t.dropna(subset=["flagged_ns", "cluster_moves"]), col.apps)
+
+
+def per_application(tasks: pd.DataFrame, apps: pd.DataFrame) -> pd.DataFrame:
+    """Per platform, mix, application (program and instance) and policy,
+    the mean over the runs of a mix (repetitions): its turnaround, the
+    share of its threads' run time on big CPUs, the times a thread ran on
+    the other side than where it last ran, and the share of its run time
+    its threads were flagged a bottleneck (the kernel's per-task counters).
+    Where a mix's runs differ in one application's outcome, this says
+    which placement made it."""
+    keys = ["platform", "mix", "app", "instance", "policy"]
+    if tasks.empty or apps.empty:
+        return pd.DataFrame(columns=[*keys, "runs", "turnaround_ms", "big", "moves", "flagged"])
+    per_run = (
+        tasks.assign(run_ns=tasks["big_ns"] + tasks["little_ns"])
+        .groupby(["run", *keys], as_index=False)
+        .agg(
+            big_ns=("big_ns", "sum"),
+            run_ns=("run_ns", "sum"),
+            moves=("cluster_moves", "mean"),
+            flagged_ns=("flagged_ns", "sum"),
+        )
+    )
+    alive = per_run["run_ns"].where(per_run["run_ns"] > 0)
+    per_run["big"] = per_run["big_ns"] / alive
+    per_run["flagged"] = per_run["flagged_ns"] / alive
+    timed = apps[["run", "app", "instance", "turnaround_ns"]]
+    per_run = per_run.merge(timed, on=["run", "app", "instance"], how="left")
+    per_run["turnaround_ms"] = per_run["turnaround_ns"] / 1e6
+    return per_run.groupby(keys, as_index=False).agg(
+        runs=("run", "nunique"),
+        turnaround_ms=("turnaround_ms", "mean"),
+        big=("big", "mean"),
+        moves=("moves", "mean"),
+        flagged=("flagged", "mean"),
+    )
+
+
+def _per_application(doc: Doc, tasks: pd.DataFrame, apps: pd.DataFrame) -> None:
+    """per_application() of the runs of two applications or more."""
+    frame = per_application(tasks, apps)
+    many = apps.groupby("run")["app"].transform("size") >= 2
+    mixes = set(apps.loc[many, "mix"])
+    frame = frame[frame["mix"].isin(mixes)]
+    if frame.empty:
+        return
+    doc.h(3, "Per application, under each policy")
+    doc.p(
+        "Per mix and application, the mean over the mix's runs: its turnaround (ms; "
+        "its region where it has one), the share of its threads' run time on big CPUs, "
+        "the times a thread of it ran on the other side than where it last ran, and the "
+        "share of its run time flagged a bottleneck. What a policy gave one application "
+        "and took from the other is read here."
+    )
+    doc.table(
+        [
+            *("platform", "mix", "application", "policy", "runs", "ms"),
+            *("on big CPUs", "moves a thread", "flagged"),
+        ],
+        [
+            [
+                str(r["platform"]),
+                str(r["mix"]),
+                f"{r['app']}#{r['instance']}",
+                str(r["policy"]),
+                str(r["runs"]),
+                _fmt(r["turnaround_ms"]),
+                _fmt(r["big"]),
+                _fmt(r["moves"]),
+                _fmt(r["flagged"]),
+            ]
+            for r in frame.to_dict("records")
+        ],
+    )
 
 
 def _flags_and_moves(doc: Doc, tasks: pd.DataFrame) -> None:

@@ -208,3 +208,31 @@ def test_a_slowdown_below_one_from_a_better_placement_is_said_so(tmp_path: Path)
     colab = next(line for line in section.splitlines() if "| colab | amdahl#0 |" in line)
     assert "| 0.677 / 0.373 |" in colab
     assert "placed better than alone: 68% of its threads' run time on big CPUs here" in colab
+
+
+def test_the_report_gives_each_application_its_placement_under_each_policy(
+    tmp_path: Path,
+) -> None:
+    """comm2-stages-pipeline, whose seven threads are all of COLAB's little
+    class: under colab stages' threads ran on the other side than last 122
+    times each and 43% of their run time on big CPUs, under cfs 14 times
+    and 63%. The report's table per application says so, from the same
+    counters the evaluation's README quotes."""
+    from ampkit.analysis.collect import collect
+    from ampkit.analysis.report import per_application
+
+    runs = REPO_ROOT / "evaluations" / "gem5-2B2L" / "runs"
+    mine = tmp_path / "runs"
+    for name in ("2B2L-cfs-comm2-stages-pipeline-r0", "2B2L-colab-comm2-stages-pipeline-r0"):
+        shutil.copytree(runs / name, mine / name)
+    col = collect(mine)
+    frame = per_application(col.tasks, col.apps)
+    rows = {(str(r["app"]), str(r["policy"])): r for r in frame.to_dict("records")}
+    stages_colab, stages_cfs = rows[("stages", "colab")], rows[("stages", "cfs")]
+    assert stages_colab["moves"] == pytest.approx(122.5)
+    assert stages_cfs["moves"] == pytest.approx(14.25)
+    assert stages_colab["big"] == pytest.approx(0.429, abs=5e-4)
+    assert stages_cfs["big"] == pytest.approx(0.633, abs=5e-4)
+    assert stages_colab["turnaround_ms"] == pytest.approx(67.26, abs=0.01)
+    assert stages_colab["flagged"] > 0.5 and stages_cfs["flagged"] == 0
+    assert stages_colab["runs"] == 1
