@@ -371,12 +371,13 @@ def _online(args: argparse.Namespace) -> OnlineSpeedups | None:
 
 
 def _with_hints(mix: Mix, profile: str | None, *, energies: bool = False) -> Mix:
-    """The mix hinted by ``profile`` where given; else, for a policy that
-    weighs energies, with those of the mix's own profile where it names one."""
+    """A mix that names its own profile keeps its hints, and a policy that
+    weighs energies takes them from that profile; any other mix is hinted
+    by ``profile`` where given."""
+    if mix.profile is not None:
+        return load_profile(mix.profile).with_energies(mix) if energies else mix
     if profile:
         return load_profile(Path(profile)).apply(mix, energies=energies)
-    if energies and mix.profile is not None:
-        return load_profile(mix.profile).apply(mix, energies=True)
     return mix
 
 

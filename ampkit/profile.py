@@ -238,6 +238,15 @@ class Profile:
                 found[app_key(e.app.program, e.app.threads, e.app.argv)] = model
         return found
 
+    def with_energies(self, mix: Mix) -> Mix:
+        """The mix with each application's energy per instruction on big
+        CPUs from this profile where it has one, its speedups untouched."""
+        apps = []
+        for app in mix.apps:
+            epi = self.epi_hint_for(app)
+            apps.append(app if epi is None else replace(app, epi_big_nj=epi))
+        return replace(mix, apps=tuple(apps))
+
     def apply(self, mix: Mix, *, energies: bool = False) -> Mix:
         """The mix with its speedup hints taken from this profile where it
         has them, and with ``energies`` its energies per instruction on big

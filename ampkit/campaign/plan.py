@@ -70,12 +70,15 @@ def expand(spec: Spec) -> list[PlannedRun]:
                 runs_references = repetition < spec.repetitions
                 if not runs_mix and not runs_references:
                     continue
-                mix = profile.apply(listed) if profile is not None else listed
-                # eef's runs alone take energies from the profile (the
-                # spec's, else the mix's own): every other run's
-                # description, and key, stays what it was
-                energies_from = profile if profile is not None else own_profile(listed)
-                energy_mix = energies_from.apply(listed, energies=True) if energies_from else listed
+                # a mix that names its own profile keeps its hints (measured
+                # for its very applications); the others take the spec's
+                own = own_profile(listed)
+                hints_from = own if own is not None else profile
+                mix = profile.apply(listed) if profile is not None and own is None else listed
+                # eef's runs alone take energies from the profile (the mix's
+                # own, else the spec's), and nothing else from it: every
+                # other run's description, and key, stays what it was
+                energy_mix = hints_from.with_energies(mix) if hints_from is not None else mix
                 base = RunRequest(
                     platform=platform,
                     policy=policies.BASELINE,

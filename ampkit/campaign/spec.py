@@ -212,7 +212,14 @@ def _mixes(toml: TomlFile, names: list[str], base: Path) -> tuple[Mix, ...]:
                     f"names an unknown category '{category}'",
                     hint=f"valid: {', '.join(CATEGORIES)}",
                 )
-            chosen = [m for m in (load_mix(n) for n in mix_names()) if m.category == category]
+            # the catalogue's mixes of the category; Saez et al.'s setting
+            # (mixes that name their own profile: fixed sizes, a thread an
+            # application) is named by name
+            chosen = [
+                m
+                for m in (load_mix(n) for n in mix_names())
+                if m.category == category and m.profile is None
+            ]
         elif entry.endswith(".toml"):
             path = Path(entry) if Path(entry).is_absolute() else base / entry
             try:

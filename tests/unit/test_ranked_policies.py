@@ -299,5 +299,36 @@ def test_a_run_of_eef_takes_the_energies_of_the_mix_s_own_profile() -> None:
     assert [a.epi_big_nj for a in eef.apps] == [own.epi_hint_for(a) for a in mix.apps]
     assert policies.missing_inputs("eef", eef.apps) == []
     assert all(a.epi_big_nj is None for a in _with_hints(mix, None).apps)
+    # its own profile comes first: another given changes neither its hints
+    # nor its energies
     shipped = _with_hints(mix, str(SAEZ.parents[1] / "configs" / "speedups.toml"), energies=True)
-    assert all(a.epi_big_nj is None for a in shipped.apps)  # the shipped table has none
+    assert shipped == eef
+    # a speedup set by hand stays: energies come in, nothing else
+    by_hand = replace(mix, apps=(replace(mix.apps[0], speedup=2.0), *mix.apps[1:]))
+    assert _with_hints(by_hand, None, energies=True).apps[0].speedup == 2.0
+
+
+def test_a_campaign_keeps_the_hints_of_a_mix_that_names_its_own_profile(tmp_path: Path) -> None:
+    """single4 in a campaign whose profile is the shipped table (two-thread
+    runs at other sizes): its applications keep their own profile's hints
+    under every policy, and eef's runs differ from the others by their
+    energies alone."""
+    shipped = SAEZ.parents[1] / "configs" / "speedups.toml"
+    spec = f"""
+        name = "t"
+        platforms = ["2B2L"]
+        policies = ["cfs", "hsp", "eef"]
+        mixes = ["single4"]
+        speedups = "{shipped}"
+    """
+    runs = {
+        r.request.policy: r.request.mix
+        for r in expand(load_spec(write(tmp_path, spec, "c.toml")))
+        if r.role == MATRIX
+    }
+    own = [a.speedup for a in load_mix("single4").apps]
+    assert own == [3.164, 8.0, 5.963, 1.381]
+    for policy in ("cfs", "hsp", "eef"):
+        assert [a.speedup for a in runs[policy].apps] == own, policy
+    assert all(a.epi_big_nj for a in runs["eef"].apps)
+    assert [replace(a, epi_big_nj=None) for a in runs["eef"].apps] == list(runs["hsp"].apps)
