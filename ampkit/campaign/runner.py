@@ -190,13 +190,15 @@ def plan_lines(spec: Spec, root: Path, runs: bool) -> list[str]:
     # without a build the states are provisional
     kernel = KernelPin.of(built) if built is not None else KernelPin(inputs.digest)
     final = final and built is not None
-    # the states 'campaign run' will find: by the inputs it resumes with
-    pinned = _campaign_kernel(cdir.meta(), spec.kernel) if cdir.has_meta() else None
+    # the states 'campaign run' will find: by the inputs it resumes with,
+    # the pinned build where it still is ('campaign run' builds the
+    # checkout's otherwise, and keeps the runs of the same kernel files)
+    pinned = _pinned_kernel(cdir.meta(), spec.kernel) if cdir.has_meta() else None
     if pinned is not None and cdir.initramfs.is_file():
-        kernel, image, final = pinned, cdir.initramfs, True
+        kernel, image, final = KernelPin.of(pinned), cdir.initramfs, True
         out.append(
             f"  pinned by the campaign, which resumes with them: kernel "
-            f"{pinned.digest[:16]} and its copy of the initramfs (--new-inputs "
+            f"{kernel.digest[:16]} and its copy of the initramfs (--new-inputs "
             "takes the checkout's)"
         )
     try:
