@@ -1330,19 +1330,20 @@ def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int])
 
 
 def per_application(tasks: pd.DataFrame, apps: pd.DataFrame) -> pd.DataFrame:
-    """Per platform, mix, application (program and instance) and policy,
-    the mean over the runs of a mix (repetitions): its turnaround, the
-    share of its threads' run time on big CPUs, the times a thread ran on
-    the other side than where it last ran, and the share of its run time
-    its threads were flagged a bottleneck (the kernel's per-task counters).
-    Where a mix's runs differ in one application's outcome, this says
-    which placement made it."""
-    keys = ["platform", "mix", "app", "instance", "policy"]
+    """Per platform, mix, program and policy, the mean over its instances
+    in the mix's runs (repetitions; a mix may run a program twice, and
+    which instance fares better differs from run to run): its turnaround,
+    the share of its threads' run time on big CPUs, the times a thread ran
+    on the other side than where it last ran, and the share of its run
+    time its threads were flagged a bottleneck (the kernel's per-task
+    counters). What a policy gave one application and took from another."""
+    keys = ["platform", "mix", "app", "policy"]
+    columns = [*keys, "runs", "instances", "turnaround_ms", "big", "moves", "flagged"]
     if tasks.empty or apps.empty:
-        return pd.DataFrame(columns=[*keys, "runs", "turnaround_ms", "big", "moves", "flagged"])
-    per_run = (
+        return pd.DataFrame(columns=columns)
+    per_instance = (
         tasks.assign(run_ns=tasks["big_ns"] + tasks["little_ns"])
-        .groupby(["run", *keys], as_index=False)
+        .groupby(["run", "instance", *keys], as_index=False)
         .agg(
             big_ns=("big_ns", "sum"),
             run_ns=("run_ns", "sum"),
@@ -1350,19 +1351,21 @@ def per_application(tasks: pd.DataFrame, apps: pd.DataFrame) -> pd.DataFrame:
             flagged_ns=("flagged_ns", "sum"),
         )
     )
-    alive = per_run["run_ns"].where(per_run["run_ns"] > 0)
-    per_run["big"] = per_run["big_ns"] / alive
-    per_run["flagged"] = per_run["flagged_ns"] / alive
+    alive = per_instance["run_ns"].where(per_instance["run_ns"] > 0)
+    per_instance["big"] = per_instance["big_ns"] / alive
+    per_instance["flagged"] = per_instance["flagged_ns"] / alive
     timed = apps[["run", "app", "instance", "turnaround_ns"]]
-    per_run = per_run.merge(timed, on=["run", "app", "instance"], how="left")
-    per_run["turnaround_ms"] = per_run["turnaround_ns"] / 1e6
-    return per_run.groupby(keys, as_index=False).agg(
+    per_instance = per_instance.merge(timed, on=["run", "app", "instance"], how="left")
+    per_instance["turnaround_ms"] = per_instance["turnaround_ns"] / 1e6
+    out = per_instance.groupby(keys, as_index=False).agg(
         runs=("run", "nunique"),
+        instances=("run", "size"),
         turnaround_ms=("turnaround_ms", "mean"),
         big=("big", "mean"),
         moves=("moves", "mean"),
         flagged=("flagged", "mean"),
     )
+    return out[columns]
 
 
 def _per_application(doc: Doc, tasks: pd.DataFrame, apps: pd.DataFrame) -> None:
@@ -1375,22 +1378,23 @@ def _per_application(doc: Doc, tasks: pd.DataFrame, apps: pd.DataFrame) -> None:
         return
     doc.h(3, "Per application, under each policy")
     doc.p(
-        "Per mix and application, the mean over the mix's runs: its turnaround (ms; "
-        "its region where it has one), the share of its threads' run time on big CPUs, "
-        "the times a thread of it ran on the other side than where it last ran, and the "
-        "share of its run time flagged a bottleneck. What a policy gave one application "
-        "and took from the other is read here."
+        "Per mix and program, the mean over its instances in the mix's runs (a mix may "
+        "run a program twice): its turnaround (ms; its region where it has one), the "
+        "share of its threads' run time on big CPUs, the times a thread of it ran on the "
+        "other side than where it last ran, and the share of its run time flagged a "
+        "bottleneck. What a policy gave one application and took from the other is read "
+        "here; a mix's policies may have run different numbers of repetitions."
     )
     doc.table(
         [
-            *("platform", "mix", "application", "policy", "runs", "ms"),
+            *("platform", "mix", "program", "policy", "runs", "ms"),
             *("on big CPUs", "moves a thread", "flagged"),
         ],
         [
             [
                 str(r["platform"]),
                 str(r["mix"]),
-                f"{r['app']}#{r['instance']}",
+                str(r["app"]),
                 str(r["policy"]),
                 str(r["runs"]),
                 _fmt(r["turnaround_ms"]),
