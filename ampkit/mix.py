@@ -264,7 +264,7 @@ def load_mix(name_or_path: str) -> Mix:
     description = toml.string(("description",), default="")
     profile = None
     if "profile" in toml.data:
-        profile = (path.parent / toml.string(("profile",))).resolve()
+        profile = (path.resolve().parent / toml.string(("profile",))).resolve()
         if not profile.is_file():
             toml.fail(
                 ("profile",),

@@ -391,9 +391,7 @@ def big_shares(col: Collection) -> dict[tuple[str, str, int], float]:
     need = {"run", "app", "instance", "big_ns", "little_ns"}
     if tasks.empty or not need <= set(tasks.columns):
         return {}
-    if {"big", "little"} <= set(col.runs.columns) and not {"big", "little"} <= set(tasks):
-        tasks = tasks.join(col.runs.set_index("run")[["big", "little"]], on="run")
-    t = _by_platform_cpus(tasks)
+    t = _by_platform_cpus(tasks)  # the tasks table carries each run's CPU counts
     sums = t.groupby(["run", "app", "instance"])[["big_ns", "little_ns"]].sum(min_count=1)
     ran = sums["big_ns"] + sums["little_ns"]
     share = (sums["big_ns"] / ran.where(ran > 0)).dropna().reset_index(name="share")
