@@ -807,12 +807,9 @@ def check_category(
     # holds either way, fails when it fails either way, and is open else
     shares = [m.blocked_share for m in measured]
     unmeasured = len(programs) - len(measured)
-    if holds_inside(category, shares + [0.0] * unmeasured) == holds_inside(
-        category, shares + [1.0] * unmeasured
-    ):
-        holds: bool | None = holds_inside(category, shares + [0.0] * unmeasured)
-    else:
-        holds = None
+    if_none_wait = holds_inside(category, shares + [0.0] * unmeasured)
+    if_all_wait = holds_inside(category, shares + [1.0] * unmeasured)
+    holds = if_none_wait if if_none_wait == if_all_wait else None
     if category == "compute":
         rule = f"every program blocked under {INDEPENDENT_SHARE:.0%} of its threads' time"
     else:

@@ -374,51 +374,45 @@ def generate_mix(
 
 
 _PROGRAM_LINE = re.compile(r'^program\s*=\s*"([^"]+)"')
+_SPEEDUP_LINE = re.compile(r"^speedup\s*=\s*[^#]*(#.*)?$")
 
 
 def rehint_text(text: str, hints: dict[str, float]) -> str:
     """A mix file's text with each application's ``speedup`` set from
     ``hints`` (per program), clamped to what the kernel accepts; comments
-    and everything else kept. An application without a hint keeps its
-    line; one with a hint and no line gets one at the end of its table.
+    and everything else kept. An application without a hint keeps its line;
+    one with a hint and no line gets one at the end of its table.
     (Energies per instruction are not written: a run of a policy that
     weighs them takes them from a profile, so that every other run's
     description stays what it was.)"""
-    return _set_key(text, "speedup", hints, low=SPEEDUP_MIN, high=SPEEDUP_MAX, digits=3)
-
-
-def _set_key(
-    text: str, key: str, values: dict[str, float], *, low: float, high: float, digits: int
-) -> str:
-    """``rehint_text`` for one key of the application tables."""
-    key_line = re.compile(rf"^{key}\s*=\s*[^#]*(#.*)?$")
     out: list[str] = []
-    missing: str | None = None  # a program whose value is not written yet
-
-    def written(program: str) -> str:
-        return f"{key} = {round(min(high, max(low, values[program])), digits)!r}"
+    missing: str | None = None  # a program whose hint is not written yet
 
     def close_table() -> None:
         if missing is not None:
             at = len(out) - 1 if out and out[-1] == "" else len(out)
-            out.insert(at, written(missing))
+            out.insert(at, _speedup_line(hints[missing]))
 
     for original in text.splitlines():
         line, stripped = original, original.strip()
         program = _PROGRAM_LINE.match(stripped)
-        present = key_line.match(stripped)
+        speedup = _SPEEDUP_LINE.match(stripped)
         if stripped.startswith("["):
             close_table()
             missing = None
         elif program:
-            missing = program.group(1) if program.group(1) in values else None
-        elif present and missing is not None:
-            comment = f"   {present.group(1)}" if present.group(1) else ""
-            line = written(missing) + comment
+            missing = program.group(1) if program.group(1) in hints else None
+        elif speedup and missing is not None:
+            comment = f"   {speedup.group(1)}" if speedup.group(1) else ""
+            line = _speedup_line(hints[missing]) + comment
             missing = None
         out.append(line)
     close_table()
     return "\n".join(out) + "\n"
+
+
+def _speedup_line(value: float) -> str:
+    return f"speedup = {round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)!r}"
 
 
 def render_mix(mix: Mix) -> str:

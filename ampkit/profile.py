@@ -255,10 +255,9 @@ class Profile:
         apps = []
         for app in mix.apps:
             hint = self.hint_for(app)
-            epi = self.epi_hint_for(app) if energies else None
-            hinted = app if hint is None else replace(app, speedup=hint)
-            apps.append(hinted if epi is None else replace(hinted, epi_big_nj=epi))
-        return replace(mix, apps=tuple(apps))
+            apps.append(app if hint is None else replace(app, speedup=hint))
+        hinted = replace(mix, apps=tuple(apps))
+        return self.with_energies(hinted) if energies else hinted
 
     def render(self) -> str:
         lines = [

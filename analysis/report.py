@@ -1323,8 +1323,9 @@ def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int])
         cols = [c for c in ("platform", "policy", "mix", "app", "comm", "caused_ns") if c in t]
         doc.table(cols, [[str(r[c]) for c in cols] for r in necks.to_dict("records")])
     if {"flagged_ns", "cluster_moves"} <= set(t.columns):
-        _flags_and_moves(doc, t.dropna(subset=["flagged_ns", "cluster_moves"]))
-        _per_application(doc, t.dropna(subset=["flagged_ns", "cluster_moves"]), col.apps)
+        counted = t.dropna(subset=["flagged_ns", "cluster_moves"])
+        _flags_and_moves(doc, counted)
+        _per_application(doc, counted, col.apps)
 
 
 def per_application(tasks: pd.DataFrame, apps: pd.DataFrame) -> pd.DataFrame:
