@@ -296,7 +296,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 setup=kernel.setup_of(variant, args.append or ""),
             ),
             args.speedups,
-            energies=policies.needs_energies(args.policy),
+            energies=policies.needs_energies(args.policy, args.append or ""),
         ),
         repetition=args.repetition,
         engine=args.engine,

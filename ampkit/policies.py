@@ -41,11 +41,6 @@ REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
     "acfs": ("speedup",),
 }
 
-#: Policies that weigh by energies per instruction where given, beside
-#: those that require them: ACFS-E's EDP factor (kernel.sched_acfs_edp_factor)
-#: counts a thread without one as the least efficient.
-USES_ENERGIES = frozenset({"acfs"})
-
 #: what a run's manifest records about how a policy measured its inputs
 POLICY_DETAILS: dict[str, dict[str, str]] = {
     "wash": {
@@ -156,11 +151,13 @@ def missing_inputs(name: str, apps: "Sequence[App]", cmdline: str = "") -> list[
     ]
 
 
-def needs_energies(name: str) -> bool:
-    """Whether policy ``name`` ranks, or may weigh, by energies per
-    instruction: only its runs take them from a profile."""
-    policy = kernel_policy(name)
-    return "epi_big_nj" in REQUIRED_INPUTS.get(policy, ()) or policy in USES_ENERGIES
+def needs_energies(name: str, cmdline: str = "") -> bool:
+    """Whether policy ``name``, on a kernel booted with ``cmdline``
+    appended, weighs threads by their energies per instruction: only its
+    runs take them from a profile. acfs does at an EDP factor above 1.0
+    (ACFS-E) and not at 1.0, where the kernel never reads them, so that its
+    runs there keep their key when a profile's energies are measured again."""
+    return "epi_big_nj" in required_inputs(name, cmdline)
 
 
 def check_inputs(name: str, apps: "Sequence[App]", cmdline: str = "") -> None:

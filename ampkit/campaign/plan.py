@@ -99,7 +99,9 @@ def expand(spec: Spec) -> list[PlannedRun]:
                 if runs_mix:
                     for policy in spec.policies:
                         fed = online if policies.uses_online(policy) else None
-                        policy_mix = energy_mix if policies.needs_energies(policy) else mix
+                        policy_mix = (
+                            energy_mix if policies.needs_energies(policy, spec.append) else mix
+                        )
                         # what a ranked policy ranks by, hints and profile
                         # applied: refused before any run starts
                         policies.check_inputs(policy, policy_mix.apps, spec.append)

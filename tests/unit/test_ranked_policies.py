@@ -88,8 +88,12 @@ def test_what_each_policy_ranks_by_is_listed_when_missing(tmp_path: Path) -> Non
     # ACFS's progress needs speedups; energies only weigh (ACFS-E), where given
     assert policies.missing_inputs("acfs", bare.apps) == ["app 2 (chase): speedup"]
     assert policies.missing_inputs("acfs", mix.apps) == []
-    assert policies.needs_energies("acfs") and policies.needs_energies("eef")
+    assert policies.needs_energies("eef") and policies.needs_energies("eef+online")
     assert not policies.needs_energies("hsp") and not policies.needs_energies("rr")
+    # acfs weighs energies at an EDP factor above 1.0 (ACFS-E) alone
+    assert not policies.needs_energies("acfs")
+    assert not policies.needs_energies("acfs", "sysctl.kernel.sched_acfs_edp_factor=100")
+    assert policies.needs_energies("acfs", "sysctl.kernel.sched_acfs_edp_factor=101")
     with pytest.raises(AmpkitError) as refused:
         policies.check_inputs("eef", bare.apps)
     assert "app 2 (chase): speedup; app 2 (chase): epi_big_nj" in refused.value.what
@@ -209,7 +213,7 @@ def test_a_campaign_takes_its_energies_from_its_profile_for_eef_alone(tmp_path: 
         spec = f"""
             name = "t"
             platforms = ["2B2L"]
-            policies = ["cfs", "colab", "eef"]
+            policies = ["cfs", "colab", "eef", "acfs"]
             mixes = {mixes}
             {speedups}
         """
@@ -219,12 +223,24 @@ def test_a_campaign_takes_its_energies_from_its_profile_for_eef_alone(tmp_path: 
             if r.role == MATRIX
         }
         assert all(a.epi_big_nj for a in runs["eef"].mix.apps), mixes
-        for policy in ("cfs", "colab"):
+        # acfs at an EDP factor of 1.0 never reads them: its key keeps
+        # none, so that energies measured again leave its runs done
+        for policy in ("cfs", "colab", "acfs"):
             assert all(a.epi_big_nj is None for a in runs[policy].mix.apps), policy
             assert (
                 "epi_big_pj"
                 not in RunDescription.for_mix("r", policy, 0, 60, runs[policy].mix).render()
             )
+        # ACFS-E weighs them: its runs carry the profile's
+        e300 = spec + 'append = "sysctl.kernel.sched_acfs_edp_factor=300"\n'
+        acfs_e = next(
+            r.request
+            for r in expand(load_spec(write(tmp_path, e300, "c.toml")))
+            if r.request.policy == "acfs"
+        )
+        assert [a.epi_big_nj for a in acfs_e.mix.apps] == [
+            a.epi_big_nj for a in runs["eef"].mix.apps
+        ]
     # without a profile anywhere, eef has none to run with
     bare = load_mix(str(mix))
     assert bare.profile is None and all(a.epi_big_nj is None for a in bare.apps)
