@@ -296,13 +296,7 @@ def prepare_dir(
                 "checkout's differs (--new-inputs takes it, and runs every run again)",
                 file=sys.stderr,
             )
-    # pinned once: every later reading of the spec sizes and hints by these copies
-    for source, pin in ((spec.sized_by, cdir.behaviour), (spec.speedups, cdir.speedups)):
-        if source is not None and not pin.is_file():
-            tmp = pin.with_name(f".{pin.name}.tmp")
-            shutil.copyfile(source, tmp)
-            tmp.replace(pin)
-    spec = with_pins(spec, root)
+    spec = pin_tables(spec, cdir)
     atomic_write_text(root / "spec.toml", spec.text)  # SLURM tasks may be reading it
     meta: dict[str, Any] = {
         "kind": "ampkit-campaign",
@@ -409,6 +403,20 @@ def _spec_source(spec: Spec, root: Path) -> Path:
     return spec.path.resolve()
 
 
+def pin_tables(spec: Spec, cdir: CampaignDir) -> Spec:
+    """Copy into the campaign the tables its runs are sized, hinted and
+    given energies by, once: every later reading of the spec (with_pins())
+    takes these copies, whatever the files it names hold by then."""
+    own = [(m.profile, cdir.mix_profile(m.name)) for m in spec.mixes if m.profile is not None]
+    for source, pin in ((spec.sized_by, cdir.behaviour), (spec.speedups, cdir.speedups), *own):
+        if source is not None and not pin.is_file():
+            pin.parent.mkdir(parents=True, exist_ok=True)
+            tmp = pin.with_name(f".{pin.name}.tmp")
+            shutil.copyfile(source, tmp)
+            tmp.replace(pin)
+    return with_pins(spec, cdir.root)
+
+
 def pinned_behaviour(root: Path) -> Path | None:
     """The behaviour table a campaign pinned when it first sized its apps."""
     path = CampaignDir(root).behaviour
@@ -417,15 +425,22 @@ def pinned_behaviour(root: Path) -> Path | None:
 
 def with_pins(spec: Spec, root: Path) -> Spec:
     """The spec as the campaign in ``root`` first read it: its apps sized
-    by the table it pinned, its hints from the profile it pinned, so that a
-    table or profile measured again later changes none of its runs."""
+    by the table it pinned, its hints from the profile it pinned and each
+    mix's energies from the copy it pinned of the mix's own profile, so
+    that a table or profile measured again later changes none of its runs."""
     pinned = pinned_behaviour(root)
     if pinned is not None and spec.sized_by is not None and spec.sized_by != pinned:
         spec = load_spec(spec.path, base=spec.base, behaviour=pinned)
-    speedups = CampaignDir(root).speedups
-    if spec.speedups is not None and speedups.is_file():
-        spec = replace(spec, speedups=speedups)
-    return spec
+    cdir = CampaignDir(root)
+    if spec.speedups is not None and cdir.speedups.is_file():
+        spec = replace(spec, speedups=cdir.speedups)
+    mixes = tuple(
+        replace(m, profile=cdir.mix_profile(m.name))
+        if m.profile is not None and cdir.mix_profile(m.name).is_file()
+        else m
+        for m in spec.mixes
+    )
+    return replace(spec, mixes=mixes) if mixes != spec.mixes else spec
 
 
 def dir_spec(cdir: CampaignDir) -> Spec:

@@ -118,6 +118,11 @@ class CampaignDir:
         """The speedup profile the spec's hints came from."""
         return self.artifacts / "speedups.toml"
 
+    def mix_profile(self, mix: str) -> Path:
+        """The profile mix ``mix`` names of its own (its energies), as the
+        campaign first read it."""
+        return self.artifacts / "mix-profiles" / f"{mix}.toml"
+
     # --- one runner at a time ---------------------------------------------
 
     @contextlib.contextmanager

@@ -348,3 +348,53 @@ def test_a_campaign_keeps_the_hints_of_a_mix_that_names_its_own_profile(tmp_path
         assert [a.speedup for a in runs[policy].apps] == own, policy
     assert all(a.epi_big_nj for a in runs["eef"].apps)
     assert [replace(a, epi_big_nj=None) for a in runs["eef"].apps] == list(runs["hsp"].apps)
+
+
+def test_a_campaign_keeps_the_energies_of_the_mix_s_own_profile_as_it_first_read_it(
+    tmp_path: Path,
+) -> None:
+    """The profile a mix names is pinned with the campaign's other tables:
+    measured again afterwards, it changes none of the campaign's runs."""
+    from ampkit.campaign.runner import pin_tables, with_pins
+    from ampkit.campaign.store import CampaignDir
+
+    profile = tmp_path / "profile.toml"
+    profile.write_text((SAEZ / "profile.toml").read_text())
+    mix = load_mix("single4").source.read_text()
+    write(tmp_path, mix.replace("../../measurements/saez-model/profile.toml", "profile.toml"))
+    spec_path = write(
+        tmp_path,
+        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs", "eef"]\nmixes = ["m.toml"]\n',
+        "c.toml",
+    )
+
+    def eef_energies(pinned: bool = True) -> list[float | None]:
+        spec = load_spec(spec_path)
+        if pinned:
+            spec = with_pins(spec, cdir.root)
+        eef = next(r.request for r in expand(spec) if r.request.policy == "eef")
+        return [a.epi_big_nj for a in eef.mix.apps]
+
+    cdir = CampaignDir(tmp_path / "campaign")
+    cdir.create()
+    first = [a.epi_big_nj for a in load_spec(spec_path).mixes[0].apps]
+    assert first == [None] * 4  # the energies come at planning, from the profile
+    pin_tables(load_spec(spec_path), cdir)
+    assert cdir.mix_profile("m").read_text() == profile.read_text()
+    before = eef_energies()
+    assert all(before)
+    # the profile measured again: energies 10% up
+    profile.write_text(
+        "\n".join(
+            f"big_epi_nj = {float(line.split('=')[1]) * 1.1}"
+            if line.startswith("big_epi_nj")
+            else line
+            for line in profile.read_text().splitlines()
+        )
+        + "\n"
+    )
+    assert eef_energies(pinned=False) != before  # the premise: it would change them
+    assert eef_energies() == before
+    # pinning again keeps the first copy
+    pin_tables(load_spec(spec_path), cdir)
+    assert eef_energies() == before
