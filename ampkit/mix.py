@@ -22,6 +22,7 @@ Errors name the file, the line and the key.
 """
 
 import json
+import os
 import random
 import re
 from collections.abc import Sequence
@@ -415,9 +416,16 @@ def _speedup_line(value: float) -> str:
     return f"speedup = {round(min(SPEEDUP_MAX, max(SPEEDUP_MIN, value)), 3)!r}"
 
 
-def render_mix(mix: Mix) -> str:
-    """The mix as a TOML file that load_mix() reads back to the same mix."""
+def render_mix(mix: Mix, at: Path | None = None) -> str:
+    """The mix as a TOML file that load_mix() reads back to the same mix,
+    written at ``at`` (where a profile it names is relative to; without
+    it, the profile's absolute path)."""
     lines = [f"description = {json.dumps(mix.description)}", f'category = "{mix.category}"']
+    if mix.profile is not None:
+        profile = str(mix.profile)
+        if at is not None:
+            profile = os.path.relpath(mix.profile, at.resolve().parent)
+        lines.append(f"profile = {json.dumps(profile)}")
     for app in mix.apps:
         lines += ["", "[[app]]", f'program = "{app.program}"', f"threads = {app.threads}"]
         if app.input is not None:

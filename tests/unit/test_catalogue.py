@@ -83,6 +83,22 @@ def test_generator_is_deterministic_and_round_trips(
     assert back.apps == one.apps and back.category == category
 
 
+def test_a_mix_naming_its_own_profile_renders_back_to_itself(tmp_path: Path) -> None:
+    single4 = load_mix("single4")
+    assert single4.profile is not None
+    for at, written in (
+        (tmp_path / "deeper" / "single4.toml", '"../../'),
+        (None, f'"{single4.profile}"'),
+    ):
+        path = at or tmp_path / "single4.toml"
+        path.parent.mkdir(exist_ok=True)
+        text = render_mix(single4, at)
+        assert f"profile = {written}" in text
+        path.write_text(text)
+        back = load_mix(str(path))
+        assert (back.profile, back.apps) == (single4.profile, single4.apps)
+
+
 def test_generator_seeds_differ_and_take_profile_hints() -> None:
     mixes = {tuple(a.program for a in generate_mix("synchronisation", 4, s).apps) for s in range(8)}
     assert len(mixes) > 1
