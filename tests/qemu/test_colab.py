@@ -528,3 +528,33 @@ def test_every_kind_of_release_charges_every_queued_waiter(
         waited = result["waited_ns"][kind]
         assert waited >= 100_000_000, (kind, result)
         assert 1.8 * waited <= charged <= 2.5 * waited, (kind, result)
+
+
+#: what each policy keeps on with kernel.sched_colab_stats off: the
+#: run-time counters, the futex accounting
+COUNTERS_KEPT = {"acfs": (True, False), "colab": (True, True), "cfs": (False, False)}
+
+
+@pytest.mark.parametrize("policy", sorted(COUNTERS_KEPT))
+def test_which_counters_a_policy_keeps(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path, policy: str
+) -> None:
+    # With kernel.sched_colab_stats off, a thread waits on a futex for
+    # 100 ms while its releaser computes. acfs ranks by run time per side
+    # and reads no waiting: it keeps the run-time counters on and leaves
+    # the futex accounting off; colab keeps both; cfs neither.
+    run_time, waiting = COUNTERS_KEPT[policy]
+    result = run_schedtest(tmp_path / "run", kernel_build, initramfs, "counters", policy)
+    waited, ran = result["waited_ns"], result["run_ns"]
+    assert waited >= 100_000_000 and ran >= 90_000_000, result
+    if run_time:
+        # the fair class's run time, all of the releaser's (read with the
+        # scheduler's own sum, at the same moment)
+        assert abs(result["counted_run_ns"] - ran) <= 0.01 * ran, result
+    else:
+        assert result["counted_run_ns"] == 0, result
+    if waiting:
+        assert result["blocked_ns"] >= 0.95 * waited, result
+        assert result["caused_ns"] >= 0.95 * waited, result
+    else:
+        assert result["blocked_ns"] == result["caused_ns"] == 0, result

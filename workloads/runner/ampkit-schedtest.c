@@ -108,6 +108,10 @@
  *                               waiters of a PI lock its holder unlocks
  *                               (FUTEX_UNLOCK_PI): what each kind charges
  *                               the releasing thread
+ *   counters POLICY             with kernel.sched_colab_stats off, a thread
+ *                               waits 100 ms on a futex under POLICY while
+ *                               its releaser computes: what COLAB's futex
+ *                               and run-time counters took of it
  *
  * Like every workload it accepts -t THREADS and -n SIZE first and ignores
  * them. Exit status 0 when the scenario ran, 1 when it could not.
@@ -2777,6 +2781,116 @@ static void futex_release_kinds(struct sbuf *sb)
 	sb_printf(sb, "}}\n");
 }
 
+/* --- counters: which of COLAB's counters a policy keeps ------------------ */
+
+static _Atomic uint32_t counted_word;
+static _Atomic pid_t counted_tid;
+static struct thread_stats counted_waiter;
+
+static void *counted_waiter_fn(void *arg)
+{
+	(void)arg;
+	atomic_store(&counted_tid, gettid_());
+	futex_wait_zero(&counted_word);
+	/* its own counters, while its /proc entry is still there */
+	if (read_thread_stats(gettid_(), &counted_waiter))
+		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	return NULL;
+}
+
+/* A field of a sched file, or exit saying which is missing. */
+static const char *sched_field(const char *text, const char *name, char *value, size_t len)
+{
+	if (!ampkit_sched_field(text, name, value, len)) {
+		fprintf(stderr, "ampkit-schedtest: no %s in /proc/self/task/<tid>/sched\n", name);
+		exit(1);
+	}
+	return value;
+}
+
+/*
+ * Thread @tid's run time as the scheduler summed it (se.sum_exec_runtime,
+ * printed in ms with six decimals) and as COLAB's run-time counters took
+ * it, from one read of its sched file: the same moment for both.
+ */
+static void run_times(pid_t tid, int64_t *sum_exec_ns, int64_t *counted_ns)
+{
+	char path[64], value[64];
+	const char *dot;
+	char *text;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)tid);
+	text = read_text(path);
+	if (!text)
+		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	sched_field(text, "se.sum_exec_runtime", value, sizeof(value));
+	dot = strchr(value, '.');
+	*sum_exec_ns = strtoll(value, NULL, 10) * 1000000 + (dot ? strtoll(dot + 1, NULL, 10) : 0);
+	*counted_ns = strtoll(sched_field(text, "colab.big_ns", value, sizeof(value)), NULL, 10) +
+		      strtoll(sched_field(text, "colab.little_ns", value, sizeof(value)), NULL, 10);
+	free(text);
+}
+
+/*
+ * With kernel.sched_colab_stats off, under @policy: a thread waits 100 ms
+ * on a futex while the main thread computes, then the main thread
+ * releases it.  What the waiter's blocked and the releaser's caused
+ * counters took of that wait, and what the run-time counters took of the
+ * releaser's run time (against se.sum_exec_runtime read with them): the
+ * counters and the futex accounting a policy keeps on, read from their
+ * effect.
+ */
+static void counters(const char *policy, struct sbuf *sb)
+{
+	char *was = read_text(AMP_STATS_FILE);
+	pid_t self = gettid_();
+	struct thread_stats before, after;
+	int64_t ran_before, ran_after, counted_before, counted_after;
+	uint64_t asleep, released;
+	pthread_t t;
+	int err;
+
+	if (!was)
+		die("reading " AMP_STATS_FILE " (a kernel without CONFIG_SCHED_COLAB?)", ENOENT);
+	err = set_amp_stats(0);
+	if (err)
+		die("setting " AMP_STATS_FILE, err);
+	switch_policy(policy);
+	if (read_thread_stats(self, &before))
+		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	run_times(self, &ran_before, &counted_before);
+	if (pthread_create(&t, NULL, counted_waiter_fn, NULL))
+		die("pthread_create", errno);
+	while (!atomic_load(&counted_tid))
+		ampkit_sleep_ns(1 * MS);
+	wait_until_asleep(atomic_load(&counted_tid));
+	asleep = ampkit_now_ns();
+	/* run time for the run-time counters to count */
+	while (ampkit_now_ns() - asleep < 100 * MS)
+		;
+	atomic_store(&counted_word, 1);
+	futex_op(&counted_word, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+	released = ampkit_now_ns();
+	if (pthread_join(t, NULL))
+		die("pthread_join", errno);
+	run_times(self, &ran_after, &counted_after);
+	if (read_thread_stats(self, &after))
+		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	switch_policy("cfs");
+	err = set_amp_stats(!strcmp(was, "1"));
+	free(was);
+	if (err)
+		die("setting " AMP_STATS_FILE, err);
+	sb_printf(sb, "{\"scenario\":\"counters\",\"policy\":");
+	sb_json_str(sb, policy);
+	sb_printf(sb,
+		  ",\"waited_ns\":%llu,\"blocked_ns\":%lld,\"caused_ns\":%lld,"
+		  "\"counted_run_ns\":%lld,\"run_ns\":%lld}\n",
+		  (unsigned long long)(released - asleep), (long long)counted_waiter.futex_blocked_ns,
+		  (long long)(after.futex_caused_ns - before.futex_caused_ns),
+		  (long long)(counted_after - counted_before), (long long)(ran_after - ran_before));
+}
+
 /* --- main -------------------------------------------------------------------- */
 
 static int usage(const char *prog)
@@ -2793,7 +2907,7 @@ static int usage(const char *prog)
 		"  wash-overhead SECONDS THREADS | colab-overhead SECONDS THREADS\n"
 		"  speedup | trace SECONDS | pipe-pingpong ROUNDS | mutex-pingpong ROUNDS\n"
 		"  overhead ROUNDS BLOCKS POLICY,POLICY... | futex-scan WAITERS ROUNDS BLOCKS\n"
-		"  futex-flip | futex-flip-stats | futex-release-kinds\n",
+		"  futex-flip | futex-flip-stats | futex-release-kinds | counters POLICY\n",
 		prog);
 	return 2;
 }
@@ -2825,6 +2939,11 @@ int main(int argc, char **argv)
 			futex_flip_stats(&sb);
 		else
 			futex_release_kinds(&sb);
+		fputs(sb.data, stdout);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(scenario, "counters")) {
+		counters(argv[1], &sb);
 		fputs(sb.data, stdout);
 		return 0;
 	}
