@@ -425,7 +425,7 @@ def render_mix(mix: Mix, at: Path | None = None) -> str:
         profile = str(mix.profile)
         if at is not None:
             profile = os.path.relpath(mix.profile, at.resolve().parent)
-        lines.append(f"profile = {json.dumps(profile)}")
+        lines.append(f"profile = {json.dumps(profile, ensure_ascii=False)}")
     for app in mix.apps:
         lines += ["", "[[app]]", f'program = "{app.program}"', f"threads = {app.threads}"]
         if app.input is not None:

@@ -250,7 +250,7 @@ class Profile:
     def apply(self, mix: Mix, *, energies: bool = False) -> Mix:
         """The mix with its speedup hints taken from this profile where it
         has them, and with ``energies`` its energies per instruction on big
-        CPUs too: only for a policy that ranks by them (eef), so that every
+        CPUs too: only for a policy that weighs them (eef, ACFS-E), so that every
         other run's description, and key, is what it was."""
         apps = []
         for app in mix.apps:

@@ -75,9 +75,10 @@ def expand(spec: Spec) -> list[PlannedRun]:
                 own = own_profile(listed)
                 hints_from = own if own is not None else profile
                 mix = profile.apply(listed) if profile is not None and own is None else listed
-                # eef's runs alone take energies from the profile (the mix's
-                # own, else the spec's), and nothing else from it: every
-                # other run's description, and key, stays what it was
+                # the runs of a policy that weighs energies (eef, ACFS-E)
+                # alone take them from the profile (the mix's own, else the
+                # spec's), and nothing else from it: every other run's
+                # description, and key, stays what it was
                 energy_mix = hints_from.with_energies(mix) if hints_from is not None else mix
                 base = RunRequest(
                     platform=platform,

@@ -7,8 +7,10 @@
     artifacts/          the initramfs every run boots, copied once, so that
                         a rebuild in the middle of a campaign changes nothing;
                         behaviour.toml, the table that sized the apps its
-                        mixes leave unsized, and speedups.toml, the profile
-                        its hints came from, pinned alike (run keys hold both)
+                        mixes leave unsized, speedups.toml, the profile its
+                        hints came from, and mix-profiles/<mix>.toml, the
+                        profile a mix names of its own (its energies), pinned
+                        alike (run keys hold what they give)
     runs/<run_id>/      finished runs, ok or failed (ampkit/run.py); only
                         these are read by 'ampkit report'
     runs/<run_id>.partial  a run in progress, or one that was interrupted

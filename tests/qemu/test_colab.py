@@ -542,19 +542,19 @@ def test_which_counters_a_policy_keeps(
     # With kernel.sched_colab_stats off, a thread waits on a futex for
     # 100 ms while its releaser computes. acfs ranks by run time per side
     # and reads no waiting: it keeps the run-time counters on and leaves
-    # the futex accounting off; colab keeps both; cfs neither.
+    # the futex accounting off; colab keeps both; cfs neither. The
+    # releaser's counters and run time are read while it sleeps, so they
+    # are of one moment.
     run_time, waiting = COUNTERS_KEPT[policy]
     result = run_schedtest(tmp_path / "run", kernel_build, initramfs, "counters", policy)
     waited, ran = result["waited_ns"], result["run_ns"]
     assert waited >= 100_000_000 and ran >= 90_000_000, result
-    if run_time:
-        # the fair class's run time, all of the releaser's (read with the
-        # scheduler's own sum, at the same moment)
-        assert abs(result["counted_run_ns"] - ran) <= 0.01 * ran, result
-    else:
-        assert result["counted_run_ns"] == 0, result
+    # the fair class's run time, all of the releaser's, or none of it
+    assert result["counted_run_ns"] == (ran if run_time else 0), result
     if waiting:
-        assert result["blocked_ns"] >= 0.95 * waited, result
-        assert result["caused_ns"] >= 0.95 * waited, result
+        assert result["blocked_ns"] >= waited, result
+        assert result["caused_ns"] >= waited, result
     else:
         assert result["blocked_ns"] == result["caused_ns"] == 0, result
+    # its stop gave back what its start took: under cfs nothing counts
+    assert result["counted_after_stop_ns"] == 0, result

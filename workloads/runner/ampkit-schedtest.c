@@ -111,7 +111,9 @@
  *   counters POLICY             with kernel.sched_colab_stats off, a thread
  *                               waits 100 ms on a futex under POLICY while
  *                               its releaser computes: what COLAB's futex
- *                               and run-time counters took of it
+ *                               and run-time counters took of it, and
+ *                               whether the run-time ones grow under cfs
+ *                               after POLICY stops
  *
  * Like every workload it accepts -t THREADS and -n SIZE first and ignores
  * them. Exit status 0 when the scenario ran, 1 when it could not.
@@ -2783,9 +2785,10 @@ static void futex_release_kinds(struct sbuf *sb)
 
 /* --- counters: which of COLAB's counters a policy keeps ------------------ */
 
-static _Atomic uint32_t counted_word;
-static _Atomic pid_t counted_tid;
+static _Atomic uint32_t counted_word, counted_go, counted_done, counted_computed;
+static _Atomic pid_t counted_tid, releaser_tid;
 static struct thread_stats counted_waiter;
+static uint64_t counted_asleep, counted_released;
 
 static void *counted_waiter_fn(void *arg)
 {
@@ -2795,6 +2798,30 @@ static void *counted_waiter_fn(void *arg)
 	/* its own counters, while its /proc entry is still there */
 	if (read_thread_stats(gettid_(), &counted_waiter))
 		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	return NULL;
+}
+
+/*
+ * Computes for 100 ms once told to, then releases the waiter, and sleeps
+ * until the main thread has read its counters: read while it sleeps, its
+ * run time and counters are those of its last update, the same moment.
+ */
+static void *counted_releaser_fn(void *arg)
+{
+	uint64_t start;
+
+	(void)arg;
+	atomic_store(&releaser_tid, gettid_());
+	futex_wait_zero(&counted_go);
+	start = ampkit_now_ns();
+	while (ampkit_now_ns() - start < 100 * MS)
+		;
+	/* before the release: what delays this thread after it is not waiting */
+	counted_released = ampkit_now_ns();
+	atomic_store(&counted_word, 1);
+	futex_op(&counted_word, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+	atomic_store(&counted_computed, 1);
+	futex_wait_zero(&counted_done);
 	return NULL;
 }
 
@@ -2831,23 +2858,34 @@ static void run_times(pid_t tid, int64_t *sum_exec_ns, int64_t *counted_ns)
 	free(text);
 }
 
+/* Waits for @flag to be set, then for thread @tid to sleep. */
+static void wait_asleep_after(_Atomic uint32_t *flag, pid_t tid)
+{
+	while (!atomic_load(flag))
+		ampkit_sleep_ns(1 * MS);
+	wait_until_asleep(tid);
+}
+
 /*
  * With kernel.sched_colab_stats off, under @policy: a thread waits 100 ms
- * on a futex while the main thread computes, then the main thread
- * releases it.  What the waiter's blocked and the releaser's caused
- * counters took of that wait, and what the run-time counters took of the
- * releaser's run time (against se.sum_exec_runtime read with them): the
+ * on a futex while its releaser computes, then the releaser releases it.
+ * What the waiter's blocked and the releaser's caused counters took of
+ * that wait, and what the run-time counters took of the releaser's run
+ * time (against se.sum_exec_runtime, both read while it sleeps): the
  * counters and the futex accounting a policy keeps on, read from their
- * effect.
+ * effect.  Then, back under cfs, whether the policy's stop gave the
+ * run-time counters back: the main thread's must not grow while it
+ * computes 20 ms.
  */
 static void counters(const char *policy, struct sbuf *sb)
 {
 	char *was = read_text(AMP_STATS_FILE);
-	pid_t self = gettid_();
-	struct thread_stats before, after;
-	int64_t ran_before, ran_after, counted_before, counted_after;
-	uint64_t asleep, released;
-	pthread_t t;
+	int64_t ran_before, ran_after, counted_before, counted_after, cfs_before, cfs_after;
+	int64_t caused_before, caused_after, unused;
+	pid_t self = gettid_(), releaser;
+	struct thread_stats st;
+	uint64_t start;
+	pthread_t w, r;
 	int err;
 
 	if (!was)
@@ -2856,27 +2894,38 @@ static void counters(const char *policy, struct sbuf *sb)
 	if (err)
 		die("setting " AMP_STATS_FILE, err);
 	switch_policy(policy);
-	if (read_thread_stats(self, &before))
-		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
-	run_times(self, &ran_before, &counted_before);
-	if (pthread_create(&t, NULL, counted_waiter_fn, NULL))
+	if (pthread_create(&w, NULL, counted_waiter_fn, NULL) ||
+	    pthread_create(&r, NULL, counted_releaser_fn, NULL))
 		die("pthread_create", errno);
-	while (!atomic_load(&counted_tid))
+	while (!atomic_load(&counted_tid) || !atomic_load(&releaser_tid))
 		ampkit_sleep_ns(1 * MS);
+	releaser = atomic_load(&releaser_tid);
 	wait_until_asleep(atomic_load(&counted_tid));
-	asleep = ampkit_now_ns();
-	/* run time for the run-time counters to count */
-	while (ampkit_now_ns() - asleep < 100 * MS)
-		;
-	atomic_store(&counted_word, 1);
-	futex_op(&counted_word, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
-	released = ampkit_now_ns();
-	if (pthread_join(t, NULL))
-		die("pthread_join", errno);
-	run_times(self, &ran_after, &counted_after);
-	if (read_thread_stats(self, &after))
+	wait_until_asleep(releaser);
+	run_times(releaser, &ran_before, &counted_before);
+	if (read_thread_stats(releaser, &st))
 		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	caused_before = st.futex_caused_ns;
+	counted_asleep = ampkit_now_ns();
+	atomic_store(&counted_go, 1);
+	futex_op(&counted_go, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+	wait_asleep_after(&counted_computed, releaser);
+	run_times(releaser, &ran_after, &counted_after);
+	if (read_thread_stats(releaser, &st))
+		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+	caused_after = st.futex_caused_ns;
+	atomic_store(&counted_done, 1);
+	futex_op(&counted_done, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+	if (pthread_join(w, NULL) || pthread_join(r, NULL))
+		die("pthread_join", errno);
+
+	/* the policy's stop gives back what its start took */
 	switch_policy("cfs");
+	run_times(self, &unused, &cfs_before);
+	start = ampkit_now_ns();
+	while (ampkit_now_ns() - start < 20 * MS)
+		;
+	run_times(self, &unused, &cfs_after);
 	err = set_amp_stats(!strcmp(was, "1"));
 	free(was);
 	if (err)
@@ -2885,10 +2934,11 @@ static void counters(const char *policy, struct sbuf *sb)
 	sb_json_str(sb, policy);
 	sb_printf(sb,
 		  ",\"waited_ns\":%llu,\"blocked_ns\":%lld,\"caused_ns\":%lld,"
-		  "\"counted_run_ns\":%lld,\"run_ns\":%lld}\n",
-		  (unsigned long long)(released - asleep), (long long)counted_waiter.futex_blocked_ns,
-		  (long long)(after.futex_caused_ns - before.futex_caused_ns),
-		  (long long)(counted_after - counted_before), (long long)(ran_after - ran_before));
+		  "\"counted_run_ns\":%lld,\"run_ns\":%lld,\"counted_after_stop_ns\":%lld}\n",
+		  (unsigned long long)(counted_released - counted_asleep),
+		  (long long)counted_waiter.futex_blocked_ns,
+		  (long long)(caused_after - caused_before), (long long)(counted_after - counted_before),
+		  (long long)(ran_after - ran_before), (long long)(cfs_after - cfs_before));
 }
 
 /* --- main -------------------------------------------------------------------- */
