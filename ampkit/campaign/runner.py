@@ -409,11 +409,19 @@ def pin_tables(spec: Spec, cdir: CampaignDir) -> Spec:
     takes these copies, whatever the files it names hold by then."""
     own = [(m.profile, cdir.mix_profile(m.name)) for m in spec.mixes if m.profile is not None]
     for source, pin in ((spec.sized_by, cdir.behaviour), (spec.speedups, cdir.speedups), *own):
-        if source is not None and not pin.is_file():
+        if source is None:
+            continue
+        if not pin.is_file():
             pin.parent.mkdir(parents=True, exist_ok=True)
             tmp = pin.with_name(f".{pin.name}.tmp")
             shutil.copyfile(source, tmp)
             tmp.replace(pin)
+        elif source.resolve() != pin.resolve() and sha256_file(source) != sha256_file(pin):
+            print(
+                f"campaign {spec.name}: keeps the copy it pinned of {source.name} ({pin}); "
+                f"{source} differs now (a campaign in a new --dir takes it)",
+                file=sys.stderr,
+            )
     return with_pins(spec, cdir.root)
 
 

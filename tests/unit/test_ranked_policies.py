@@ -398,3 +398,29 @@ def test_a_campaign_keeps_the_energies_of_the_mix_s_own_profile_as_it_first_read
     # pinning again keeps the first copy
     pin_tables(load_spec(spec_path), cdir)
     assert eef_energies() == before
+
+
+def test_a_campaign_says_when_a_profile_it_pinned_differs_now(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ampkit.campaign.runner import pin_tables
+    from ampkit.campaign.store import CampaignDir
+
+    profile = tmp_path / "profile.toml"
+    profile.write_text((SAEZ / "profile.toml").read_text())
+    mix = load_mix("single4").source.read_text()
+    write(tmp_path, mix.replace("../../measurements/saez-model/profile.toml", "profile.toml"))
+    spec_path = write(
+        tmp_path,
+        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["eef"]\nmixes = ["m.toml"]\n',
+        "c.toml",
+    )
+    cdir = CampaignDir(tmp_path / "campaign")
+    cdir.create()
+    pin_tables(load_spec(spec_path), cdir)
+    pin_tables(load_spec(spec_path), cdir)
+    assert "differs now" not in capsys.readouterr().err
+    profile.write_text(profile.read_text() + "\n# measured again\n")
+    pin_tables(load_spec(spec_path), cdir)
+    said = capsys.readouterr().err
+    assert "keeps the copy it pinned of profile.toml" in said and "differs now" in said
