@@ -101,11 +101,17 @@ def test_report_goes_to_the_runner_fd(host_bin: Path, program: str, tmp_path: Pa
 #: whose share a busy host moves too far for its bound to catch that). A
 #: small check (a few items, arithmetic without the work) would not show.
 EVEN = ((0.25, 0.42),) * 3
+#: the memory-bound programs: a thread's CPU time for its third of the
+#: work moves with what the host's other processes do to the caches and
+#: DRAM (latency's medians 0.21 / 0.42 / 0.27 beside two gem5 processes);
+#: a check that replays the work on one thread would still give it about
+#: two thirds of the threads' CPU time
+MEMORY_BOUND = ((0.15, 0.5),) * 3
 CPU_SHARES = {
     "compute": EVEN,
-    "stream": EVEN,
-    "chase": EVEN,
-    "latency": EVEN,
+    "stream": MEMORY_BOUND,
+    "chase": MEMORY_BOUND,
+    "latency": MEMORY_BOUND,
     "intmark": EVEN,
     "contend": EVEN,
     "barrier": EVEN,
