@@ -350,6 +350,17 @@ def test_a_campaign_keeps_the_hints_of_a_mix_that_names_its_own_profile(tmp_path
     assert [replace(a, epi_big_nj=None) for a in runs["eef"].apps] == list(runs["hsp"].apps)
 
 
+def single4_campaign(tmp_path: Path, policies: str) -> tuple[Path, Path]:
+    """single4 as m.toml beside its own copy of the Saez profile, and a
+    campaign spec of it under ``policies``: the profile and the spec."""
+    profile = tmp_path / "profile.toml"
+    profile.write_text((SAEZ / "profile.toml").read_text())
+    mix = load_mix("single4").source.read_text()
+    write(tmp_path, mix.replace("../../measurements/saez-model/profile.toml", "profile.toml"))
+    spec = f'name = "t"\nplatforms = ["2B2L"]\npolicies = {policies}\nmixes = ["m.toml"]\n'
+    return profile, write(tmp_path, spec, "c.toml")
+
+
 def test_a_campaign_keeps_the_energies_of_the_mix_s_own_profile_as_it_first_read_it(
     tmp_path: Path,
 ) -> None:
@@ -358,15 +369,7 @@ def test_a_campaign_keeps_the_energies_of_the_mix_s_own_profile_as_it_first_read
     from ampkit.campaign.runner import pin_tables, with_pins
     from ampkit.campaign.store import CampaignDir
 
-    profile = tmp_path / "profile.toml"
-    profile.write_text((SAEZ / "profile.toml").read_text())
-    mix = load_mix("single4").source.read_text()
-    write(tmp_path, mix.replace("../../measurements/saez-model/profile.toml", "profile.toml"))
-    spec_path = write(
-        tmp_path,
-        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["cfs", "eef"]\nmixes = ["m.toml"]\n',
-        "c.toml",
-    )
+    profile, spec_path = single4_campaign(tmp_path, '["cfs", "eef"]')
 
     def eef_energies(pinned: bool = True) -> list[float | None]:
         spec = load_spec(spec_path)
@@ -406,15 +409,7 @@ def test_a_campaign_says_when_a_profile_it_pinned_differs_now(
     from ampkit.campaign.runner import pin_tables
     from ampkit.campaign.store import CampaignDir
 
-    profile = tmp_path / "profile.toml"
-    profile.write_text((SAEZ / "profile.toml").read_text())
-    mix = load_mix("single4").source.read_text()
-    write(tmp_path, mix.replace("../../measurements/saez-model/profile.toml", "profile.toml"))
-    spec_path = write(
-        tmp_path,
-        'name = "t"\nplatforms = ["2B2L"]\npolicies = ["eef"]\nmixes = ["m.toml"]\n',
-        "c.toml",
-    )
+    profile, spec_path = single4_campaign(tmp_path, '["eef"]')
     cdir = CampaignDir(tmp_path / "campaign")
     cdir.create()
     pin_tables(load_spec(spec_path), cdir)
