@@ -448,7 +448,7 @@ def with_pins(spec: Spec, root: Path) -> Spec:
         else m
         for m in spec.mixes
     )
-    return replace(spec, mixes=mixes) if mixes != spec.mixes else spec
+    return replace(spec, mixes=mixes)
 
 
 def dir_spec(cdir: CampaignDir) -> Spec:

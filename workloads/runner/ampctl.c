@@ -56,6 +56,18 @@ static int64_t field_int(const char *text, const char *name)
 	return strtoll(value, NULL, 10);
 }
 
+/* A field printed in ms with six decimals (se.*), in ns; -1 when absent. */
+static int64_t field_ms_ns(const char *text, const char *name)
+{
+	char value[64];
+	const char *dot;
+
+	if (!ampkit_sched_field(text, name, value, sizeof(value)))
+		return -1;
+	dot = strchr(value, '.');
+	return strtoll(value, NULL, 10) * 1000000 + (dot ? strtoll(dot + 1, NULL, 10) : 0);
+}
+
 int read_task_stats(pid_t pid, pid_t tid, struct thread_stats *st)
 {
 	char path[96], value[64];
@@ -85,6 +97,7 @@ int read_task_stats(pid_t pid, pid_t tid, struct thread_stats *st)
 	st->amp_vruntime = field_int(text, "colab.amp_vruntime");
 	st->acfs_weight = field_int(text, "colab.acfs_weight");
 	st->failed_affine = field_int(text, "nr_failed_migrations_affine");
+	st->sum_exec_ns = field_ms_ns(text, "se.sum_exec_runtime");
 	free(text);
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);

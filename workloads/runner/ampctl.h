@@ -50,6 +50,7 @@ struct thread_stats {
 	int64_t rank_key;		/* hsp, eef: the value ranked by; -1 without them */
 	int64_t amp_vruntime;		/* acfs: its progress; -1 without acfs */
 	int64_t acfs_weight;		/* acfs: its last (dynamic) weight; -1 without */
+	int64_t sum_exec_ns;		/* se.sum_exec_runtime, read with the colab.* lines */
 	int64_t run_ns, wait_ns, slices;	/* /proc/<pid>/task/<tid>/schedstat */
 	int64_t failed_affine;		/* moves the balancer gave up for affinity; -1 without SCHEDSTATS */
 };

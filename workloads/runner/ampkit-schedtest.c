@@ -2825,37 +2825,17 @@ static void *counted_releaser_fn(void *arg)
 	return NULL;
 }
 
-/* A field of a sched file, or exit saying which is missing. */
-static const char *sched_field(const char *text, const char *name, char *value, size_t len)
-{
-	if (!ampkit_sched_field(text, name, value, len)) {
-		fprintf(stderr, "ampkit-schedtest: no %s in /proc/self/task/<tid>/sched\n", name);
-		exit(1);
-	}
-	return value;
-}
-
 /*
- * Thread @tid's run time as the scheduler summed it (se.sum_exec_runtime,
- * printed in ms with six decimals) and as COLAB's run-time counters took
- * it, from one read of its sched file: the same moment for both.
+ * Thread @tid's counters with its run time as the scheduler summed it
+ * (se.sum_exec_runtime), from one read of its sched file: the same moment
+ * for both.
  */
-static void run_times(pid_t tid, int64_t *sum_exec_ns, int64_t *counted_ns)
+static void read_run_times(pid_t tid, struct thread_stats *st)
 {
-	char path[64], value[64];
-	const char *dot;
-	char *text;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)tid);
-	text = read_text(path);
-	if (!text)
+	if (read_thread_stats(tid, st))
 		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
-	sched_field(text, "se.sum_exec_runtime", value, sizeof(value));
-	dot = strchr(value, '.');
-	*sum_exec_ns = strtoll(value, NULL, 10) * 1000000 + (dot ? strtoll(dot + 1, NULL, 10) : 0);
-	*counted_ns = strtoll(sched_field(text, "colab.big_ns", value, sizeof(value)), NULL, 10) +
-		      strtoll(sched_field(text, "colab.little_ns", value, sizeof(value)), NULL, 10);
-	free(text);
+	if (st->sum_exec_ns < 0)
+		die("reading se.sum_exec_runtime from /proc/self/task/<tid>/sched", ENOENT);
 }
 
 /* Waits for @flag to be set, then for thread @tid to sleep. */
@@ -2880,10 +2860,8 @@ static void wait_asleep_after(_Atomic uint32_t *flag, pid_t tid)
 static void counters(const char *policy, struct sbuf *sb)
 {
 	char *was = read_text(AMP_STATS_FILE);
-	int64_t ran_before, ran_after, counted_before, counted_after, cfs_before, cfs_after;
-	int64_t caused_before, caused_after, unused;
+	struct thread_stats before, after, cfs_before, cfs_after;
 	pid_t self = gettid_(), releaser;
-	struct thread_stats st;
 	uint64_t start;
 	pthread_t w, r;
 	int err;
@@ -2902,18 +2880,12 @@ static void counters(const char *policy, struct sbuf *sb)
 	releaser = atomic_load(&releaser_tid);
 	wait_until_asleep(atomic_load(&counted_tid));
 	wait_until_asleep(releaser);
-	run_times(releaser, &ran_before, &counted_before);
-	if (read_thread_stats(releaser, &st))
-		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
-	caused_before = st.futex_caused_ns;
+	read_run_times(releaser, &before);
 	counted_asleep = ampkit_now_ns();
 	atomic_store(&counted_go, 1);
 	futex_op(&counted_go, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
 	wait_asleep_after(&counted_computed, releaser);
-	run_times(releaser, &ran_after, &counted_after);
-	if (read_thread_stats(releaser, &st))
-		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
-	caused_after = st.futex_caused_ns;
+	read_run_times(releaser, &after);
 	atomic_store(&counted_done, 1);
 	futex_op(&counted_done, FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
 	if (pthread_join(w, NULL) || pthread_join(r, NULL))
@@ -2921,11 +2893,11 @@ static void counters(const char *policy, struct sbuf *sb)
 
 	/* the policy's stop gives back what its start took */
 	switch_policy("cfs");
-	run_times(self, &unused, &cfs_before);
+	read_run_times(self, &cfs_before);
 	start = ampkit_now_ns();
 	while (ampkit_now_ns() - start < 20 * MS)
 		;
-	run_times(self, &unused, &cfs_after);
+	read_run_times(self, &cfs_after);
 	err = set_amp_stats(!strcmp(was, "1"));
 	free(was);
 	if (err)
@@ -2937,8 +2909,11 @@ static void counters(const char *policy, struct sbuf *sb)
 		  "\"counted_run_ns\":%lld,\"run_ns\":%lld,\"counted_after_stop_ns\":%lld}\n",
 		  (unsigned long long)(counted_released - counted_asleep),
 		  (long long)counted_waiter.futex_blocked_ns,
-		  (long long)(caused_after - caused_before), (long long)(counted_after - counted_before),
-		  (long long)(ran_after - ran_before), (long long)(cfs_after - cfs_before));
+		  (long long)(after.futex_caused_ns - before.futex_caused_ns),
+		  (long long)(after.big_ns + after.little_ns - before.big_ns - before.little_ns),
+		  (long long)(after.sum_exec_ns - before.sum_exec_ns),
+		  (long long)(cfs_after.big_ns + cfs_after.little_ns - cfs_before.big_ns -
+			      cfs_before.little_ns));
 }
 
 /* --- main -------------------------------------------------------------------- */
