@@ -2448,6 +2448,37 @@ static void futex_wait_zero(_Atomic uint32_t *word)
 		futex_op(word, FUTEX_WAIT_PRIVATE, 0, 0, NULL, 0);
 }
 
+/*
+ * kernel.sched_colab_stats as the runner left it, for restore_amp_stats();
+ * exits on a kernel without it.
+ */
+static char *saved_amp_stats(void)
+{
+	char *was = read_text(AMP_STATS_FILE);
+
+	if (!was)
+		die("reading " AMP_STATS_FILE " (a kernel without CONFIG_SCHED_COLAB?)", ENOENT);
+	return was;
+}
+
+/* Sets kernel.sched_colab_stats to @on, or exits saying why not. */
+static void put_amp_stats(int on)
+{
+	int err = set_amp_stats(on);
+
+	if (err)
+		die("setting " AMP_STATS_FILE, err);
+}
+
+/* Puts back what saved_amp_stats() read, and frees it. */
+static void restore_amp_stats(char *was)
+{
+	int on = !strcmp(was, "1");
+
+	free(was);
+	put_amp_stats(on);
+}
+
 /* --- futex-scan: what the accounting adds to a release's bucket lock ------- */
 
 static _Atomic uint32_t scan_word;
@@ -2507,12 +2538,10 @@ static double scan_ns_per_call(long rounds)
  */
 static void futex_scan(int waiters, long rounds, long blocks, struct sbuf *sb)
 {
-	char *was = read_text(AMP_STATS_FILE);
+	char *was = saved_amp_stats();
 	long b;
-	int i, k, on, err;
+	int i, k, on;
 
-	if (!was)
-		die("reading " AMP_STATS_FILE " (a kernel without CONFIG_SCHED_COLAB?)", ENOENT);
 	if (waiters < 1 || waiters > MAX_THREADS || rounds < 1 || blocks < 1) {
 		fprintf(stderr, "ampkit-schedtest: futex-scan: WAITERS 1 to %d, ROUNDS and "
 			"BLOCKS at least 1\n", MAX_THREADS);
@@ -2529,9 +2558,7 @@ static void futex_scan(int waiters, long rounds, long blocks, struct sbuf *sb)
 	for (b = 0; b < blocks; b++) {
 		for (k = 0; k < 2; k++) {
 			on = b % 2 ? !k : k;
-			err = set_amp_stats(on);
-			if (err)
-				die("setting " AMP_STATS_FILE, err);
+			put_amp_stats(on);
 			sb_printf(sb, "%s{\"accounting\":%d,\"ns_per_release\":%.1f}",
 				  b || k ? "," : "", on, scan_ns_per_call(rounds));
 		}
@@ -2543,10 +2570,7 @@ static void futex_scan(int waiters, long rounds, long blocks, struct sbuf *sb)
 		 FUTEX_BITSET_MATCH_ANY);
 	join_workers();
 	/* as the runner left it */
-	err = set_amp_stats(!strcmp(was, "1"));
-	free(was);
-	if (err)
-		die("setting " AMP_STATS_FILE, err);
+	restore_amp_stats(was);
 }
 
 static int64_t caused_ns(pid_t tid)
@@ -2641,18 +2665,13 @@ static void *stats_flip_waiter(void *arg)
  */
 static void futex_flip_stats(struct sbuf *sb)
 {
-	char *was = read_text(AMP_STATS_FILE);
+	char *was = saved_amp_stats();
 	pid_t self = gettid_();
 	int64_t before, caused;
 	struct thread_stats st;
 	pthread_t t;
-	int err;
 
-	if (!was)
-		die("reading " AMP_STATS_FILE " (a kernel without CONFIG_SCHED_COLAB?)", ENOENT);
-	err = set_amp_stats(1);
-	if (err)
-		die("setting " AMP_STATS_FILE, err);
+	put_amp_stats(1);
 	switch_policy("cfs");
 	before = caused_ns(self);
 	if (pthread_create(&t, NULL, stats_flip_waiter, NULL))
@@ -2678,10 +2697,7 @@ static void futex_flip_stats(struct sbuf *sb)
 	if (read_thread_stats(self, &st))
 		die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
 	switch_policy("cfs");
-	err = set_amp_stats(!strcmp(was, "1"));
-	free(was);
-	if (err)
-		die("setting " AMP_STATS_FILE, err);
+	restore_amp_stats(was);
 	sb_printf(sb,
 		  "{\"scenario\":\"futex-flip-stats\",\"caused_under_cfs_ns\":%lld,"
 		  "\"releaser_flagged\":%lld}\n",
@@ -2859,18 +2875,13 @@ static void wait_asleep_after(_Atomic uint32_t *flag, pid_t tid)
  */
 static void counters(const char *policy, struct sbuf *sb)
 {
-	char *was = read_text(AMP_STATS_FILE);
+	char *was = saved_amp_stats();
 	struct thread_stats before, after, cfs_before, cfs_after;
 	pid_t self = gettid_(), releaser;
 	uint64_t start;
 	pthread_t w, r;
-	int err;
 
-	if (!was)
-		die("reading " AMP_STATS_FILE " (a kernel without CONFIG_SCHED_COLAB?)", ENOENT);
-	err = set_amp_stats(0);
-	if (err)
-		die("setting " AMP_STATS_FILE, err);
+	put_amp_stats(0);
 	switch_policy(policy);
 	if (pthread_create(&w, NULL, counted_waiter_fn, NULL) ||
 	    pthread_create(&r, NULL, counted_releaser_fn, NULL))
@@ -2898,10 +2909,7 @@ static void counters(const char *policy, struct sbuf *sb)
 	while (ampkit_now_ns() - start < 20 * MS)
 		;
 	read_run_times(self, &cfs_after);
-	err = set_amp_stats(!strcmp(was, "1"));
-	free(was);
-	if (err)
-		die("setting " AMP_STATS_FILE, err);
+	restore_amp_stats(was);
 	sb_printf(sb, "{\"scenario\":\"counters\",\"policy\":");
 	sb_json_str(sb, policy);
 	sb_printf(sb,
