@@ -26,6 +26,7 @@ from ampkit import (
     platform,
     policies,
     references,
+    tracing,
 )
 from ampkit.engines import DEFAULT_ENGINE, gem5, get_engine, qemu
 from ampkit.errors import (
@@ -42,11 +43,13 @@ from ampkit.online import for_run as online_for_run
 from ampkit.profile import load_profile
 from ampkit.run import DEFAULT_MIX_LIMIT_S, ENGINES, RunRequest, execute, prepare_for, warmup_of
 from ampkit.rundesc import METHODS
-from ampkit.rundir import Excluded, RunDir
+from ampkit.rundir import GUEST, Excluded, RunDir
 from ampkit.sizes import sized_for
 from ampkit.summary import summarize
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ampkit.behaviour import Table
     from ampkit.campaign.spec import Spec
 
@@ -312,6 +315,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         perturb_us=perturb.check_max(args.perturb_us),
         slice_ms=args.slice_ms,
         online=_online(args),
+        trace_events=tracing.events_of(args.trace) if args.trace else (),
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
@@ -931,6 +935,58 @@ def cmd_collect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _traced_moves(path: Path) -> "tuple[pd.DataFrame, pd.DataFrame, list[int]]":
+    """A traced run's events, its migrations with their causes, and its big CPUs."""
+    from ampkit.analysis import trace
+
+    run = RunDir(path)
+    try:
+        text = run.trace_text()
+        frame = trace.events(text.splitlines())
+    except (Excluded, trace.TraceError) as e:
+        raise UsageError(str(e), "trace a run with 'ampkit run --trace EVENTS'") from e
+    guest = run.path / GUEST
+    cpus = (json.loads(guest.read_text()).get("cpus") or []) if guest.is_file() else []
+    capacities = {int(c["cpu"]): int(c["capacity"]) for c in cpus}
+    if not capacities:
+        raise UsageError(f"{run.path}: no guest.json with the CPUs' capacities")
+    big = sorted(c for c, cap in capacities.items() if cap == max(capacities.values()))
+    if len(big) == len(capacities):
+        big = []  # one type of CPU: no migration crosses
+    return frame, trace.migrations(frame, big), big
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ampkit.analysis import trace
+
+    every = []
+    for path in map(Path, args.runs):
+        frame, moves, big = _traced_moves(path)
+        policy = RunDir(path).manifest().get("policy", "?")
+        events = ", ".join(f"{name} {n}" for name, n in frame["event"].value_counts().items())
+        print(f"{path.name} ({policy}): {len(frame)} events ({events}); big CPUs {big}")
+        every.append(moves.assign(run=path.name, policy=policy))
+    moves = pd.concat(every, ignore_index=True)
+    tables = []
+    for policy, group in moves.groupby("policy", sort=True):
+        table = trace.crossings(group)
+        runs = group["run"].nunique()
+        tables.append(table.assign(policy=policy, runs=runs))
+    print()
+    if tables:
+        table = pd.concat(tables, ignore_index=True)
+        columns = ["policy", "runs", "comm", "cause", "up", "down", "within", "threads"]
+        print(table[columns].to_string(index=False))
+    else:
+        print("no migrations")
+    if args.csv:
+        moves.to_csv(args.csv, index=False)
+        print(f"every migration: {args.csv}")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from ampkit.analysis.report import write_report
 
@@ -1465,6 +1521,14 @@ def parser() -> argparse.ArgumentParser:
         "ampkit/perturb.py)",
     )
     s.add_argument(
+        "--trace",
+        metavar="EVENTS",
+        help="trace these kernel events over the measured run, kept in the run directory "
+        "(system:event names or sets, comma-separated: "
+        f"{', '.join(sorted(tracing.PRESETS))}; read with 'ampkit trace'; "
+        "ampkit/tracing.py)",
+    )
+    s.add_argument(
         "--references",
         nargs="?",
         const=",".join(references.KINDS),
@@ -1506,6 +1570,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("dir", help="a directory holding run directories (searched recursively)")
     s.add_argument("--out", help="where the tables go (default: DIR/collected)")
     s.set_defaults(func=cmd_collect)
+
+    s = sub.add_parser(
+        "trace",
+        help="what moved a traced run's threads between the clusters (ampkit run --trace)",
+    )
+    s.add_argument("runs", nargs="+", help="run directories made with --trace (summed per policy)")
+    s.add_argument("--csv", help="also write every migration, with its cause, to this CSV")
+    s.set_defaults(func=cmd_trace)
 
     s = sub.add_parser("report", help="metrics and the comparison report of run directories")
     s.add_argument("dir", help="a directory holding run directories (searched recursively)")
@@ -1632,7 +1704,7 @@ def _add_campaign(sub: "argparse._SubParsersAction[_Parser]") -> None:
 
 #: The commands that read only run directories: they work from an installed
 #: package too. Every other one needs the checkout (patches, workloads, configs).
-CHECKOUT_FREE = {"collect", "report"}
+CHECKOUT_FREE = {"collect", "report", "trace"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,6 +30,11 @@ from typing import Any
 
 RESULTS_BEGIN = "==== AMPKIT RESULTS BEGIN v1 ===="
 RESULTS_END = re.compile(r"==== AMPKIT RESULTS END count=(\d+) ====")
+#: The kernel trace a run asked for, after the results (ampkit.tracing):
+#: tracefs's own lines, then how many the runner wrote and how many events
+#: the kernel's buffers lost.
+TRACE_BEGIN = "==== AMPKIT TRACE BEGIN v1 ===="
+TRACE_END = re.compile(r"==== AMPKIT TRACE END lines=(\d+) lost=(\d+) ====")
 RECORD_PREFIX = "@ampkit "
 
 #: The time stamp that opens every kernel console line (printk.time=1).
@@ -72,6 +77,15 @@ class ConsoleReport:
     kernel_problems: list[str] = field(default_factory=list)
     saw_begin: bool = False
     end_count: int | None = None
+    #: the kernel trace's lines from the console (TRACE_BEGIN), if any
+    trace_lines: list[str] = field(default_factory=list)
+    #: the runner's account of its trace: lines written and events lost
+    #: (from TRACE_END, or from a "trace" record on gem5, whose trace
+    #: goes through the simulator: ampkit.tracing)
+    trace_written: int | None = None
+    trace_lost: int | None = None
+    #: the "trace" record's file name in gem5's output directory
+    trace_file: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -141,10 +155,31 @@ def untangle(lines: list[str]) -> list[str]:
     return out
 
 
+def _trace_record(record: dict[str, Any]) -> bool:
+    """Whether a "trace" record names its file and counts its lines."""
+    counts = (record.get("lines"), record.get("lost"))
+    return isinstance(record.get("file"), str) and all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts
+    )
+
+
 def parse_console(text: str) -> ConsoleReport:
     report = ConsoleReport()
-    in_block = False
+    in_block = in_trace = False
     for line in untangle(text.splitlines()):
+        if in_trace:
+            if m := TRACE_END.search(line):
+                report.trace_written, report.trace_lost = int(m.group(1)), int(m.group(2))
+                in_trace = False
+            elif KERNEL_STAMP.match(line):  # the kernel's, between trace lines
+                if KERNEL_PROBLEM.search(line):
+                    report.kernel_problems.append(line.strip())
+            elif line.strip():
+                report.trace_lines.append(line)
+            continue
+        if line.strip() == TRACE_BEGIN:
+            in_trace = True
+            continue
         if KERNEL_PROBLEM.search(line) and RECORD_PREFIX not in line:
             report.kernel_problems.append(line.strip())
         if line.strip() == RESULTS_BEGIN:
@@ -173,6 +208,9 @@ def parse_console(text: str) -> ConsoleReport:
             report.runner_errors.append(str(record.get("error")))
         elif kind == "online" and not in_block:
             report.online.append(record)
+        elif kind == "trace" and not in_block and _trace_record(record):
+            report.trace_file = record["file"]
+            report.trace_written, report.trace_lost = record["lines"], record["lost"]
         elif kind == "app" and in_block:
             missing = [f for f in APP_FIELDS if f not in record]
             if missing:

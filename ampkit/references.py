@@ -71,7 +71,15 @@ def references(request: RunRequest, kinds: Iterable[str] = KINDS) -> list[Refere
             if (kind, mix.name) in seen:
                 continue
             seen.add((kind, mix.name))
-            ref = replace(request, platform=platform, policy=BASELINE, mix=mix, method="once")
+            # untraced: a reference serves the metrics, which a trace's cost would bias
+            ref = replace(
+                request,
+                platform=platform,
+                policy=BASELINE,
+                mix=mix,
+                method="once",
+                trace_events=(),
+            )
             out.append(Reference(kind, ref))
     return out
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ampkit import calibration, parsec, policies
+from ampkit import calibration, gem5stats, parsec, policies
 from ampkit import kernel as kernel_mod
 from ampkit import online as online_mod
 from ampkit.console import ConsoleReport, parse_console
@@ -32,6 +32,7 @@ from ampkit.policies import POLICY_DETAILS, check_policy
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS, RunDescription
 from ampkit.rundir import (
     DEVICE_TREE,
+    M5OUT,
     OK,
     RUN_DESC,
     Ending,
@@ -99,6 +100,10 @@ class RunRequest:
     #: start-up and self-check: the speedup model's training data. A run
     #: of one application, once, in one slice
     roi_stats: bool = False
+    #: kernel tracepoints ("system:event") traced over the measured run and
+    #: kept in the run directory (ampkit.tracing); none, the description
+    #: as before
+    trace_events: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -330,6 +335,7 @@ def prepare(
         env=request.env,
         online=request.online.lines() if request.online else (),
         roi_stats=request.roi_stats,
+        trace=request.trace_events,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline
@@ -375,6 +381,47 @@ def prepare_for(request: RunRequest, build: kernel_mod.KernelBuild, initramfs: P
         sha256_file(initramfs),
         kernel_binaries=build.binaries(),
     )
+
+
+def keep_trace(report: ConsoleReport, writer: RunWriter) -> dict[str, Any]:
+    """The kernel trace the guest handed out, into the run directory
+    (rundir.TRACE), and its account for the manifest: lines written and
+    kept, events lost, whether it is whole and, if not, why. The trace is
+    a diagnosis beside the run: one that is not whole leaves the run's
+    results as they are, and the trace's readers refuse it."""
+    if report.trace_file is not None:  # gem5: through the simulator, into m5out
+        found = [
+            d / report.trace_file
+            for d in gem5stats.slice_dirs(writer.path(M5OUT))
+            if (d / report.trace_file).is_file()
+        ]
+        text = found[-1].read_text(errors="replace") if found else None
+        for path in found:
+            path.unlink()  # kept compressed, once
+    else:
+        text = "\n".join(report.trace_lines) + "\n" if report.trace_lines else None
+    kept = sum(1 for line in (text or "").splitlines() if line.strip() and line[0] != "#")
+    problem = None
+    if report.trace_written is None:
+        problem = "the guest never handed its trace out (a run cut short?)"
+    elif text is None and report.trace_written:
+        problem = "the guest's trace file is missing from the simulator's output"
+    elif kept != report.trace_written:
+        problem = f"{kept} of the {report.trace_written} lines the guest wrote arrived"
+    elif report.trace_lost:
+        problem = (
+            f"the kernel's trace buffers lost {report.trace_lost} events "
+            "(fewer events, or a shorter run)"
+        )
+    if text is not None:
+        writer.write_trace(text)
+    return {
+        "written": report.trace_written,
+        "kept": kept,
+        "lost": report.trace_lost,
+        "complete": problem is None,
+        **({"problem": problem} if problem else {}),
+    }
 
 
 def execute(
@@ -445,6 +492,7 @@ def execute(
         warmup_ms=warmup_of(request),
         perturbation=prepared.perturbation.to_json() if prepared.perturbation else None,
         speedups=request.online.describe() if request.online else None,
+        trace={"events": list(request.trace_events)} if request.trace_events else None,
         mix_limit_s=request.mix_limit_s,
         kernel={
             "variant": kmanifest["variant"],
@@ -499,6 +547,9 @@ def execute(
         speedups = {**(speedups or {}), "daemon": summary}
         if report.complete:  # a run cut short says why by itself
             online_problems = online_mod.problems(summary, request.online)
+    trace = manifest.trace
+    if request.trace_events:
+        trace = {"events": list(request.trace_events), **keep_trace(report, writer)}
     # a kernel that refused a knob the command line set is not the run described
     amp = (report.guest or {}).get("amp")
     refused = policies.knob_problems(cmdline, amp.get("knobs") if isinstance(amp, dict) else None)
@@ -513,7 +564,13 @@ def execute(
         status=status,
     )
     writer.write_manifest(
-        replace(manifest, engine_outputs=outcome.manifest, ending=ending, speedups=speedups)
+        replace(
+            manifest,
+            engine_outputs=outcome.manifest,
+            ending=ending,
+            speedups=speedups,
+            trace=trace,
+        )
     )
     writer.finish(status)
     return RunOutcome(directory=out_dir, status=status, report=report)

@@ -9,6 +9,7 @@ from ampkit.mix import Mix
 from ampkit.parsec import SuiteImage
 from ampkit.perturb import MAX_US
 from ampkit.rundir import instances
+from ampkit.tracing import check_events
 
 VERSION = 1
 #: once: every application runs once. restart: an application that finishes
@@ -108,6 +109,9 @@ class RunDescription:
     #: the online speedup model's lines (ampkit.online.OnlineSpeedups.lines);
     #: none, the lines are absent
     online: tuple[str, ...] = ()
+    #: kernel tracepoints ("system:event") traced over the measured run
+    #: (ampkit.tracing); none, the line is absent
+    trace: tuple[str, ...] = ()
 
     @classmethod
     def for_mix(
@@ -127,6 +131,7 @@ class RunDescription:
         env: Sequence[str] = (),
         online: Sequence[str] = (),
         roi_stats: bool = False,
+        trace: Sequence[str] = (),
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
@@ -180,6 +185,7 @@ class RunDescription:
             env=_env_lines((*suite_env, *([f"{ROI_STATS_ENV}=1"] if roi_stats else [])), env),
             pmu=pmu,
             online=tuple(online),
+            trace=tuple(trace),
         )
 
     def render(self) -> str:
@@ -210,6 +216,8 @@ class RunDescription:
             lines.append(f"warmup_ms {self.warmup_ms}")
         if self.pmu:
             lines.append(f"pmu {','.join(self.pmu)}")
+        if self.trace:
+            lines.append(f"trace {','.join(check_events(self.trace))}")
         if self.disk:
             lines.append(f"disk {self.disk[0]} {self.disk[1]}")
         lines += [f"env {e}" for e in self.env]

@@ -49,6 +49,7 @@ catalogue.
 """
 
 import json
+import lzma
 import os
 import re
 import shutil
@@ -73,6 +74,9 @@ GUEST = "guest.json"
 #: the online speedup model's log (ampkit.online), where a run had one
 ONLINE = "online.jsonl"
 GEM5_SUMMARY = "gem5.json"
+#: the kernel trace over the measured run, xz-compressed, where the run
+#: asked for one (ampkit.tracing)
+TRACE = "trace.txt.xz"
 RUN_DESC = "run.desc"
 DEVICE_TREE = "platform.dtb"
 M5OUT = "m5out"
@@ -92,6 +96,7 @@ ARCHIVED = (
     GEM5_SUMMARY,
     GEM5_LOG,
     GEM5_COMMAND,
+    TRACE,
 )
 #: ...and from m5out/, each of these, xz-compressed where True (the
 #: statistics reader, ampkit.gem5stats, reads stats.txt.xz).
@@ -528,6 +533,7 @@ _MANIFEST_FIELDS = frozenset(
         "warmup_ms",
         "perturbation",
         "speedups",
+        "trace",
         "mix_limit_s",
         "kernel",
         "inputs",
@@ -567,6 +573,10 @@ class Manifest:
     #: the online model (ampkit.online.OnlineSpeedups.describe), with what
     #: its daemon said at the end; None (and absent) for hints alone.
     speedups: Mapping[str, Any] | None = None
+    #: The kernel trace the run asked for (ampkit.tracing): its events and,
+    #: once over, lines written and kept, events lost, whether it is whole;
+    #: None (and absent) for a run without one.
+    trace: Mapping[str, Any] | None = None
     mix_limit_s: float | None = None
     #: The kernel build: variant, digest, versions, artifact hashes.
     kernel: Mapping[str, Any] | None = None
@@ -587,6 +597,7 @@ class Manifest:
             "warmup_ms": self.warmup_ms,
             "perturbation": dict(self.perturbation) if self.perturbation is not None else None,
             "speedups": dict(self.speedups) if self.speedups is not None else None,
+            "trace": dict(self.trace) if self.trace is not None else None,
             "kernel": dict(self.kernel) if self.kernel is not None else None,
             "inputs": dict(self.inputs) if self.inputs is not None else None,
             "started": self.started,
@@ -853,6 +864,22 @@ class RunDir:
             return None
         return key if isinstance(key, str) else None
 
+    def trace_text(self) -> str:
+        """The kernel trace the run kept (TRACE), as tracefs wrote it;
+        Excluded when there is none or it is not whole (the manifest's
+        trace account says why)."""
+        account = self.manifest().get("trace")
+        if not isinstance(account, dict):
+            raise Excluded(f"{self.path}: the run was not traced (ampkit run --trace)")
+        if not account.get("complete"):
+            raise Excluded(
+                f"{self.path}: its trace is not whole: {account.get('problem', 'unknown')}"
+            )
+        try:
+            return lzma.decompress((self.path / TRACE).read_bytes()).decode(errors="replace")
+        except (OSError, lzma.LZMAError) as e:
+            raise Excluded(f"{self.path / TRACE}: unreadable: {e}") from e
+
     def online_records(self) -> list[dict[str, Any]]:
         """The online speedup model's log (ONLINE), one record a line;
         empty for a run the model did not feed."""
@@ -1088,6 +1115,9 @@ class RunWriter:
         with (self.work / ONLINE).open("w") as f:
             for record in records:
                 f.write(json.dumps(record, sort_keys=True) + "\n")
+
+    def write_trace(self, text: str) -> None:
+        (self.work / TRACE).write_bytes(lzma.compress(text.encode()))
 
     def write_guest(self, guest: dict[str, Any]) -> None:
         write_json(self.work / GUEST, guest)

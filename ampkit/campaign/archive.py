@@ -26,7 +26,15 @@ from pathlib import Path
 
 from ampkit import gem5stats, paths
 from ampkit.errors import AmpkitError
-from ampkit.rundir import ARCHIVED, ARCHIVED_M5OUT, M5OUT, MANIFEST, RunDir, find_run_dirs
+from ampkit.rundir import (
+    ARCHIVED,
+    ARCHIVED_M5OUT,
+    M5OUT,
+    MANIFEST,
+    TRACE,
+    RunDir,
+    find_run_dirs,
+)
 
 
 def machine_paths(extra: Mapping[Path, str] | None = None) -> list[tuple[str, str]]:
@@ -67,7 +75,12 @@ def archive_run(run: RunDir, out: Path, replacements: list[tuple[str, str]]) -> 
         (staging / M5OUT).mkdir(parents=True)
         for name in ARCHIVED:
             source = run.path / name
-            if source.is_file():
+            if not source.is_file():
+                continue
+            if name == TRACE:  # compressed: scrubbed as the text it holds
+                text = scrub(lzma.decompress(source.read_bytes()), replacements, str(source))
+                (staging / name).write_bytes(lzma.compress(text))
+            else:
                 (staging / name).write_bytes(scrub(source.read_bytes(), replacements, str(source)))
         # a run in slices has its later slices' output in m5out/slice-<n>/
         slices = [d.relative_to(run.path) for d in gem5stats.slice_dirs(run.path / M5OUT)]

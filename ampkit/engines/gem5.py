@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ampkit import calibration, gem5stats, process
+from ampkit import calibration, gem5stats, process, tracing
 from ampkit.console import RESULTS_END
 from ampkit.engines.base import (
     BootInputs,
@@ -605,8 +605,15 @@ SLICE_ACCOUNT = "slice.json"
 #: A finished slice's checkpoint, which the next slice restores
 SLICE_CHECKPOINT = "checkpoint"
 #: What a later slice's gem5 output gives the run directory: its statistics
-#: and console (the configuration is the first slice's)
-SLICE_OUTPUTS = ("stats.txt", "stats.json", "system.terminal", gem5stats.SLICE_RECORD)
+#: and console (the configuration is the first slice's), and the kernel
+#: trace the guest writes at its end, if it was asked for one
+SLICE_OUTPUTS = (
+    "stats.txt",
+    "stats.json",
+    "system.terminal",
+    gem5stats.SLICE_RECORD,
+    tracing.GEM5_FILE,
+)
 
 
 def slice_key(slice_ms: int | None) -> list[str]:

@@ -15,13 +15,15 @@ from typing import Any
 import pytest
 
 from ampkit import calibration, gem5stats, parsec
+from ampkit.analysis import trace
 from ampkit.cli import main
 from ampkit.engines import gem5
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App
 from ampkit.platform import Platform, get_platform
 from ampkit.run import RunOutcome, RunRequest, execute
-from ampkit.rundir import M5OUT
+from ampkit.rundir import M5OUT, RunDir
+from ampkit.tracing import GEM5_FILE, PRESETS
 from tests.dtc import decompile
 from tests.gem5ini import check_cores
 from tests.parsec_mini import make_release
@@ -54,7 +56,19 @@ def test_the_device_tree_of_2B4L(gem5_tree: gem5.Gem5, tmp_path: Path) -> None:
     assert timer is None or 'status = "disabled";' in timer.group(1)
 
 
-def _run(out: Path, kernel: KernelBuild, initramfs: Path, policy: str, *apps: App) -> RunOutcome:
+#: The module's COLAB run is traced (ampkit.tracing): on gem5 the guest
+#: hands its trace out through the simulator, which only a gem5 run shows.
+TRACED = PRESETS["colab"]
+
+
+def _run(
+    out: Path,
+    kernel: KernelBuild,
+    initramfs: Path,
+    policy: str,
+    *apps: App,
+    trace_events: tuple[str, ...] = (),
+) -> RunOutcome:
     request = RunRequest(
         platform=get_platform("2B2L"),
         policy=policy,
@@ -62,6 +76,7 @@ def _run(out: Path, kernel: KernelBuild, initramfs: Path, policy: str, *apps: Ap
         engine="gem5",
         mix_limit_s=MIX_S,
         method="once",
+        trace_events=trace_events,
     )
     return execute(request, out, kernel, initramfs)
 
@@ -74,7 +89,9 @@ def colab_run(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> RunOutcome:
     out = tmp_path_factory.mktemp("gem5") / "colab"
-    return _run(out, kernel_build, initramfs, "colab", probe("perf"), SMALL_COMPUTE)
+    return _run(
+        out, kernel_build, initramfs, "colab", probe("perf"), SMALL_COMPUTE, trace_events=TRACED
+    )
 
 
 def _manifest(outcome: RunOutcome) -> dict[str, Any]:
@@ -256,6 +273,23 @@ def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOut
 TICKS_PER_MS = 10**9
 
 
+def test_the_trace_comes_out_through_the_simulator(colab_run: RunOutcome) -> None:
+    """The run's kernel trace went through gem5 (m5 writefile) into its
+    output directory, not the simulated UART, and arrived whole: COLAB's
+    placements of the mix's threads among it, within the measured run."""
+    assert colab_run.ok, colab_run.status
+    account = _manifest(colab_run)["trace"]
+    assert account["complete"] and account["kept"] == account["written"] > 0, account
+    assert not list((colab_run.directory / M5OUT).rglob(GEM5_FILE))  # kept once, compressed
+    console = (colab_run.directory / "console.log").read_text()
+    assert "AMPKIT TRACE BEGIN" not in console and '"type":"trace"' in console
+    frame = trace.events(RunDir(colab_run.directory).trace_text().splitlines())
+    placed = frame[frame["event"] == "sched_colab_place"]
+    assert {trace.fields(f)["comm"] for f in placed["fields"]} >= {"compute"}, placed
+    first_start = min(r["start_ns"] for r in colab_run.report.apps) / 1e9
+    assert frame["time_s"].min() >= first_start - 0.001
+
+
 def test_a_run_in_slices_is_the_run_cut_once(
     colab_run: RunOutcome, kernel_build: KernelBuild, initramfs: Path, tmp_path: Path
 ) -> None:
@@ -280,9 +314,13 @@ def test_a_run_in_slices_is_the_run_cut_once(
         mix_limit_s=MIX_S,
         method="once",
         slice_ms=slice_ms,
+        trace_events=TRACED,
     )
     sliced = execute(request, tmp_path / "sliced", kernel_build, initramfs)
     assert sliced.ok, sliced.status
+    # the trace, written by the guest in the last slice, is the run's
+    assert _manifest(sliced)["trace"]["complete"], _manifest(sliced)["trace"]
+    assert "sched_colab_place:" in RunDir(sliced.directory).trace_text()
     slices = _manifest(sliced)["gem5"]["slices"]
     assert [s["resumed"] for s in slices] == [False, False], slices
     assert slices[0]["ended_tick"] >= restored + slice_ms * TICKS_PER_MS

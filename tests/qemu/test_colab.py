@@ -14,7 +14,7 @@ import pytest
 
 from ampkit.kernel import KernelBuild
 
-from .helpers import EXECUTED, STRESS_LIMIT_S, TIMED, run_schedtest, threads_by_role
+from .helpers import EXECUTED, STRESS_LIMIT_S, TIMED, run_mix, run_schedtest, threads_by_role
 
 
 def big_share(thread: dict[str, Any]) -> float:
@@ -558,3 +558,63 @@ def test_which_counters_a_policy_keeps(
         assert result["blocked_ns"] == result["caused_ns"] == 0, result
     # its stop gave back what its start took: under cfs nothing counts
     assert result["counted_after_stop_ns"] == 0, result
+
+
+def test_a_traced_run_tells_what_moved_its_threads(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seven threads of two programs, stages and pipeline, handing work to
+    one another on four CPUs under colab: they wake each other hundreds of
+    times and outnumber the CPUs, so threads are placed at wake-ups and
+    moved between the clusters. The run keeps a whole trace of it, COLAB's
+    placement decisions among it, and 'ampkit trace' reads it."""
+    from ampkit.analysis import trace
+    from ampkit.cli import main
+    from ampkit.mix import load_mix
+    from ampkit.rundir import RunDir
+    from ampkit.tracing import PRESETS
+
+    mix = load_mix("comm2-stages-pipeline")
+    outcome = run_mix(
+        tmp_path / "run",
+        kernel_build,
+        initramfs,
+        mix,
+        policy="colab",
+        trace_events=PRESETS["colab"],
+        qemu_clock=TIMED,
+    )
+    assert outcome.ok, outcome.status
+    account = RunDir(outcome.directory).manifest()["trace"]
+    assert account["complete"] and account["lost"] == 0, account
+    assert account["kept"] == account["written"] > 0
+    frame = trace.events(RunDir(outcome.directory).trace_text().splitlines())
+    counts = frame["event"].value_counts()
+    # the premise: the threads woke each other, and COLAB placed every wake-up
+    assert counts.get("sched_waking", 0) >= 50, counts
+    placed = frame[frame["event"] == "sched_colab_place"]
+    assert set(placed["fields"].map(lambda f: trace.fields(f)["comm"])) >= {"stages", "pipeline"}
+    moves = trace.migrations(frame, big_cpus=[0, 1])
+    assert (moves["cause"] == "wake-up").any(), moves
+    # the trace holds the measured run alone: nothing before the release
+    first_start = min(r["start_ns"] for r in outcome.report.apps) / 1e9
+    assert frame["time_s"].min() >= first_start - 0.001
+    assert main(["trace", str(outcome.directory)]) == 0
+    printed = capsys.readouterr().out
+    assert "sched_colab_place" in printed and "wake-up" in printed
+
+
+def test_an_event_the_kernel_lacks_fails_the_run_naming_it(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    from ampkit.mix import load_mix
+
+    outcome = run_mix(
+        tmp_path / "run",
+        kernel_build,
+        initramfs,
+        load_mix("compute2-compute-compute"),
+        trace_events=("sched:sched_no_such_event",),
+    )
+    assert not outcome.ok
+    assert "this kernel has no such event: sched:sched_no_such_event" in outcome.status

@@ -33,6 +33,8 @@ def test_runs_that_count_are_archived_slim_and_scrubbed(tmp_path: Path) -> None:
     (good / "m5out").mkdir()
     (good / "m5out" / "stats.txt").write_text("simTicks 5\n")
     (good / "m5out" / "config.json").write_text("{}")  # not kept: config.ini is
+    # a kernel trace, compressed: scrubbed as the text it holds
+    (good / "trace.txt.xz").write_bytes(lzma.compress(f"comm=x dir={campaign}\n".encode()))
     out = tmp_path / "archive"
     lines = archive(campaign, out)
     assert lines == [
@@ -45,6 +47,8 @@ def test_runs_that_count_are_archived_slim_and_scrubbed(tmp_path: Path) -> None:
     )
     assert lzma.decompress((copy / "m5out" / "stats.txt.xz").read_bytes()) == b"simTicks 5\n"
     assert not (copy / "m5out" / "config.json").exists()
+    trace = lzma.decompress((copy / "trace.txt.xz").read_bytes())
+    assert trace == b"comm=x dir=/path/to/campaign\n"
     assert RunDir(copy).counts() and RunDir(copy).recorded_key() == RunDir(good).recorded_key()
     # again: nothing is copied twice
     assert archive(campaign, out)[0] == "2B2L-cfs-m-r0: archived already"

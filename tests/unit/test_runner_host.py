@@ -81,6 +81,23 @@ def test_bad_description_names_the_line(host_bin: Path, tmp_path: Path) -> None:
     assert report.runner_errors == ["run description: bad instance, threads or speedup: line 6"]
 
 
+@pytest.mark.parametrize(
+    "line, says",
+    [
+        ("trace sched_switch", "trace needs system:event names (lower case, digits and _), not"),
+        ("trace sched:Bad", "not: sched:Bad"),
+        ("trace " + ",".join(f"sched:e{i}" for i in range(17)), "at most 16 events: line 6"),
+    ],
+)
+def test_a_bad_trace_line_is_refused_before_anything_runs(
+    host_bin: Path, tmp_path: Path, line: str, says: str
+) -> None:
+    result = run_runner(host_bin, tmp_path, header() + line + "\napp t 0 1 0 /bin/true\n")
+    report = parse_console(result.stdout)
+    assert result.returncode == 1 and not report.saw_begin
+    assert report.runner_errors and says in report.runner_errors[0], report.runner_errors
+
+
 def test_policy_unknown_to_this_kernel_is_refused(host_bin: Path, tmp_path: Path) -> None:
     # The build machine's kernel has no sched_amp_policy: only cfs can run.
     result = run_runner(host_bin, tmp_path, header(policy="colab") + "app t 0 1 0 /bin/true\n")

@@ -28,8 +28,20 @@
 				 : "memory");                                   \
 		(ret) = x0_;                                                    \
 	} while (0)
+/* The same with four arguments (x0..x3), giving back x0. */
+#define M5OP4(word, a, b, c, d, ret)                                            \
+	do {                                                                    \
+		register uint64_t x0_ __asm__("x0") = (a);                      \
+		register uint64_t x1_ __asm__("x1") = (b);                      \
+		register uint64_t x2_ __asm__("x2") = (c);                      \
+		register uint64_t x3_ __asm__("x3") = (d);                      \
+		__asm__ volatile(".inst " #word : "+r"(x0_)                     \
+				 : "r"(x1_), "r"(x2_), "r"(x3_) : "memory");    \
+		(ret) = x0_;                                                    \
+	} while (0)
 #else
 #define M5OP(word, a, b) ((void)(a), (void)(b))
+#define M5OP4(word, a, b, c, d, ret) ((void)(a), (void)(b), (void)(c), (void)(d), (ret) = 0)
 #define M5OP3(word, a, b, c, ret) ((void)(a), (void)(b), (void)(c), (ret) = 0)
 #endif
 
@@ -91,4 +103,19 @@ static inline uint64_t m5_readfile(void *buf, uint64_t len, uint64_t offset)
 	return got;
 }
 
+/*
+ * Writes len bytes of buf into the file name of the simulator's output
+ * directory, at offset (op 0x4f; x0: address, x1: length, x2: offset, x3:
+ * the name's address; 0 creates the file anew). Returns the bytes written.
+ * The simulator reads both through the guest's page tables: they must be
+ * in memory the caller has touched, not pages never faulted in.
+ */
+static inline uint64_t m5_writefile(const void *buf, uint64_t len, uint64_t offset,
+				    const char *name)
+{
+	uint64_t wrote;
+	M5OP4(0xff4f0110, (uint64_t)(uintptr_t)buf, len, offset, (uint64_t)(uintptr_t)name,
+	      wrote);
+	return wrote;
+}
 #endif

@@ -55,6 +55,13 @@
  *                               kernel; ampkit-online.c)
  *   online_model big|little <intercept> <EVENT>=<coefficient>...
  *                              (the model of each core type it reads)
+ *   trace <system>:<event>,...  (enable these kernel tracepoints over the
+ *                               measured run, from the release to the last
+ *                               first completion; the trace follows the
+ *                               results: on the console between markers, or
+ *                               with m5ops through the simulator into its
+ *                               output directory, TRACE_FILE; at most
+ *                               MAX_TRACE_EVENTS)
  *
  * As init it reads it from /ampkit/run.desc, or, booted with ampkit_desc=m5
  * on gem5, from the simulator after a checkpoint (read_desc_from_simulator).
@@ -100,6 +107,18 @@
 #define OUTPUT_TAIL 16384	/* bytes of each application's output kept */
 #define MAX_START_DELAY_US 1000000	/* ampkit/perturb.py: MAX_US */
 #define MAX_EPI_BIG_PJ 1000000		/* the kernel's COLAB_EPI_PJ_MAX */
+#define MAX_TRACE_EVENTS 16
+#define TRACEFS "/sys/kernel/tracing"
+/*
+ * Each CPU's ring buffer: about 70,000 scheduler events of some 50 bytes,
+ * far more than the runs the kit sizes log (a QEMU run of seven threads
+ * handing work on: about 300); what a run overflows is counted (lost=) and
+ * the host refuses the trace (ampkit/run.py: keep_trace)
+ */
+#define TRACE_BUFFER_KB "4096"
+#define TRACE_FILE "ampkit-trace.txt"	/* ampkit/rundir.py: TRACE_GEM5_FILE */
+#define TRACE_BEGIN "==== AMPKIT TRACE BEGIN v1 ===="
+#define TRACE_END "==== AMPKIT TRACE END lines=%ld lost=%ld ===="
 
 struct app {
 	char *name;
@@ -147,6 +166,8 @@ struct run {
 	/* the online speedup model: period_us 0 when the run has none */
 	int online_period_us, online_min_instructions;
 	char *online_model[ONLINE_CORES];	/* "<intercept> <EVENT>=<coef>..." */
+	char *trace_events[MAX_TRACE_EVENTS];	/* "system:event", none: no trace */
+	int ntrace_events;
 	int napps;
 	struct app apps[MAX_APPS];
 };
@@ -369,6 +390,28 @@ static void parse_online_model(struct run *run, char **w, int n, int lineno)
 	run->online_model[type] = text.data;
 }
 
+/* The trace line: system:event names, comma-separated, each a tracefs path. */
+static void parse_trace(struct run *run, char *list, int lineno)
+{
+	char *save, *name;
+	char where[32];
+
+	snprintf(where, sizeof(where), "line %d", lineno);
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		const char *colon = strchr(name, ':');
+
+		if (!colon || colon == name || !colon[1] || strchr(colon + 1, ':') ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_:") != strlen(name))
+			fail("run description: trace needs system:event names (lower case, digits "
+			     "and _), not", name);
+		if (run->ntrace_events == MAX_TRACE_EVENTS)
+			fail("run description: trace takes at most 16 events", where);
+		run->trace_events[run->ntrace_events++] = name;
+	}
+	if (!run->ntrace_events)
+		fail("run description: trace needs at least one system:event", where);
+}
+
 static void parse_desc(char *text, struct run *run)
 {
 	char *save, *line;
@@ -425,6 +468,8 @@ static void parse_desc(char *text, struct run *run)
 				fail("run description: m5ops must be 0 or 1", where);
 		} else if (!strcmp(w[0], "pmu")) {
 			run->pmu = w[1];
+		} else if (!strcmp(w[0], "trace")) {
+			parse_trace(run, w[1], lineno);
 		} else if (!strcmp(w[0], "warmup_ms")) {
 			if (parse_int(w[1], 0, 600000, &run->warmup_ms))
 				fail("run description: warmup_ms must be 0 to 600000", where);
@@ -1157,6 +1202,141 @@ static void mark_measured_interval(void)
 		m5_dump_reset_stats();
 }
 
+/* --- tracing ------------------------------------------------------------- */
+
+/* Writes text to a tracefs control file; the run fails naming it if it cannot. */
+static void trace_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, text, strlen(text));
+		close(fd);
+	}
+	if (n != (ssize_t)strlen(text))
+		fail("trace: cannot write", path);
+}
+
+/*
+ * The trace's buffers emptied and its events enabled, tracing still off: it
+ * starts at the release (trace_switch), so that it holds the measured run
+ * and neither the warm-up nor the forks before the gate.
+ */
+static void trace_prepare(const struct run *run)
+{
+	char path[PATH_MAX];
+	int i;
+
+	if (!run->ntrace_events)
+		return;
+	if (access(TRACEFS "/events", F_OK) && mount("tracefs", TRACEFS, "tracefs", 0, NULL))
+		fail("trace: cannot mount tracefs at " TRACEFS
+		     " (a kernel without CONFIG_FTRACE?)", strerror(errno));
+	trace_write(TRACEFS "/tracing_on", "0");
+	trace_write(TRACEFS "/buffer_size_kb", TRACE_BUFFER_KB);
+	trace_write(TRACEFS "/set_event", "");
+	trace_write(TRACEFS "/trace", "");
+	for (i = 0; i < run->ntrace_events; i++) {
+		char *name = run->trace_events[i], *colon = strchr(name, ':');
+
+		snprintf(path, sizeof(path), TRACEFS "/events/%.*s/%s/enable",
+			 (int)(colon - name), name, colon + 1);
+		if (access(path, F_OK))
+			fail("trace: this kernel has no such event", name);
+		trace_write(path, "1");
+	}
+}
+
+static void trace_switch(const struct run *run, int on)
+{
+	if (run->ntrace_events)
+		trace_write(TRACEFS "/tracing_on", on ? "1" : "0");
+}
+
+/* Events the ring buffers overwrote or dropped, over every CPU. */
+static long trace_lost(void)
+{
+	char path[PATH_MAX], line[128];
+	long lost = 0, n;
+	int cpu;
+
+	for (cpu = 0;; cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/stats", cpu);
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "overrun: %ld", &n) == 1 ||
+			    sscanf(line, "dropped events: %ld", &n) == 1)
+				lost += n;
+		fclose(f);
+	}
+	return lost;
+}
+
+/*
+ * The trace, after the results (a guest that dies writing it has given
+ * them already). On gem5 the simulator copies it out of guest memory
+ * (m5 writefile): a few megabytes through the simulated UART would cost
+ * minutes of simulated time. Elsewhere it goes to the console between
+ * markers, lines whole (write_all), the end marker giving the count of
+ * lines and of events lost so that the host can tell a trace cut short.
+ */
+static void trace_output(const struct run *run)
+{
+	struct sbuf sb;
+	char *text, *p;
+	long lines = 0, lost;
+	size_t len;
+
+	if (!run->ntrace_events)
+		return;
+	lost = trace_lost();
+	text = read_text(TRACEFS "/trace");
+	if (!text)
+		fail("trace: cannot read " TRACEFS "/trace", strerror(errno));
+	len = strlen(text);	/* read_text drops the last newline */
+	for (p = text; *p;) {
+		char *end = strchrnul(p, '\n');
+
+		lines += end > p && *p != '#';	/* the header's lines are comments */
+		p = *end ? end + 1 : end;
+	}
+	sb_init(&sb);
+	if (use_m5ops) {
+		char name[] = TRACE_FILE;
+		uint64_t off = 0;
+
+		while (off < len) {
+			uint64_t wrote = m5_writefile(text + off, len - off, off, name);
+
+			if (!wrote)
+				fail("trace: the simulator wrote none of it into", TRACE_FILE);
+			off += wrote;
+		}
+		sb_printf(&sb, RECORD "{\"type\":\"trace\",\"file\":\"%s\",\"bytes\":%zu,"
+			  "\"lines\":%ld,\"lost\":%ld}", TRACE_FILE, len, lines, lost);
+		emit(&sb);
+	} else {
+		sb_printf(&sb, TRACE_BEGIN);
+		emit(&sb);
+		sb_free(&sb);
+		if (len) {
+			struct sbuf whole = { .data = text, .len = len, .cap = len };
+
+			sb_write(&whole, console_fd);
+		}
+		sb_init(&sb);
+		sb_printf(&sb, "%s" TRACE_END, len ? "\n" : "", lines, lost);
+		emit(&sb);
+	}
+	sb_free(&sb);
+	free(text);
+}
+
 static void run_mix(struct run *run, const char *tmpdir)
 {
 	sigset_t chld, orig;
@@ -1170,6 +1350,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 		for (i = 0; i < run->napps; i++)
 			if (!run->apps[i].start_delay_us)
 				m5_work_begin((uint64_t)i, 0);
+	trace_switch(run, 1);
 	start = ampkit_now_ns();
 	/*
 	 * A delayed application's time counts from its own release: it reads
@@ -1199,6 +1380,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 		wait_child_until(&chld, now, deadline);
 	}
 	mark_measured_interval();
+	trace_switch(run, 0);
 	/* First runs past the time limit, and the restarts still running. */
 	kill_instances(run);
 	for (i = 0; i < run->napps; i++) {
@@ -1448,6 +1630,7 @@ int main(int argc, char **argv)
 	set_policy(&run);
 	guest_record(&run);
 	warm_up(&run, tmpdir);
+	trace_prepare(&run);
 	say("starting run %s", run.run_id);
 	run_mix(&run, tmpdir);
 	online_records();
@@ -1462,5 +1645,6 @@ int main(int argc, char **argv)
 	sb_printf(&sb, RESULTS_END, run.napps);
 	emit(&sb);
 	sb_free(&sb);
+	trace_output(&run);
 	finish(0);
 }

@@ -1,0 +1,257 @@
+"""Kernel traces of runs: the names asked for, the console's trace block,
+what the run directory keeps, and what moved each thread (ampkit.tracing,
+ampkit.console, ampkit.run.keep_trace, ampkit.analysis.trace)."""
+
+import json
+import lzma
+from pathlib import Path
+
+import pytest
+
+from ampkit.analysis import trace
+from ampkit.cli import main
+from ampkit.console import TRACE_BEGIN, parse_console
+from ampkit.errors import UsageError
+from ampkit.mix import load_mix
+from ampkit.run import keep_trace
+from ampkit.rundesc import RunDescription
+from ampkit.rundir import TRACE, Excluded, RunDir, RunWriter
+from ampkit.sizes import sized_for
+from ampkit.tracing import GEM5_FILE, PRESETS, check_events, events_of
+
+# --- the names ------------------------------------------------------------------
+
+
+def test_sets_expand_in_order_and_each_event_is_named_once() -> None:
+    assert events_of("migrations") == PRESETS["migrations"]
+    both = events_of("sched:sched_switch,colab,sched:sched_waking")
+    assert both[0] == "sched:sched_switch"
+    assert both[1:] == PRESETS["colab"]
+    assert len(both) == len(set(both))
+
+
+@pytest.mark.parametrize(
+    "spec, says",
+    [
+        ("sched_switch", "not a tracefs name"),
+        ("sched:Sched_Switch", "not a tracefs name"),
+        ("sched:a:b", "not a tracefs name"),
+        (",", "needs events"),
+        (",".join(f"sched:e{i}" for i in range(17)), "at most 16"),
+    ],
+)
+def test_bad_names_are_refused_saying_what_is_wanted(spec: str, says: str) -> None:
+    with pytest.raises(UsageError, match=says):
+        events_of(spec)
+
+
+def test_a_name_twice_in_a_description_is_refused() -> None:
+    with pytest.raises(UsageError, match="twice"):
+        check_events(["sched:sched_waking", "sched:sched_waking"])
+
+
+def test_the_description_carries_the_trace_line_only_when_asked() -> None:
+    mix = sized_for(load_mix("compute2-compute-compute"), "qemu")
+    plain = RunDescription.for_mix("r", "colab", 0, 60, mix).render()
+    traced = RunDescription.for_mix("r", "colab", 0, 60, mix, trace=PRESETS["migrations"]).render()
+    assert "trace" not in plain
+    assert "trace sched:sched_migrate_task,sched:sched_waking\n" in traced
+    # the rest is the same description
+    assert [line for line in traced.splitlines() if not line.startswith("trace ")] == (
+        plain.splitlines()
+    )
+
+
+# --- the console ----------------------------------------------------------------
+
+RESULTS = [
+    "==== AMPKIT RESULTS BEGIN v1 ====",
+    "==== AMPKIT RESULTS END count=0 ====",
+]
+LINES = [
+    "          stages-44      [000] d....     1.708917: sched_waking: comm=stages pid=46 "
+    "prio=120 target_cpu=000",
+    "          stages-44      [000] d....     1.708937: sched_migrate_task: comm=stages pid=46 "
+    "prio=120 orig_cpu=0 dest_cpu=2",
+]
+
+
+def test_the_trace_block_is_read_apart_from_kernel_messages() -> None:
+    text = "\r\n".join(
+        [
+            *RESULTS,
+            TRACE_BEGIN,
+            "# tracer: nop",
+            "#",
+            LINES[0],
+            "[    2.000000] WARNING: CPU: 1 PID: 7 at kernel/sched/core.c:1 x",
+            LINES[1],
+            "==== AMPKIT TRACE END lines=2 lost=0 ====",
+        ]
+    )
+    report = parse_console(text)
+    assert report.trace_lines == ["# tracer: nop", "#", *LINES]
+    assert (report.trace_written, report.trace_lost) == (2, 0)
+    # a kernel's complaint inside the block is still the kernel's
+    assert report.kernel_problems and "WARNING" in report.kernel_problems[0]
+    assert not report.garbled
+
+
+def test_a_trace_record_names_the_file_the_simulator_wrote() -> None:
+    record = {"type": "trace", "file": GEM5_FILE, "bytes": 10, "lines": 3, "lost": 1}
+    report = parse_console("\n".join([*RESULTS, "@ampkit " + json.dumps(record)]))
+    assert (report.trace_file, report.trace_written, report.trace_lost) == (GEM5_FILE, 3, 1)
+    bad = parse_console("\n".join([*RESULTS, '@ampkit {"type":"trace","file":"x","lines":"3"}']))
+    assert bad.trace_file is None and bad.garbled
+
+
+# --- what the run directory keeps ------------------------------------------------
+
+
+def kept(tmp_path: Path, console: list[str]) -> tuple[dict[str, object], Path]:
+    writer = RunWriter(tmp_path / "run")
+    account = keep_trace(parse_console("\n".join(console)), writer)
+    return account, writer.path(TRACE)
+
+
+def test_a_whole_trace_is_kept_compressed(tmp_path: Path) -> None:
+    end = "==== AMPKIT TRACE END lines=2 lost=0 ===="
+    account, path = kept(tmp_path, [*RESULTS, TRACE_BEGIN, "# tracer: nop", *LINES, end])
+    assert account == {"written": 2, "kept": 2, "lost": 0, "complete": True}
+    assert lzma.decompress(path.read_bytes()).decode().splitlines()[1:] == LINES
+
+
+@pytest.mark.parametrize(
+    "console, problem",
+    [
+        # a line lost on the way (a kernel message printed into it)
+        (
+            [*RESULTS, TRACE_BEGIN, LINES[0], "==== AMPKIT TRACE END lines=2 lost=0 ===="],
+            "1 of the 2 lines",
+        ),
+        # the kernel's buffers overflowed
+        (
+            [*RESULTS, TRACE_BEGIN, *LINES, "==== AMPKIT TRACE END lines=2 lost=9 ===="],
+            "lost 9 events",
+        ),
+        # the guest stopped before its end marker
+        ([*RESULTS, TRACE_BEGIN, *LINES], "never handed its trace out"),
+    ],
+)
+def test_a_trace_not_whole_says_why(tmp_path: Path, console: list[str], problem: str) -> None:
+    account, _ = kept(tmp_path, console)
+    assert account["complete"] is False
+    assert problem in str(account["problem"])
+
+
+def test_on_gem5_the_trace_is_taken_from_the_slice_that_wrote_it(tmp_path: Path) -> None:
+    writer = RunWriter(tmp_path / "run")
+    last = writer.path("m5out") / "slice-1"
+    last.mkdir(parents=True)
+    (last / GEM5_FILE).write_text("\n".join(LINES) + "\n")
+    record = {"type": "trace", "file": GEM5_FILE, "bytes": 1, "lines": 2, "lost": 0}
+    report = parse_console("\n".join([*RESULTS, "@ampkit " + json.dumps(record)]))
+    account = keep_trace(report, writer)
+    assert account["complete"] is True
+    assert not (last / GEM5_FILE).exists()  # kept once, compressed
+    assert lzma.decompress(writer.path(TRACE).read_bytes()).decode().splitlines() == LINES
+    # and none written at all is said
+    report.trace_written = 2
+    assert "missing" in str(keep_trace(report, RunWriter(tmp_path / "other"))["problem"])
+
+
+def test_a_run_without_a_whole_trace_is_refused_by_its_readers(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text(json.dumps({"run_id": "r"}))
+    with pytest.raises(Excluded, match="not traced"):
+        RunDir(run).trace_text()
+    trace_account = {"events": [], "complete": False, "problem": "the kernel's buffers lost 3"}
+    (run / "manifest.json").write_text(json.dumps({"run_id": "r", "trace": trace_account}))
+    with pytest.raises(Excluded, match="not whole: the kernel's buffers lost 3"):
+        RunDir(run).trace_text()
+
+
+# --- what moved the threads -------------------------------------------------------
+
+#: A hand-made trace on 2B2L (CPUs 0 and 1 big): one migration of each cause
+#: and one within a cluster, in tracefs's own format (the lines' shape as a
+#: 6.1 guest wrote them, tests/qemu's traced run).
+HAND_MADE = (Path(__file__).parent / "data" / "trace-2B2L.txt").read_text()
+
+
+def test_events_read_every_line_and_refuse_one_that_is_not_an_event() -> None:
+    frame = trace.events(HAND_MADE.splitlines())
+    assert len(frame) == 9
+    first = frame.iloc[0]
+    assert (first["task"], first["pid"], first["cpu"], first["event"]) == (
+        "stages",
+        44,
+        0,
+        "sched_waking",
+    )
+    assert frame.loc[5, "task"] == "migration/3"  # a name with a dash and a slash
+    assert trace.fields(str(frame.loc[5, "fields"]))["comm"] == "pipe"  # values end at a space
+    with pytest.raises(trace.TraceError, match="line 2"):
+        trace.events([HAND_MADE.splitlines()[3], "stages-44 [000] 1.0 torn"])
+
+
+def test_each_migration_gets_its_cause_and_direction() -> None:
+    moves = trace.migrations(trace.events(HAND_MADE.splitlines()), big_cpus=[0, 1])
+    got = moves[["pid", "orig_cpu", "dest_cpu", "direction", "cause"]].values.tolist()
+    assert got == [
+        # the waking, then COLAB's placement, then the move, on CPU 0
+        [46, 0, 2, "down", "wake-up"],
+        # an idle big CPU's balancer pulled it back up
+        [46, 2, 1, "up", "balance"],
+        # the stopper thread of CPU 3
+        [51, 3, 0, "up", "stopper"],
+        # COLAB's exchange, logged just after the move it made
+        [50, 3, 1, "up", "colab"],
+        # within the little cluster
+        [47, 3, 2, "", "balance"],
+    ]
+    # a CPU's previous event must be its own: pid 50's waking on CPU 3 does
+    # not make CPU 0's move of it a wake-up
+    table = trace.crossings(moves)
+    stages = table[table["comm"] == "stages"].set_index("cause")
+    counted = stages[["up", "down", "within"]].to_dict("index")
+    assert counted["wake-up"] == {"up": 0, "down": 1, "within": 0}
+    assert counted["balance"] == {"up": 1, "down": 0, "within": 1}
+    assert set(stages["threads"]) == {2}
+
+
+def test_on_one_type_of_cpu_nothing_crosses() -> None:
+    moves = trace.migrations(trace.events(HAND_MADE.splitlines()), big_cpus=[])
+    assert not moves["cross"].any() and set(moves["direction"]) == {""}
+    assert trace.crossings(moves.iloc[0:0]).empty
+
+
+def traced_run(path: Path, policy: str) -> Path:
+    """A run directory holding the hand-made trace, as a traced run keeps it."""
+    path.mkdir(parents=True)
+    account = {"events": list(PRESETS["colab"]), "complete": True, "written": 7, "kept": 7}
+    (path / "manifest.json").write_text(json.dumps({"policy": policy, "trace": account}))
+    cpus = [{"cpu": c, "capacity": 1024 if c < 2 else 325} for c in range(4)]
+    (path / "guest.json").write_text(json.dumps({"cpus": cpus}))
+    (path / TRACE).write_bytes(lzma.compress(HAND_MADE.encode()))
+    return path
+
+
+def test_ampkit_trace_sums_the_runs_of_each_policy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = [traced_run(tmp_path / f"colab-{r}", "colab") for r in range(2)]
+    runs.append(traced_run(tmp_path / "cfs", "cfs"))
+    csv = tmp_path / "moves.csv"
+    assert main(["trace", *map(str, runs), "--csv", str(csv)]) == 0
+    out = capsys.readouterr().out
+    rows = {tuple(line.split()[:4]): line.split()[4:] for line in out.splitlines() if line}
+    # two runs of colab: each count twice, each run's pid a thread of its own
+    assert rows[("colab", "2", "stages", "wake-up")] == ["0", "2", "0", "4"]
+    assert rows[("cfs", "1", "stages", "wake-up")] == ["0", "1", "0", "2"]
+    assert len(csv.read_text().splitlines()) == 1 + 3 * 5
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "manifest.json").write_text("{}")
+    assert main(["trace", str(tmp_path / "plain")]) == UsageError.exit_code
+    assert "the run was not traced (ampkit run --trace)" in capsys.readouterr().err
