@@ -977,7 +977,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
     print()
     if tables:
         table = pd.concat(tables, ignore_index=True)
-        columns = ["policy", "runs", "comm", "cause", "up", "down", "within", "threads"]
+        columns = ["policy", "runs", "comm", "cause", "up", "down", "down_from_idle"]
+        columns += ["within", "threads"]
         print(table[columns].to_string(index=False))
     else:
         print("no migrations")

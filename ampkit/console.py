@@ -86,6 +86,8 @@ class ConsoleReport:
     trace_lost: int | None = None
     #: the "trace" record's file name in gem5's output directory
     trace_file: str | None = None
+    #: why the runner could not hand its trace out ("trace" record's error)
+    trace_error: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -171,11 +173,16 @@ def parse_console(text: str) -> ConsoleReport:
             if m := TRACE_END.search(line):
                 report.trace_written, report.trace_lost = int(m.group(1)), int(m.group(2))
                 in_trace = False
-            elif KERNEL_STAMP.match(line):  # the kernel's, between trace lines
-                if KERNEL_PROBLEM.search(line):
-                    report.kernel_problems.append(line.strip())
-            elif line.strip():
-                report.trace_lines.append(line)
+                continue
+            # the kernel's messages, between trace lines or inside one
+            # (which the line count then finds short of the runner's)
+            traced = line
+            if (m := KERNEL_STAMP.search(line)) is not None:
+                if KERNEL_PROBLEM.search(line[m.start() :]):
+                    report.kernel_problems.append(line[m.start() :].strip())
+                traced = line[: m.start()]
+            if traced.strip():
+                report.trace_lines.append(traced)
             continue
         if line.strip() == TRACE_BEGIN:
             in_trace = True
@@ -208,6 +215,8 @@ def parse_console(text: str) -> ConsoleReport:
             report.runner_errors.append(str(record.get("error")))
         elif kind == "online" and not in_block:
             report.online.append(record)
+        elif kind == "trace" and not in_block and isinstance(record.get("error"), str):
+            report.trace_error = record["error"]
         elif kind == "trace" and not in_block and _trace_record(record):
             report.trace_file = record["file"]
             report.trace_written, report.trace_lost = record["lines"], record["lost"]

@@ -401,8 +401,12 @@ def keep_trace(report: ConsoleReport, writer: RunWriter) -> dict[str, Any]:
     else:
         text = "\n".join(report.trace_lines) + "\n" if report.trace_lines else None
     kept = sum(1 for line in (text or "").splitlines() if line.strip() and line[0] != "#")
+    if text is None and report.trace_written == 0:
+        text = ""  # nothing was logged: an empty trace, whole
     problem = None
-    if report.trace_written is None:
+    if report.trace_error is not None:
+        problem = f"the guest could not read its trace: {report.trace_error}"
+    elif report.trace_written is None:
         problem = "the guest never handed its trace out (a run cut short?)"
     elif text is None and report.trace_written:
         problem = "the guest's trace file is missing from the simulator's output"

@@ -5,42 +5,60 @@ tracefs writes one line an event::
 
     stages-131  [002] d..3.   5.123456: sched_migrate_task: comm=stages pid=133 ...
 
+and, after each ``sched_migrate_task`` (the runner sets a stacktrace
+trigger on it), the kernel stack that made the migration::
+
+    stages-131  [002] d..3.   5.123458: <stack trace>
+     => set_task_cpu
+     => try_to_wake_up
+     ...
+
 ``events()`` reads them into a frame (task and pid of the context that
-logged the event, its CPU, flags, time, the event's name and its fields
-as text). ``migrations()`` takes every ``sched_migrate_task`` and tells
-what made it, from what surrounds it in the trace:
+logged the event, its CPU, flags, time, the event's name, its fields as
+text, and the stack where one follows). ``migrations()`` takes every
+``sched_migrate_task`` and tells what made it from its stack, the code
+that did it, not a guess from what surrounds it:
 
-- ``wake-up``: the task's wake-up placed it (``try_to_wake_up`` logs
-  ``sched_waking`` and then, on the same CPU with interrupts off, the
-  migration: the two are adjacent in that CPU's buffer, but for COLAB's
-  ``sched_colab_place`` between them);
-- ``colab``: COLAB's exchange between the clusters, which logs
-  ``sched_colab_move`` for the same task, CPUs and moment;
-- ``stopper``: the CPU's stopper thread (``migration/N``) moved it: an
-  active balance or a change of the task's allowed CPUs (WASH's binding);
-- ``balance``: anything else, the load balancer (periodic, idle, newly idle).
+- ``wake-up``: the task's wake-up placed it (``try_to_wake_up``);
+- ``colab``: COLAB's exchange between the clusters (its stopper
+  functions, ``colab_move_stop`` and ``colab_swap_stop``);
+- ``balance``: the load balancer, periodic, idle, newly idle or active
+  (``load_balance``, ``newidle_balance``, ``active_load_balance_cpu_stop``);
+- ``affinity``: a change of the task's allowed CPUs or its exec's
+  placement, through the stopper (``migration_cpu_stop``) or in the
+  caller (``__set_cpus_allowed_ptr``): WASH's binding is one;
+- ``other``: any other stack, and ``unknown`` a migration without one.
 
-Which of these a trace can tell depends on the events it holds: without
-``sched_waking`` no move is a wake-up's, without ``sched_colab_move`` none
-is COLAB's (ampkit.tracing.PRESETS gives the sets that tell them).
+A new task's first CPU is set without a migration event
+(``wake_up_new_task``), so forks are not among them. With
+``sched_switch`` in the trace, each migration also says whether the CPU
+the task left, and the one it went to, were idle then (``None`` where
+the trace cannot say).
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import pandas as pd
 
-#: tracefs's line: the logging context's task and pid, [CPU], the flags
-#: (irqs off, need-resched, hard/soft irq, preempt depth), seconds, the
-#: event and its fields. The task's name may hold spaces and dashes: its
-#: pid is the last dash-number before the CPU.
+#: tracefs's line: the logging context's task and pid, an optional tgid
+#: column, [CPU], the flags (irqs off, need-resched, hard/soft irq, preempt
+#: depth), seconds, the event and its fields. The task's name may hold
+#: spaces and dashes: its pid is the last dash-number before the CPU.
 _LINE = re.compile(
     r"^\s*(?P<task>.*)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]\s+"
-    r"(?P<flags>\S+)\s+(?P<time>\d+\.\d+):\s+(?P<event>\w+):\s?(?P<fields>.*)$"
+    r"(?P<flags>\S+)\s+(?P<time>\d+\.\d+):\s+(?P<event>\w+|<stack trace>):?\s?(?P<fields>.*)$"
 )
+#: A frame of a stack trace: " => function" (with "+0x../0x.." under the
+#: sym-offset option).
+_FRAME = re.compile(r"^\s*=> (?P<function>[^+\s]+)")
+#: The scheduler's events print the task's name first and up to the pid:
+#: a name may hold spaces.
+_COMM = re.compile(r"(?:^|\s)(?P<key>(?:prev_|next_)?comm)=(?P<value>.*?) (?=(?:prev_|next_)?pid=)")
 _FIELD = re.compile(r"(\w+)=(\S*)")
+STACK_EVENT = "<stack trace>"
 
-EVENT_COLUMNS = ["time_s", "cpu", "task", "pid", "flags", "event", "fields"]
+EVENT_COLUMNS = ["time_s", "cpu", "task", "pid", "flags", "event", "fields", "stack"]
 MIGRATION_COLUMNS = [
     "time_s",
     "comm",
@@ -50,12 +68,24 @@ MIGRATION_COLUMNS = [
     "cross",
     "direction",
     "cause",
+    "orig_idle",
+    "dest_idle",
 ]
-CAUSES = ("wake-up", "colab", "stopper", "balance")
-#: How far apart a COLAB move and the migration it made may be logged: the
-#: move is logged by the worker once the task is on its new CPU, the
-#: migration by whichever CPU moved it.
-COLAB_WINDOW_S = 0.001
+#: Causes, each with the functions whose presence in the stack makes it,
+#: in the order they are tried (a wake-up inside a balancer's stack is the
+#: wake-up's; COLAB's stopper runs migration_cpu_stop's kin).
+CAUSES: dict[str, tuple[str, ...]] = {
+    "wake-up": ("try_to_wake_up",),
+    "colab": ("colab_move_stop", "colab_swap_stop"),
+    "balance": (
+        "load_balance",
+        "newidle_balance",
+        "active_load_balance_cpu_stop",
+        "detach_tasks",
+    ),
+    "affinity": ("migration_cpu_stop", "__set_cpus_allowed_ptr", "affine_move_task"),
+}
+OTHER, UNKNOWN = "other", "unknown"
 
 
 class TraceError(ValueError):
@@ -63,23 +93,36 @@ class TraceError(ValueError):
 
 
 def fields(text: str) -> dict[str, str]:
-    """An event's key=value fields (values without spaces, as the scheduler's)."""
-    return dict(_FIELD.findall(text))
+    """An event's key=value fields: values without spaces, as the
+    scheduler prints them, but a task's name whole (it may hold spaces)."""
+    out = dict(_FIELD.findall(text))
+    out.update({m["key"]: m["value"] for m in _COMM.finditer(text)})
+    return out
 
 
 def events(lines: Iterable[str]) -> pd.DataFrame:
     """Every event line of a trace, in the order tracefs gave them (by
-    time, its buffers merged); comment lines skipped. A line that is
-    neither is an error: a trace the runner cut or garbled is not read."""
-    rows = []
+    time, its buffers merged), each stack trace's frames on its own row
+    (``stack``: innermost first); comment lines skipped. A line that is
+    none of these is an error: a trace the runner cut or garbled is not
+    read."""
+    rows: list[list[object]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        frame = _FRAME.match(line)
+        if frame is not None:
+            if not rows or rows[-1][5] != STACK_EVENT:
+                raise TraceError(f"line {number}: a stack frame without its stack: {line!r}")
+            stack = rows[-1][7]
+            assert isinstance(stack, tuple)
+            rows[-1][7] = (*stack, frame["function"])
             continue
         m = _LINE.match(line)
         if m is None:
             raise TraceError(f"line {number} is not a tracefs event: {line[:120]!r}")
         rows.append(
-            (
+            [
                 float(m["time"]),
                 int(m["cpu"]),
                 m["task"].strip(),
@@ -87,63 +130,89 @@ def events(lines: Iterable[str]) -> pd.DataFrame:
                 m["flags"],
                 m["event"],
                 m["fields"],
-            )
+                (),
+            ]
         )
     return pd.DataFrame(rows, columns=EVENT_COLUMNS)
 
 
+def cause_of(stack: Sequence[str]) -> str:
+    """What made a migration, from the kernel stack it was logged with."""
+    if not stack:
+        return UNKNOWN
+    for cause, functions in CAUSES.items():
+        if any(f in functions for f in stack):
+            return cause
+    return OTHER
+
+
+def _idle_then(frame: pd.DataFrame) -> Callable[[int, float], bool | None]:
+    """Whether a CPU was idle at a time, from the context switches."""
+    switches = frame[frame["event"] == "sched_switch"]
+    if switches.empty:
+        return lambda _cpu, _time: None
+    by_cpu: dict[int, tuple[list[float], list[bool]]] = {}
+    for cpu, time, text in zip(
+        switches["cpu"], switches["time_s"], switches["fields"], strict=True
+    ):
+        times, idle = by_cpu.setdefault(int(cpu), ([], []))
+        times.append(float(time))
+        idle.append(fields(text).get("next_pid") == "0")
+
+    def idle_at(cpu: int, time: float) -> bool | None:
+        times, idle = by_cpu.get(cpu, ([], []))
+        # the last switch on that CPU before the migration
+        lo, hi = 0, len(times)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if times[mid] <= time:
+                lo = mid + 1
+            else:
+                hi = mid
+        return idle[lo - 1] if lo else None
+
+    return idle_at
+
+
 def migrations(frame: pd.DataFrame, big_cpus: Iterable[int]) -> pd.DataFrame:
     """Every migration of the trace, with whether it crossed the clusters,
-    which way ("up" to a big CPU, "down", or "" within a cluster) and its
-    cause (CAUSES; the module's doc says how each is told)."""
+    which way ("up" to a big CPU, "down", or "" within a cluster), its
+    cause (CAUSES, from the stack logged with it), and whether the CPUs it
+    left and went to were idle then (by the last context switch on each
+    before it; None without sched_switch or before a CPU's first)."""
     big = set(big_cpus)
     frame = frame.reset_index(drop=True)
-    # the event before each one in its own CPU's buffer, past COLAB's
-    # placement (logged between the wake-up and the migration it decides)
-    previous: dict[int, int] = {}
-    before: list[int] = []
-    for index, (cpu, name) in enumerate(zip(frame["cpu"], frame["event"], strict=True)):
-        before.append(previous.get(cpu, -1))
-        if name != "sched_colab_place":
-            previous[cpu] = index
-    moved = frame[frame["event"] == "sched_colab_move"]
-    colab = [(t, fields(f)) for t, f in zip(moved["time_s"], moved["fields"], strict=True)]
-    used: set[int] = set()
+    idle_at = _idle_then(frame)
+    # each migration's stack: the next stack logged on its CPU
+    stack_of: dict[int, tuple[str, ...]] = {}
+    waiting: dict[int, int] = {}
+    for index, (cpu, name, stack) in enumerate(
+        zip(frame["cpu"], frame["event"], frame["stack"], strict=True)
+    ):
+        if name == "sched_migrate_task":
+            waiting[cpu] = index
+        elif name == STACK_EVENT and cpu in waiting:
+            stack_of[waiting.pop(cpu)] = stack
     rows = []
-    for index in frame.index[frame["event"] == "sched_migrate_task"]:
-        event = frame.loc[index]
-        f = fields(event["fields"])
-        pid, src, dst = int(f["pid"]), int(f["orig_cpu"]), int(f["dest_cpu"])
-        prior = before[index]
-        woke = (
-            prior >= 0
-            and frame.at[prior, "event"] == "sched_waking"
-            and fields(str(frame.at[prior, "fields"])).get("pid") == str(pid)
-        )
-        match = next(
-            (
-                i
-                for i, (t, m) in enumerate(colab)
-                if i not in used
-                and abs(t - event["time_s"]) <= COLAB_WINDOW_S
-                and m.get("pid") == str(pid)
-                and m.get("src_cpu") == str(src)
-                and m.get("dst_cpu") == str(dst)
-            ),
-            None,
-        )
-        if woke:
-            cause = "wake-up"
-        elif match is not None:
-            used.add(match)
-            cause = "colab"
-        elif str(event["task"]).startswith("migration/"):
-            cause = "stopper"
-        else:
-            cause = "balance"
+    moves = frame[frame["event"] == "sched_migrate_task"]
+    for index, time, text in zip(moves.index, moves["time_s"], moves["fields"], strict=True):
+        f = fields(text)
+        src, dst = int(f["orig_cpu"]), int(f["dest_cpu"])
         cross = (src in big) != (dst in big)
-        direction = ("up" if dst in big else "down") if cross else ""
-        rows.append((event["time_s"], f.get("comm", ""), pid, src, dst, cross, direction, cause))
+        rows.append(
+            (
+                time,
+                f.get("comm", ""),
+                int(f["pid"]),
+                src,
+                dst,
+                cross,
+                ("up" if dst in big else "down") if cross else "",
+                cause_of(stack_of.get(index, ())),
+                idle_at(src, time),
+                idle_at(dst, time),
+            )
+        )
     return pd.DataFrame(rows, columns=MIGRATION_COLUMNS)
 
 
@@ -151,22 +220,31 @@ def crossings(moves: pd.DataFrame) -> pd.DataFrame:
     """Migrations between the clusters per program (the task's name) and
     cause, up and down, and within a cluster: one row a program and cause,
     with the program's threads that moved (over several runs' migrations,
-    a ``run`` column tells their pids apart)."""
+    a ``run`` column tells their pids apart), and how many of the moves
+    down left a big CPU that was idle then."""
+    columns = ["comm", "cause", "up", "down", "down_from_idle", "within", "threads"]
     if moves.empty:
-        return pd.DataFrame(columns=["comm", "cause", "up", "down", "within", "threads"])
+        return pd.DataFrame(columns=columns)
     table = (
         moves.assign(
             up=moves["direction"] == "up",
             down=moves["direction"] == "down",
+            down_from_idle=(moves["direction"] == "down") & (moves["orig_idle"] == True),  # noqa: E712
             within=~moves["cross"],
         )
         .groupby(["comm", "cause"], sort=True)
-        .agg(up=("up", "sum"), down=("down", "sum"), within=("within", "sum"))
+        .agg(
+            up=("up", "sum"),
+            down=("down", "sum"),
+            down_from_idle=("down_from_idle", "sum"),
+            within=("within", "sum"),
+        )
         .reset_index()
     )
     # a thread is a pid of a run: pids are reused from run to run
     ids = [c for c in ("run", "pid") if c in moves.columns]
     threads = moves[["comm", *ids]].drop_duplicates().groupby("comm").size().rename("threads")
-    return table.merge(threads, on="comm").astype(
-        {"up": int, "down": int, "within": int, "threads": int}
+    out = table.merge(threads, on="comm").astype(
+        {"up": int, "down": int, "down_from_idle": int, "within": int, "threads": int}
     )
+    return out[columns]

@@ -24,8 +24,8 @@ from ampkit.tracing import GEM5_FILE, PRESETS, check_events, events_of
 
 def test_sets_expand_in_order_and_each_event_is_named_once() -> None:
     assert events_of("migrations") == PRESETS["migrations"]
-    both = events_of("sched:sched_switch,colab,sched:sched_waking")
-    assert both[0] == "sched:sched_switch"
+    both = events_of("sched:sched_wakeup,colab,sched:sched_waking")
+    assert both[0] == "sched:sched_wakeup"
     assert both[1:] == PRESETS["colab"]
     assert len(both) == len(set(both))
 
@@ -55,7 +55,7 @@ def test_the_description_carries_the_trace_line_only_when_asked() -> None:
     plain = RunDescription.for_mix("r", "colab", 0, 60, mix).render()
     traced = RunDescription.for_mix("r", "colab", 0, 60, mix, trace=PRESETS["migrations"]).render()
     assert "trace" not in plain
-    assert "trace sched:sched_migrate_task,sched:sched_waking\n" in traced
+    assert "trace sched:sched_migrate_task,sched:sched_waking,sched:sched_switch\n" in traced
     # the rest is the same description
     assert [line for line in traced.splitlines() if not line.startswith("trace ")] == (
         plain.splitlines()
@@ -92,6 +92,12 @@ def test_the_trace_block_is_read_apart_from_kernel_messages() -> None:
     report = parse_console(text)
     assert report.trace_lines == ["# tracer: nop", "#", *LINES]
     assert (report.trace_written, report.trace_lost) == (2, 0)
+    # one printed into the middle of a trace line: the kernel's part is its
+    torn = parse_console(
+        "\n".join([TRACE_BEGIN, LINES[0][:40] + "[    3.000000] BUG: scheduling while atomic"])
+    )
+    assert torn.trace_lines == [LINES[0][:40]]
+    assert torn.kernel_problems == ["[    3.000000] BUG: scheduling while atomic"]
     # a kernel's complaint inside the block is still the kernel's
     assert report.kernel_problems and "WARNING" in report.kernel_problems[0]
     assert not report.garbled
@@ -144,6 +150,19 @@ def test_a_trace_not_whole_says_why(tmp_path: Path, console: list[str], problem:
     assert problem in str(account["problem"])
 
 
+def test_a_trace_the_guest_could_not_read_is_said_and_an_empty_one_is_whole(
+    tmp_path: Path,
+) -> None:
+    error = '@ampkit {"type":"trace","error":"Cannot allocate memory"}'
+    account, _ = kept(tmp_path / "a", [*RESULTS, error])
+    assert account["complete"] is False
+    assert account["problem"] == "the guest could not read its trace: Cannot allocate memory"
+    record = {"type": "trace", "file": GEM5_FILE, "bytes": 0, "lines": 0, "lost": 0}
+    empty = "@ampkit " + json.dumps(record)
+    account, path = kept(tmp_path / "b", [*RESULTS, empty])
+    assert account["complete"] is True and lzma.decompress(path.read_bytes()) == b""
+
+
 def test_on_gem5_the_trace_is_taken_from_the_slice_that_wrote_it(tmp_path: Path) -> None:
     writer = RunWriter(tmp_path / "run")
     last = writer.path("m5out") / "slice-1"
@@ -182,49 +201,94 @@ HAND_MADE = (Path(__file__).parent / "data" / "trace-2B2L.txt").read_text()
 
 def test_events_read_every_line_and_refuse_one_that_is_not_an_event() -> None:
     frame = trace.events(HAND_MADE.splitlines())
-    assert len(frame) == 9
+    assert len(frame) == 14
     first = frame.iloc[0]
     assert (first["task"], first["pid"], first["cpu"], first["event"]) == (
         "stages",
         44,
         0,
-        "sched_waking",
+        "sched_switch",
     )
-    assert frame.loc[5, "task"] == "migration/3"  # a name with a dash and a slash
-    assert trace.fields(str(frame.loc[5, "fields"]))["comm"] == "pipe"  # values end at a space
+    stacks = frame[frame["event"] == trace.STACK_EVENT]["stack"].tolist()
+    assert stacks[0] == (
+        "trace_event_raw_event_sched_migrate_task",
+        "set_task_cpu",
+        "try_to_wake_up",
+        "futex_wake",
+    )
+    assert stacks[2] == ("set_task_cpu", "move_queued_task", "migration_cpu_stop")  # offsets cut
+    assert frame.loc[6, "task"] == "<idle>"
+    # a task's name whole, spaces and dashes included
+    switch = trace.fields(str(frame.loc[1, "fields"]))
+    assert (switch["next_comm"], switch["next_pid"]) == ("my task-x", "51")
     with pytest.raises(trace.TraceError, match="line 2"):
         trace.events([HAND_MADE.splitlines()[3], "stages-44 [000] 1.0 torn"])
+    with pytest.raises(trace.TraceError, match="a stack frame without its stack"):
+        trace.events([HAND_MADE.splitlines()[3], " => set_task_cpu"])
 
 
-def test_each_migration_gets_its_cause_and_direction() -> None:
+def test_each_migration_gets_its_cause_from_its_stack_and_the_cpus_idleness() -> None:
     moves = trace.migrations(trace.events(HAND_MADE.splitlines()), big_cpus=[0, 1])
-    got = moves[["pid", "orig_cpu", "dest_cpu", "direction", "cause"]].values.tolist()
-    assert got == [
-        # the waking, then COLAB's placement, then the move, on CPU 0
-        [46, 0, 2, "down", "wake-up"],
-        # an idle big CPU's balancer pulled it back up
-        [46, 2, 1, "up", "balance"],
-        # the stopper thread of CPU 3
-        [51, 3, 0, "up", "stopper"],
-        # COLAB's exchange, logged just after the move it made
-        [50, 3, 1, "up", "colab"],
-        # within the little cluster
-        [47, 3, 2, "", "balance"],
+    columns = [
+        "comm",
+        "pid",
+        "orig_cpu",
+        "dest_cpu",
+        "direction",
+        "cause",
+        "orig_idle",
+        "dest_idle",
     ]
-    # a CPU's previous event must be its own: pid 50's waking on CPU 3 does
-    # not make CPU 0's move of it a wake-up
+    assert moves[columns].values.tolist() == [
+        # woken by pipeline: placed on little CPU 2, leaving big CPU 0 idle
+        ["stages", 46, 0, 2, "down", "wake-up", True, None],
+        # big CPU 1's balancer (softirq) pulled it back, CPU 1 busy then
+        ["stages", 46, 2, 1, "up", "balance", None, False],
+        # the stopper of CPU 3, for an allowed-CPUs change; CPU 0 idle
+        ["my task-x", 51, 3, 0, "up", "affinity", None, True],
+        # COLAB's exchange, through its own stopper function
+        ["pipeline", 50, 3, 1, "up", "colab", None, False],
+        # no stack logged with it
+        ["stages", 47, 3, 2, "", "unknown", None, None],
+    ]
     table = trace.crossings(moves)
     stages = table[table["comm"] == "stages"].set_index("cause")
-    counted = stages[["up", "down", "within"]].to_dict("index")
-    assert counted["wake-up"] == {"up": 0, "down": 1, "within": 0}
-    assert counted["balance"] == {"up": 1, "down": 0, "within": 1}
+    counted = stages[["up", "down", "down_from_idle", "within"]].to_dict("index")
+    assert counted["wake-up"] == {"up": 0, "down": 1, "down_from_idle": 1, "within": 0}
+    assert counted["balance"] == {"up": 1, "down": 0, "down_from_idle": 0, "within": 0}
+    assert counted["unknown"] == {"up": 0, "down": 0, "down_from_idle": 0, "within": 1}
     assert set(stages["threads"]) == {2}
+
+
+@pytest.mark.parametrize(
+    "stack, cause",
+    [
+        (("set_task_cpu", "try_to_wake_up", "load_balance"), "wake-up"),  # the wake-up's
+        (("set_task_cpu", "detach_tasks", "load_balance"), "balance"),
+        (("move_queued_task", "active_load_balance_cpu_stop"), "balance"),
+        (("move_queued_task", "colab_swap_stop", "migrate_swap_stop"), "colab"),
+        (
+            ("move_queued_task", "__set_cpus_allowed_ptr_locked", "__set_cpus_allowed_ptr"),
+            "affinity",
+        ),
+        (("set_task_cpu", "something_new"), "other"),
+        ((), "unknown"),
+    ],
+)
+def test_causes_read_from_stacks(stack: tuple[str, ...], cause: str) -> None:
+    assert trace.cause_of(stack) == cause
 
 
 def test_on_one_type_of_cpu_nothing_crosses() -> None:
     moves = trace.migrations(trace.events(HAND_MADE.splitlines()), big_cpus=[])
     assert not moves["cross"].any() and set(moves["direction"]) == {""}
     assert trace.crossings(moves.iloc[0:0]).empty
+
+
+def test_without_context_switches_idleness_is_unknown() -> None:
+    lines = [line for line in HAND_MADE.splitlines() if "sched_switch" not in line]
+    moves = trace.migrations(trace.events(lines), big_cpus=[0, 1])
+    assert moves["orig_idle"].isna().all() and moves["dest_idle"].isna().all()
 
 
 def traced_run(path: Path, policy: str) -> Path:
@@ -248,8 +312,9 @@ def test_ampkit_trace_sums_the_runs_of_each_policy(
     out = capsys.readouterr().out
     rows = {tuple(line.split()[:4]): line.split()[4:] for line in out.splitlines() if line}
     # two runs of colab: each count twice, each run's pid a thread of its own
-    assert rows[("colab", "2", "stages", "wake-up")] == ["0", "2", "0", "4"]
-    assert rows[("cfs", "1", "stages", "wake-up")] == ["0", "1", "0", "2"]
+    # (up, down, down from an idle big CPU, within, threads)
+    assert rows[("colab", "2", "stages", "wake-up")] == ["0", "2", "2", "0", "4"]
+    assert rows[("cfs", "1", "stages", "wake-up")] == ["0", "1", "1", "0", "2"]
     assert len(csv.read_text().splitlines()) == 1 + 3 * 5
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "manifest.json").write_text("{}")

@@ -2,7 +2,7 @@
 /*
  * gem5's pseudo-instructions for arm64, written from their documented ABI:
  * one reserved instruction word 0xff000110 | (op << 16), arguments in x0
- * and x1. A CPU other than gem5's raises SIGILL on them, so the runner
+ * to x3. A CPU other than gem5's raises SIGILL on them, so the runner
  * uses them only when the run description says the engine is gem5
  * ("m5ops 1"); built for another architecture they do nothing.
  */

@@ -57,10 +57,12 @@
  *                              (the model of each core type it reads)
  *   trace <system>:<event>,...  (enable these kernel tracepoints over the
  *                               measured run, from the release to the last
- *                               first completion; the trace follows the
- *                               results: on the console between markers, or
- *                               with m5ops through the simulator into its
- *                               output directory, TRACE_FILE; at most
+ *                               first completion, on CLOCK_MONOTONIC; each
+ *                               sched_migrate_task with its kernel stack;
+ *                               the trace follows the results: on the
+ *                               console between markers, or with m5ops
+ *                               through the simulator into its output
+ *                               directory, TRACE_FILE; at most
  *                               MAX_TRACE_EVENTS)
  *
  * As init it reads it from /ampkit/run.desc, or, booted with ampkit_desc=m5
@@ -110,13 +112,18 @@
 #define MAX_TRACE_EVENTS 16
 #define TRACEFS "/sys/kernel/tracing"
 /*
- * Each CPU's ring buffer: about 70,000 scheduler events of some 50 bytes,
- * far more than the runs the kit sizes log (a QEMU run of seven threads
- * handing work on: about 300); what a run overflows is counted (lost=) and
- * the host refuses the trace (ampkit/run.py: keep_trace)
+ * The ring buffers' whole size, shared among the CPUs: some 350,000
+ * scheduler events of about 45 bytes, far more than the runs the kit sizes
+ * log (a QEMU run of seven threads handing work on: hundreds to a few
+ * thousand), and as text (about 2.5 times as long) well inside what the
+ * host keeps of a console (ampkit/engines/qemu.py: MAX_CONSOLE_BYTES).
+ * What a run overflows is counted (lost=) and the host refuses the trace.
  */
-#define TRACE_BUFFER_KB "4096"
-#define TRACE_FILE "ampkit-trace.txt"	/* ampkit/rundir.py: TRACE_GEM5_FILE */
+#define TRACE_BUFFER_TOTAL_KB 16384
+#define TRACE_BUFFER_MIN_KB 1024
+/* The simulator copies the trace out of guest memory a chunk at a time. */
+#define TRACE_CHUNK (1 << 20)
+#define TRACE_FILE "ampkit-trace.txt"	/* ampkit/tracing.py: GEM5_FILE */
 #define TRACE_BEGIN "==== AMPKIT TRACE BEGIN v1 ===="
 #define TRACE_END "==== AMPKIT TRACE END lines=%ld lost=%ld ===="
 
@@ -1219,13 +1226,19 @@ static void trace_write(const char *path, const char *text)
 }
 
 /*
- * The trace's buffers emptied and its events enabled, tracing still off: it
- * starts at the release (trace_switch), so that it holds the measured run
- * and neither the warm-up nor the forks before the gate.
+ * The trace set up, tracing still off: the buffers sized, the clock the
+ * runner's own (CLOCK_MONOTONIC, as start_ns and end_ns, so that the trace
+ * and the results share one time line), and the events enabled. Before the
+ * warm-up, so that allocating the buffers does not disturb the caches it
+ * warms; trace_switch() empties them as it starts, at the release. Each
+ * sched_migrate_task also logs the kernel stack that made the migration (a
+ * stacktrace trigger): what moved the task, read from the code that did
+ * (ampkit/analysis/trace.py).
  */
 static void trace_prepare(const struct run *run)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], size[32];
+	long cpus = sysconf(_SC_NPROCESSORS_CONF), kb;
 	int i;
 
 	if (!run->ntrace_events)
@@ -1233,10 +1246,12 @@ static void trace_prepare(const struct run *run)
 	if (access(TRACEFS "/events", F_OK) && mount("tracefs", TRACEFS, "tracefs", 0, NULL))
 		fail("trace: cannot mount tracefs at " TRACEFS
 		     " (a kernel without CONFIG_FTRACE?)", strerror(errno));
+	kb = TRACE_BUFFER_TOTAL_KB / (cpus > 0 ? cpus : 1);
+	snprintf(size, sizeof(size), "%ld", kb > TRACE_BUFFER_MIN_KB ? kb : TRACE_BUFFER_MIN_KB);
 	trace_write(TRACEFS "/tracing_on", "0");
-	trace_write(TRACEFS "/buffer_size_kb", TRACE_BUFFER_KB);
+	trace_write(TRACEFS "/buffer_size_kb", size);
+	trace_write(TRACEFS "/trace_clock", "mono");
 	trace_write(TRACEFS "/set_event", "");
-	trace_write(TRACEFS "/trace", "");
 	for (i = 0; i < run->ntrace_events; i++) {
 		char *name = run->trace_events[i], *colon = strchr(name, ':');
 
@@ -1245,13 +1260,20 @@ static void trace_prepare(const struct run *run)
 		if (access(path, F_OK))
 			fail("trace: this kernel has no such event", name);
 		trace_write(path, "1");
+		if (!strcmp(name, "sched:sched_migrate_task"))
+			trace_write(TRACEFS "/events/sched/sched_migrate_task/trigger",
+				    "stacktrace");
 	}
 }
 
+/* On: the buffers emptied of the warm-up's events, then tracing. Off: stopped. */
 static void trace_switch(const struct run *run, int on)
 {
-	if (run->ntrace_events)
-		trace_write(TRACEFS "/tracing_on", on ? "1" : "0");
+	if (!run->ntrace_events)
+		return;
+	if (on)
+		trace_write(TRACEFS "/trace", "");
+	trace_write(TRACEFS "/tracing_on", on ? "1" : "0");
 }
 
 /* Events the ring buffers overwrote or dropped, over every CPU. */
@@ -1270,6 +1292,7 @@ static long trace_lost(void)
 			break;
 		while (fgets(line, sizeof(line), f))
 			if (sscanf(line, "overrun: %ld", &n) == 1 ||
+			    sscanf(line, "commit overrun: %ld", &n) == 1 ||
 			    sscanf(line, "dropped events: %ld", &n) == 1)
 				lost += n;
 		fclose(f);
@@ -1282,8 +1305,9 @@ static long trace_lost(void)
  * them already). On gem5 the simulator copies it out of guest memory
  * (m5 writefile): a few megabytes through the simulated UART would cost
  * minutes of simulated time. Elsewhere it goes to the console between
- * markers, lines whole (write_all), the end marker giving the count of
- * lines and of events lost so that the host can tell a trace cut short.
+ * markers, the end marker giving the count of lines and of events lost,
+ * so that the host can tell a trace cut short. A trace that cannot be
+ * read is said in a record, not a failure: the results stand.
  */
 static void trace_output(const struct run *run)
 {
@@ -1294,10 +1318,17 @@ static void trace_output(const struct run *run)
 
 	if (!run->ntrace_events)
 		return;
+	sb_init(&sb);
 	lost = trace_lost();
 	text = read_text(TRACEFS "/trace");
-	if (!text)
-		fail("trace: cannot read " TRACEFS "/trace", strerror(errno));
+	if (!text) {
+		sb_printf(&sb, RECORD "{\"type\":\"trace\",\"error\":");
+		sb_json_str(&sb, strerror(errno));
+		sb_printf(&sb, "}");
+		emit(&sb);
+		sb_free(&sb);
+		return;
+	}
 	len = strlen(text);	/* read_text drops the last newline */
 	for (p = text; *p;) {
 		char *end = strchrnul(p, '\n');
@@ -1305,17 +1336,14 @@ static void trace_output(const struct run *run)
 		lines += end > p && *p != '#';	/* the header's lines are comments */
 		p = *end ? end + 1 : end;
 	}
-	sb_init(&sb);
 	if (use_m5ops) {
 		char name[] = TRACE_FILE;
 		uint64_t off = 0;
 
 		while (off < len) {
-			uint64_t wrote = m5_writefile(text + off, len - off, off, name);
+			uint64_t chunk = len - off < TRACE_CHUNK ? len - off : TRACE_CHUNK;
 
-			if (!wrote)
-				fail("trace: the simulator wrote none of it into", TRACE_FILE);
-			off += wrote;
+			off += m5_writefile(text + off, chunk, off, name);
 		}
 		sb_printf(&sb, RECORD "{\"type\":\"trace\",\"file\":\"%s\",\"bytes\":%zu,"
 			  "\"lines\":%ld,\"lost\":%ld}", TRACE_FILE, len, lines, lost);
@@ -1345,12 +1373,12 @@ static void run_mix(struct run *run, const char *tmpdir)
 
 	start_online(run, tmpdir);
 	fork_all_held(run, tmpdir, 1, gate, &chld, &orig);
+	trace_switch(run, 1);	/* before the statistics' reset: not measured */
 	mark_measured_interval();
 	if (use_m5ops)
 		for (i = 0; i < run->napps; i++)
 			if (!run->apps[i].start_delay_us)
 				m5_work_begin((uint64_t)i, 0);
-	trace_switch(run, 1);
 	start = ampkit_now_ns();
 	/*
 	 * A delayed application's time counts from its own release: it reads
@@ -1629,8 +1657,8 @@ int main(int argc, char **argv)
 	 */
 	set_policy(&run);
 	guest_record(&run);
-	warm_up(&run, tmpdir);
 	trace_prepare(&run);
+	warm_up(&run, tmpdir);
 	say("starting run %s", run.run_id);
 	run_mix(&run, tmpdir);
 	online_records();
