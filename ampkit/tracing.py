@@ -1,12 +1,14 @@
 """Kernel tracepoints traced over a run's measured interval.
 
 A run asked for a trace (``ampkit run --trace``) names kernel events as
-tracefs does, ``system:event``. The guest runner (ampkit-init.c) enables
-them after the warm-up, switches tracing on at the applications' release
-and off when the last first run ends, and hands the trace out after the
-results: on the console between markers (ampkit.console), or on gem5
-through the simulator into its output directory (``GEM5_FILE``), since a
-few megabytes through the simulated UART would cost minutes of simulated
+tracefs does, ``system:event``. The guest runner (ampkit-init.c) sets the
+trace up before the warm-up, on the results' clock (CLOCK_MONOTONIC),
+with a stacktrace trigger on ``sched_migrate_task``; it empties the
+buffers and switches tracing on at the applications' release and off
+when the last first run ends, and hands the trace out after the results:
+on the console between markers (ampkit.console), or on gem5 through the
+simulator into its output directory (``GEM5_FILE``), since a few
+megabytes through the simulated UART would cost minutes of simulated
 time. The run directory keeps it xz-compressed (ampkit.rundir.TRACE);
 ampkit.analysis.trace reads it.
 
