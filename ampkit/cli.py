@@ -285,7 +285,7 @@ def _span_ms(args: argparse.Namespace) -> float | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    variant = "debug" if args.debug_kernel else "default"
+    variant = _boot_variant(args)
     policies.colab_thresholds(args.append or "")  # values the kernel would refuse: said now
     request = RunRequest(
         platform=_platform_from(args),
@@ -490,7 +490,7 @@ def cmd_shell(args: argparse.Namespace) -> int:
     engine = get_engine(args.engine)
     policy = policies.kernel_policy(policies.check_policy(args.policy))
     target = _platform_from(args)
-    variant = "debug" if args.debug_kernel else "default"
+    variant = _boot_variant(args)
     found, disk = _artifacts(variant, args.no_build, build_mod.SHELL_IMAGE)
     with tempfile.TemporaryDirectory(prefix="ampkit-shell-") as tmp:
         cmd, how_to_quit = engine.shell_command(
@@ -658,7 +658,27 @@ def _add_machine_args(s: argparse.ArgumentParser) -> None:
 
 def _add_boot_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--debug-kernel", action="store_true", help="boot the debug kernel variant")
+    s.add_argument(
+        "--kernel",
+        choices=BOOT_VARIANTS,
+        help="the kernel variant to boot (default: default; hz1000: a campaign's at "
+        "sched_timescale=4, to diagnose its runs at their setup)",
+    )
     s.add_argument("--append", help="extra kernel command-line arguments")
+
+
+#: The kernel variants 'run' and 'shell' boot (the pristine one is a
+#: campaign's baseline: ampkit/kernel.py).
+BOOT_VARIANTS = ("default", "debug", "hz1000")
+
+
+def _boot_variant(args: argparse.Namespace) -> str:
+    """--kernel, or the debug kernel that --debug-kernel names."""
+    if args.debug_kernel and args.kernel not in (None, "debug"):
+        raise UsageError(
+            f"--debug-kernel and --kernel {args.kernel} name two kernels", "give one of them"
+        )
+    return str(args.kernel or ("debug" if args.debug_kernel else "default"))
 
 
 def _add_variant_args(s: argparse.ArgumentParser, debug_help: str, unpatched_help: str) -> None:

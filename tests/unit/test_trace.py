@@ -320,3 +320,16 @@ def test_ampkit_trace_sums_the_runs_of_each_policy(
     (tmp_path / "plain" / "manifest.json").write_text("{}")
     assert main(["trace", str(tmp_path / "plain")]) == UsageError.exit_code
     assert "the run was not traced (ampkit run --trace)" in capsys.readouterr().err
+
+
+def test_run_boots_the_kernel_variant_asked_and_refuses_two() -> None:
+    from ampkit.cli import _boot_variant, parser
+
+    def variant(*argv: str) -> str:
+        return _boot_variant(parser().parse_args(["run", *argv]))
+
+    assert variant() == "default"
+    assert variant("--kernel", "hz1000") == "hz1000"
+    assert variant("--debug-kernel") == variant("--kernel", "debug") == "debug"
+    with pytest.raises(UsageError, match="name two kernels"):
+        variant("--debug-kernel", "--kernel", "hz1000")
