@@ -333,3 +333,15 @@ def test_run_boots_the_kernel_variant_asked_and_refuses_two() -> None:
     assert variant("--debug-kernel") == variant("--kernel", "debug") == "debug"
     with pytest.raises(UsageError, match="name two kernels"):
         variant("--debug-kernel", "--kernel", "hz1000")
+
+
+def test_a_trace_with_the_tgid_column_reads_alike() -> None:
+    """record-tgid adds "(tgid)" before the CPU, "(-------)" when unknown."""
+    lines = [
+        "          stages-44      (     42) [000] d..2.     1.000050: sched_waking: comm=stages "
+        "pid=46 prio=120 target_cpu=000",
+        "          <idle>-0       (-------) [001] d.s2.     1.000200: sched_waking: comm=x "
+        "pid=7 prio=120 target_cpu=001",
+    ]
+    frame = trace.events(lines)
+    assert frame[["task", "pid", "cpu"]].values.tolist() == [["stages", 44, 0], ["<idle>", 0, 1]]
