@@ -32,17 +32,24 @@ _EVENT = re.compile(r"^[a-z0-9_]+:[a-z0-9_]+$")
 
 #: Named sets of events. ``migrations``: every change of a task's CPU (each
 #: with the kernel stack that made it: the runner adds a stacktrace trigger
-#: to sched_migrate_task), the wake-ups and the context switches, which
-#: tell whether a CPU was idle; events every kernel has, so that a trace
+#: to sched_migrate_task), the wake-ups (as they begin and as the task is
+#: put on its CPU) and the context switches, which tell whether a CPU was
+#: idle; events every kernel has, so that a trace
 #: under ``cfs`` on a pristine kernel reads like one under ``colab``
 #: (ampkit.analysis.trace tells the causes apart). ``colab``: those and
 #: COLAB's own placement, move and bottleneck tracepoints (kernel-patches,
 #: 0016, 0018).
 PRESETS: dict[str, tuple[str, ...]] = {
-    "migrations": ("sched:sched_migrate_task", "sched:sched_waking", "sched:sched_switch"),
+    "migrations": (
+        "sched:sched_migrate_task",
+        "sched:sched_waking",
+        "sched:sched_wakeup",
+        "sched:sched_switch",
+    ),
     "colab": (
         "sched:sched_migrate_task",
         "sched:sched_waking",
+        "sched:sched_wakeup",
         "sched:sched_switch",
         "sched:sched_colab_place",
         "sched:sched_colab_move",

@@ -33,9 +33,11 @@ A new task's first CPU is set without a migration event
 (``wake_up_new_task``), so forks are not among them. With
 ``sched_switch`` in the trace, each migration also says whether the CPU
 the task left, and the one it went to, were idle then (``None`` where
-the trace cannot say).
+the trace cannot say; with ``sched_wakeup`` too, a CPU a task has just
+been woken onto counts as busy).
 """
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -86,6 +88,12 @@ CAUSES: dict[str, tuple[str, ...]] = {
     "affinity": ("migration_cpu_stop", "__set_cpus_allowed_ptr", "affine_move_task"),
 }
 OTHER, UNKNOWN = "other", "unknown"
+#: Events by which a task arrives on a CPU, and the field naming the CPU.
+ARRIVALS = {
+    "sched_wakeup": "target_cpu",
+    "sched_wakeup_new": "target_cpu",
+    "sched_migrate_task": "dest_cpu",
+}
 
 
 class TraceError(ValueError):
@@ -147,29 +155,40 @@ def cause_of(stack: Sequence[str]) -> str:
 
 
 def _idle_then(frame: pd.DataFrame) -> Callable[[int, float], bool | None]:
-    """Whether a CPU was idle at a time, from the context switches."""
+    """Whether a CPU was idle at a time: its last context switch before
+    then was to its idle task, and no task arrived on it since (a wake-up
+    onto it, ``sched_wakeup``'s target, or a migration to it), which the
+    CPU would run at its next switch; None before its first switch or
+    without switches in the trace."""
     switches = frame[frame["event"] == "sched_switch"]
     if switches.empty:
         return lambda _cpu, _time: None
     by_cpu: dict[int, tuple[list[float], list[bool]]] = {}
-    for cpu, time, text in zip(
-        switches["cpu"], switches["time_s"], switches["fields"], strict=True
-    ):
+    columns = (switches["cpu"], switches["time_s"], switches["fields"])
+    for cpu, time, text in zip(*columns, strict=True):
         times, idle = by_cpu.setdefault(int(cpu), ([], []))
         times.append(float(time))
         idle.append(fields(text).get("next_pid") == "0")
+    arrivals: dict[int, list[float]] = {}
+    for name, key in ARRIVALS.items():
+        found = frame[frame["event"] == name]
+        for time, text in zip(found["time_s"], found["fields"], strict=True):
+            target = fields(text).get(key)
+            if target is not None:
+                arrivals.setdefault(int(target), []).append(float(time))
+    for times in arrivals.values():
+        times.sort()
 
     def idle_at(cpu: int, time: float) -> bool | None:
         times, idle = by_cpu.get(cpu, ([], []))
-        # the last switch on that CPU before the migration
-        lo, hi = 0, len(times)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if times[mid] <= time:
-                lo = mid + 1
-            else:
-                hi = mid
-        return idle[lo - 1] if lo else None
+        last = bisect.bisect_right(times, time) - 1  # the last switch before
+        if last < 0:
+            return None
+        if not idle[last]:
+            return False
+        came = arrivals.get(cpu, [])
+        # a task that arrived after the switch to idle and before then
+        return bisect.bisect_left(came, time) == bisect.bisect_right(came, times[last])
 
     return idle_at
 

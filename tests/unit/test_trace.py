@@ -24,8 +24,8 @@ from ampkit.tracing import GEM5_FILE, PRESETS, check_events, events_of
 
 def test_sets_expand_in_order_and_each_event_is_named_once() -> None:
     assert events_of("migrations") == PRESETS["migrations"]
-    both = events_of("sched:sched_wakeup,colab,sched:sched_waking")
-    assert both[0] == "sched:sched_wakeup"
+    both = events_of("sched:sched_stat_runtime,colab,sched:sched_waking")
+    assert both[0] == "sched:sched_stat_runtime"
     assert both[1:] == PRESETS["colab"]
     assert len(both) == len(set(both))
 
@@ -55,7 +55,8 @@ def test_the_description_carries_the_trace_line_only_when_asked() -> None:
     plain = RunDescription.for_mix("r", "colab", 0, 60, mix).render()
     traced = RunDescription.for_mix("r", "colab", 0, 60, mix, trace=PRESETS["migrations"]).render()
     assert "trace" not in plain
-    assert "trace sched:sched_migrate_task,sched:sched_waking,sched:sched_switch\n" in traced
+    assert f"trace {','.join(PRESETS['migrations'])}\n" in traced
+    assert PRESETS["migrations"][0] == "sched:sched_migrate_task"
     # the rest is the same description
     assert [line for line in traced.splitlines() if not line.startswith("trace ")] == (
         plain.splitlines()
@@ -283,6 +284,20 @@ def test_on_one_type_of_cpu_nothing_crosses() -> None:
     moves = trace.migrations(trace.events(HAND_MADE.splitlines()), big_cpus=[])
     assert not moves["cross"].any() and set(moves["direction"]) == {""}
     assert trace.crossings(moves.iloc[0:0]).empty
+
+
+def test_a_cpu_a_task_was_just_woken_onto_is_not_idle() -> None:
+    """CPU 0 switched to its idle task; a wake-up then put a task on it,
+    which it has not run yet when the stopper moves another task there."""
+    lines = HAND_MADE.splitlines()
+    at = next(i for i, line in enumerate(lines) if "migration/3-27" in line)
+    woken = (
+        "        pipeline-50      [002] d..3.     1.000300: sched_wakeup: comm=init pid=1 "
+        "prio=120 target_cpu=000"
+    )
+    moves = trace.migrations(trace.events([*lines[:at], woken, *lines[at:]]), big_cpus=[0, 1])
+    affinity = moves[moves["cause"] == "affinity"].iloc[0]
+    assert (affinity["dest_cpu"], affinity["dest_idle"]) == (0, False)
 
 
 def test_without_context_switches_idleness_is_unknown() -> None:
