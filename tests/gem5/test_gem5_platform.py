@@ -271,6 +271,20 @@ def test_the_guest_sees_two_clusters_a_real_clock_and_counters(colab_run: RunOut
 TICKS_PER_MS = 10**9
 
 
+def _colab_in_slices(slice_ms: int, trace_events: tuple[str, ...] = ()) -> RunRequest:
+    """The module's COLAB run, in slices of ``slice_ms``."""
+    return RunRequest(
+        platform=get_platform("2B2L"),
+        policy="colab",
+        mix=make_mix(probe("perf"), SMALL_COMPUTE, name="gem5-colab"),
+        engine="gem5",
+        mix_limit_s=MIX_S,
+        method="once",
+        slice_ms=slice_ms,
+        trace_events=trace_events,
+    )
+
+
 def test_the_trace_comes_out_through_the_simulator(
     colab_run: RunOutcome, kernel_build: KernelBuild, initramfs: Path, tmp_path: Path
 ) -> None:
@@ -284,18 +298,9 @@ def test_the_trace_comes_out_through_the_simulator(
     assert whole is not None
     restored = whole[0]["finalTick"] - whole[0]["simTicks"]
     end = whole[2]["finalTick"] - restored
-    request = RunRequest(
-        platform=get_platform("2B2L"),
-        policy="colab",
-        mix=make_mix(probe("perf"), SMALL_COMPUTE, name="gem5-colab"),
-        engine="gem5",
-        mix_limit_s=MIX_S,
-        method="once",
-        # the warm-up and the trace's set-up make this run longer than the
-        # module's: a cut at its end falls inside this one
-        slice_ms=max(1, int(end // TICKS_PER_MS)),
-        trace_events=TRACED,
-    )
+    # the warm-up and the trace's set-up make this run longer than the
+    # module's: a cut at its end falls inside this one
+    request = _colab_in_slices(max(1, int(end // TICKS_PER_MS)), trace_events=TRACED)
     traced = execute(request, tmp_path / "traced", kernel_build, initramfs)
     assert traced.ok, traced.status
     assert len(_manifest(traced)["gem5"]["slices"]) >= 2  # the premise: it was cut
@@ -330,15 +335,7 @@ def test_a_run_in_slices_is_the_run_cut_once(
     slice_ms = int(end // TICKS_PER_MS)
     # the premise: a whole millisecond after the restore falls in the interval
     assert begin < slice_ms * TICKS_PER_MS < end, (begin, end)
-    request = RunRequest(
-        platform=get_platform("2B2L"),
-        policy="colab",
-        mix=make_mix(probe("perf"), SMALL_COMPUTE, name="gem5-colab"),
-        engine="gem5",
-        mix_limit_s=MIX_S,
-        method="once",
-        slice_ms=slice_ms,
-    )
+    request = _colab_in_slices(slice_ms)
     sliced = execute(request, tmp_path / "sliced", kernel_build, initramfs)
     assert sliced.ok, sliced.status
     slices = _manifest(sliced)["gem5"]["slices"]
