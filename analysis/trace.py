@@ -61,6 +61,7 @@ _FIELD = re.compile(r"(\w+)=(\S*)")
 STACK_EVENT = "<stack trace>"
 
 EVENT_COLUMNS = ["time_s", "cpu", "task", "pid", "flags", "event", "fields", "stack"]
+_EVENT, _STACK = EVENT_COLUMNS.index("event"), EVENT_COLUMNS.index("stack")
 MIGRATION_COLUMNS = [
     "time_s",
     "comm",
@@ -120,11 +121,11 @@ def events(lines: Iterable[str]) -> pd.DataFrame:
             continue
         frame = _FRAME.match(line)
         if frame is not None:
-            if not rows or rows[-1][5] != STACK_EVENT:
+            if not rows or rows[-1][_EVENT] != STACK_EVENT:
                 raise TraceError(f"line {number}: a stack frame without its stack: {line!r}")
-            stack = rows[-1][7]
+            stack = rows[-1][_STACK]
             assert isinstance(stack, tuple)
-            rows[-1][7] = (*stack, frame["function"])
+            rows[-1][_STACK] = (*stack, frame["function"])
             continue
         m = _LINE.match(line)
         if m is None:

@@ -26,15 +26,7 @@ from pathlib import Path
 
 from ampkit import gem5stats, paths
 from ampkit.errors import AmpkitError
-from ampkit.rundir import (
-    ARCHIVED,
-    ARCHIVED_M5OUT,
-    M5OUT,
-    MANIFEST,
-    TRACE,
-    RunDir,
-    find_run_dirs,
-)
+from ampkit.rundir import ARCHIVED, ARCHIVED_M5OUT, M5OUT, MANIFEST, RunDir, find_run_dirs
 
 
 def machine_paths(extra: Mapping[Path, str] | None = None) -> list[tuple[str, str]]:
@@ -77,7 +69,7 @@ def archive_run(run: RunDir, out: Path, replacements: list[tuple[str, str]]) -> 
             source = run.path / name
             if not source.is_file():
                 continue
-            if name == TRACE:  # compressed: scrubbed as the text it holds
+            if name.endswith(".xz"):  # compressed: scrubbed as the text it holds
                 text = scrub(lzma.decompress(source.read_bytes()), replacements, str(source))
                 (staging / name).write_bytes(lzma.compress(text))
             else:
