@@ -981,20 +981,23 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     from ampkit.analysis import trace
 
-    every = []
+    every, threads, machines = [], [], []
     for path in map(Path, args.runs):
         frame, moves, big = _traced_moves(path)
         policy = RunDir(path).manifest().get("policy", "?")
         events = ", ".join(f"{name} {n}" for name, n in frame["event"].value_counts().items())
         print(f"{path.name} ({policy}): {len(frame)} events ({events}); big CPUs {big}")
         every.append(moves.assign(run=path.name, policy=policy))
+        ran, machine = trace.schedule(frame, big)
+        threads.append(ran.assign(policy=policy))
+        machines.append(machine.assign(policy=policy))
     moves = pd.concat(every, ignore_index=True)
     tables = []
     for policy, group in moves.groupby("policy", sort=True):
         table = trace.crossings(group)
         runs = group["run"].nunique()
         tables.append(table.assign(policy=policy, runs=runs))
-    print()
+    print("\nMigrations, by program and cause (summed over each policy's runs):")
     if tables:
         table = pd.concat(tables, ignore_index=True)
         columns = ["policy", "runs", "comm", "cause", "up", "down", "down_from_idle"]
@@ -1002,10 +1005,36 @@ def cmd_trace(args: argparse.Namespace) -> int:
         print(table[columns].to_string(index=False))
     else:
         print("no migrations")
+    _print_schedule(pd.concat(threads, ignore_index=True), pd.concat(machines, ignore_index=True))
     if args.csv:
         moves.to_csv(args.csv, index=False)
         print(f"every migration: {args.csv}")
     return 0
+
+
+def _print_schedule(threads: "pd.DataFrame", machines: "pd.DataFrame") -> None:
+    """Where the traced time went (ampkit.analysis.trace.schedule), summed
+    over each policy's runs, in milliseconds."""
+    ms = machines.groupby("policy", sort=True).sum(numeric_only=True) * 1e3
+    ms.columns = [c.removesuffix("_s") + "_ms" for c in ms.columns]
+    ms.insert(0, "runs", machines.groupby("policy", sort=True).size())
+    print("\nCPUs (ms over the traced span, summed over runs; idle summed over a cluster's CPUs):")
+    print(ms.round(2).reset_index().to_string(index=False))
+    per_program = threads.groupby(["policy", "comm"], sort=True).agg(
+        threads=("pid", "size"),
+        run_big_ms=("run_big_s", "sum"),
+        run_little_ms=("run_little_s", "sum"),
+        wait_big_ms=("wait_big_s", "sum"),
+        wait_little_ms=("wait_little_s", "sum"),
+        waits=("waits", "sum"),
+    )
+    scaled = [c for c in per_program.columns if c.endswith("_ms")]
+    per_program[scaled] = per_program[scaled] * 1e3
+    print("\nThreads by program (ms running and runnable but waiting, by the side it ran on):")
+    if per_program.empty:
+        print("no thread switched in and out within the trace")
+    else:
+        print(per_program.round(2).reset_index().to_string(index=False))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -268,3 +268,121 @@ def crossings(moves: pd.DataFrame) -> pd.DataFrame:
         {"up": int, "down": int, "down_from_idle": int, "within": int, "threads": int}
     )
     return out[columns]
+
+
+THREAD_COLUMNS = [
+    "comm",
+    "pid",
+    "run_big_s",
+    "run_little_s",
+    "wait_big_s",
+    "wait_little_s",
+    "waits",
+]
+MACHINE_COLUMNS = [
+    "span_s",
+    "big_idle_s",
+    "little_idle_s",
+    "big_idle_little_waiting_s",
+    "little_idle_big_waiting_s",
+]
+
+
+def _runnable(state: str) -> bool:
+    """A task switched out in this state stays runnable: it was preempted
+    (R, or R+ where it was preempted while waking)."""
+    return state.startswith("R")
+
+
+def schedule(frame: pd.DataFrame, big_cpus: Iterable[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What the CPUs did over the trace, from its context switches, wake-ups
+    and migrations.
+
+    Per thread (a task that ran): its run time on big and little CPUs and
+    its time runnable but not running, by the side it then ran on, with
+    how many such waits (from its wake-up, ``sched_waking`` or
+    ``sched_wakeup``, or its preemption, to its next switch in; a
+    migration while it waits moves the wait). Per machine (one row): the
+    span of the trace, each cluster's idle time summed over its CPUs, and
+    the time a big CPU stood idle while a task waited on a little one
+    (and the other way round): work that could have run on the idle side
+    and did not. A CPU is counted from its first context switch on, a
+    thread's run from its first switch in."""
+    big = set(big_cpus)
+    running: dict[int, int] = {}  # CPU -> the pid on it (0: idle)
+    since: dict[int, float] = {}  # pid -> when it switched in
+    waiting: dict[int, int] = {}  # pid -> the CPU it waits on
+    waited: dict[int, float] = {}  # pid -> since when
+    comm: dict[int, str] = {}
+    per_thread: dict[int, list[float]] = {}
+    machine = dict.fromkeys(MACHINE_COLUMNS, 0.0)
+
+    def thread(pid: int) -> list[float]:
+        return per_thread.setdefault(pid, [0.0, 0.0, 0.0, 0.0, 0.0])
+
+    relevant = frame[
+        frame["event"].isin(
+            (
+                "sched_switch",
+                "sched_waking",
+                "sched_wakeup",
+                "sched_wakeup_new",
+                "sched_migrate_task",
+            )
+        )
+    ]
+    last = None
+    for stamp, cpu, name, text in zip(
+        relevant["time_s"], relevant["cpu"], relevant["event"], relevant["fields"], strict=True
+    ):
+        time = float(stamp)
+        if last is not None and time > last:
+            dt = time - last
+            idle = [c for c, pid in running.items() if pid == 0]
+            big_idle = sum(1 for c in idle if c in big)
+            little_idle = len(idle) - big_idle
+            machine["big_idle_s"] += big_idle * dt
+            machine["little_idle_s"] += little_idle * dt
+            sides = {c in big for c in waiting.values()}
+            if big_idle and False in sides:
+                machine["big_idle_little_waiting_s"] += dt
+            if little_idle and True in sides:
+                machine["little_idle_big_waiting_s"] += dt
+        last = time if last is None else max(last, time)
+        f = fields(text)
+        if name == "sched_switch":
+            on = int(cpu)
+            prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
+            if prev and prev in since:
+                thread(prev)[0 if on in big else 1] += time - since.pop(prev)
+            if prev and _runnable(f.get("prev_state", "")):
+                waiting[prev] = on
+                waited[prev] = time
+            else:
+                waiting.pop(prev, None)
+            if nxt:
+                comm[nxt] = f.get("next_comm", "")
+                if nxt in waiting:
+                    waiting.pop(nxt)
+                    entry = thread(nxt)
+                    entry[2 if on in big else 3] += time - waited.pop(nxt)
+                    entry[4] += 1
+                since[nxt] = time
+            running[on] = nxt
+        elif name == "sched_migrate_task":
+            pid = int(f["pid"])
+            if pid in waiting:
+                waiting[pid] = int(f["dest_cpu"])
+        else:  # a wake-up: the task waits from now, unless it still runs
+            pid = int(f["pid"])
+            target = int(f["target_cpu"])
+            if pid not in since:
+                waiting[pid] = target
+                waited.setdefault(pid, time)
+    if not relevant.empty:
+        machine["span_s"] = float(relevant["time_s"].max() - relevant["time_s"].min())
+    threads = pd.DataFrame(
+        [(comm.get(pid, ""), pid, *values) for pid, values in sorted(per_thread.items())],
+        columns=THREAD_COLUMNS,
+    ).astype({"waits": int})
+    return threads, pd.DataFrame([machine], columns=MACHINE_COLUMNS)

@@ -306,6 +306,72 @@ def test_without_context_switches_idleness_is_unknown() -> None:
     assert moves["orig_idle"].isna().all() and moves["dest_idle"].isna().all()
 
 
+def _switch(cpu: int, time: float, prev: str, prev_state: str, nxt: str) -> str:
+    """A sched_switch line; tasks as "name-pid", the idle task "swapper-0"."""
+    (pc, pp), (nc, np_) = prev.rsplit("-", 1), nxt.rsplit("-", 1)
+    return (
+        f"  {prev} [{cpu:03d}] d..2. {time:.6f}: sched_switch: prev_comm={pc} prev_pid={pp} "
+        f"prev_prio=120 prev_state={prev_state} ==> next_comm={nc} next_pid={np_} next_prio=120"
+    )
+
+
+#: CPUs 0 and 1 big, 2 and 3 little; tasks A-10, B-11, C-12, D-13.
+SCHEDULE = [
+    _switch(0, 1.000, "swapper-0", "R", "A-10"),
+    _switch(1, 1.000, "B-11", "S", "swapper-0"),
+    _switch(2, 1.000, "swapper-0", "R", "C-12"),
+    _switch(3, 1.000, "swapper-0", "R", "D-13"),
+    # B woken onto little CPU 2, busy with C, while big CPU 1 idles
+    "  C-12 [002] d.... 1.010000: sched_waking: comm=B pid=11 prio=120 target_cpu=002",
+    # C preempted by B: C waits on CPU 2 now, and the big CPU still idles
+    _switch(2, 1.020, "C-12", "R+", "B-11"),
+    # the big CPU's balancer pulls C up; it runs there a millisecond later
+    "  swapper-0 [001] d.s2. 1.030000: sched_migrate_task: comm=C pid=12 prio=120 "
+    "orig_cpu=2 dest_cpu=1",
+    _switch(1, 1.031, "swapper-0", "R", "C-12"),
+    # D sleeps: little CPU 3 idles, then D is woken onto big CPU 0, busy
+    _switch(3, 1.040, "D-13", "S", "swapper-0"),
+    "  A-10 [000] d.... 1.050000: sched_wakeup: comm=D pid=13 prio=120 target_cpu=000",
+    _switch(0, 1.060, "A-10", "R", "D-13"),
+    # A, preempted, waits on big CPU 0 until CPU 3 pulls it down
+    "  swapper-0 [003] d.s2. 1.070000: sched_migrate_task: comm=A pid=10 prio=120 "
+    "orig_cpu=0 dest_cpu=3",
+    _switch(3, 1.071, "swapper-0", "R", "A-10"),
+]
+
+
+def test_the_schedule_says_where_threads_ran_and_waited_and_what_idled() -> None:
+    threads, machine = trace.schedule(trace.events(SCHEDULE), big_cpus=[0, 1])
+    got = {row.comm: [round(v, 6) for v in row[2:7]] for row in threads.itertuples(index=False)}
+    # run on big, on little; waited on big, on little (where it then ran); waits
+    assert got == {
+        # ran from its first switch in to its preemption, then waited on
+        # CPU 0 and, moved while waiting, ran on little CPU 3
+        "A": [0.060, 0.0, 0.0, 0.011, 1],
+        # its run before the trace is not counted; woken at 1.010, in at 1.020
+        "B": [0.0, 0.0, 0.0, 0.010, 1],
+        "C": [0.0, 0.020, 0.011, 0.0, 1],
+        "D": [0.0, 0.040, 0.010, 0.0, 1],
+    }
+    m = {k: round(v, 6) for k, v in machine.iloc[0].items()}
+    assert m == {
+        "span_s": 0.071,
+        "big_idle_s": 0.031,  # CPU 1 from 1.000 to 1.031
+        "little_idle_s": 0.031,  # CPU 3 from 1.040 to 1.071
+        # B, then C, waited on CPU 2 from 1.010 to 1.030 while CPU 1 idled
+        "big_idle_little_waiting_s": 0.020,
+        # D, then A, waited on CPU 0 from 1.050 to 1.070 while CPU 3 idled
+        "little_idle_big_waiting_s": 0.020,
+    }
+
+
+def test_without_a_cluster_of_each_side_nothing_idles_while_the_other_waits() -> None:
+    _, machine = trace.schedule(trace.events(SCHEDULE), big_cpus=[])
+    row = machine.iloc[0]
+    assert row["big_idle_s"] == 0 and round(row["little_idle_s"], 6) == 0.062
+    assert row["big_idle_little_waiting_s"] == 0 and row["little_idle_big_waiting_s"] == 0
+
+
 def traced_run(path: Path, policy: str) -> Path:
     """A run directory holding the hand-made trace, as a traced run keeps it."""
     path.mkdir(parents=True)
@@ -331,6 +397,13 @@ def test_ampkit_trace_sums_the_runs_of_each_policy(
     assert rows[("colab", "2", "stages", "wake-up")] == ["0", "2", "2", "0", "4"]
     assert rows[("cfs", "1", "stages", "wake-up")] == ["0", "1", "1", "0", "2"]
     assert len(csv.read_text().splitlines()) == 1 + 3 * 5
+    # the CPUs' time, summed likewise: big CPU 0 idle from its switch at
+    # 1.000050 to the last event, 1.000600, while stages waited on little
+    # CPU 2 from its wake-up's move there (1.000102) to CPU 1's pull (1.000200)
+    lines = out.splitlines()
+    table = lines[next(i for i, line in enumerate(lines) if line.startswith("CPUs")) :]
+    cpus = next(line for line in table if line.split()[:2] == ["colab", "2"])
+    assert cpus.split()[2:] == ["1.10", "1.10", "0.0", "0.2", "0.0"], cpus
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "manifest.json").write_text("{}")
     assert main(["trace", str(tmp_path / "plain")]) == UsageError.exit_code
