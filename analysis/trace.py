@@ -283,8 +283,8 @@ MACHINE_COLUMNS = [
     "span_s",
     "big_idle_s",
     "little_idle_s",
-    "big_idle_little_waiting_s",
-    "little_idle_big_waiting_s",
+    "big_idle_little_queued_s",
+    "little_idle_big_queued_s",
 ]
 
 
@@ -304,10 +304,12 @@ def schedule(frame: pd.DataFrame, big_cpus: Iterable[int]) -> tuple[pd.DataFrame
     ``sched_wakeup``, or its preemption, to its next switch in; a
     migration while it waits moves the wait). Per machine (one row): the
     span of the trace, each cluster's idle time summed over its CPUs, and
-    the time a big CPU stood idle while a task waited on a little one
-    (and the other way round): work that could have run on the idle side
-    and did not. A CPU is counted from its first context switch on, a
-    thread's run from its first switch in."""
+    the time a big CPU stood idle while a task was queued on a little CPU
+    behind the one running there (and the other way round): work that
+    could have run on the idle side and did not. A task woken onto an
+    idle CPU is not queued: it waits only for that CPU to switch to it.
+    A CPU is counted from its first context switch on, a thread's run
+    from its first switch in."""
     big = set(big_cpus)
     running: dict[int, int] = {}  # CPU -> the pid on it (0: idle)
     since: dict[int, float] = {}  # pid -> when it switched in
@@ -343,11 +345,12 @@ def schedule(frame: pd.DataFrame, big_cpus: Iterable[int]) -> tuple[pd.DataFrame
             little_idle = len(idle) - big_idle
             machine["big_idle_s"] += big_idle * dt
             machine["little_idle_s"] += little_idle * dt
-            sides = {c in big for c in waiting.values()}
-            if big_idle and False in sides:
-                machine["big_idle_little_waiting_s"] += dt
-            if little_idle and True in sides:
-                machine["little_idle_big_waiting_s"] += dt
+            # the sides where a task is queued behind a running one
+            queued = {c in big for c in waiting.values() if running.get(c)}
+            if big_idle and False in queued:
+                machine["big_idle_little_queued_s"] += dt
+            if little_idle and True in queued:
+                machine["little_idle_big_queued_s"] += dt
         last = time if last is None else max(last, time)
         f = fields(text)
         if name == "sched_switch":

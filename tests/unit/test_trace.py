@@ -315,7 +315,7 @@ def _switch(cpu: int, time: float, prev: str, prev_state: str, nxt: str) -> str:
     )
 
 
-#: CPUs 0 and 1 big, 2 and 3 little; tasks A-10, B-11, C-12, D-13.
+#: CPUs 0 and 1 big, 2 and 3 little; tasks A-10, B-11, C-12, D-13, F-14.
 SCHEDULE = [
     _switch(0, 1.000, "swapper-0", "R", "A-10"),
     _switch(1, 1.000, "B-11", "S", "swapper-0"),
@@ -337,6 +337,12 @@ SCHEDULE = [
     "  swapper-0 [003] d.s2. 1.070000: sched_migrate_task: comm=A pid=10 prio=120 "
     "orig_cpu=0 dest_cpu=3",
     _switch(3, 1.071, "swapper-0", "R", "A-10"),
+    # big CPU 1 and little CPU 2 idle; F woken onto CPU 2 waits only for
+    # it to switch: not queued behind another task
+    _switch(1, 1.080, "C-12", "S", "swapper-0"),
+    _switch(2, 1.085, "B-11", "S", "swapper-0"),
+    "  A-10 [003] d.... 1.090000: sched_waking: comm=F pid=14 prio=120 target_cpu=002",
+    _switch(2, 1.092, "swapper-0", "R", "F-14"),
 ]
 
 
@@ -348,28 +354,33 @@ def test_the_schedule_says_where_threads_ran_and_waited_and_what_idled() -> None
         # ran from its first switch in to its preemption, then waited on
         # CPU 0 and, moved while waiting, ran on little CPU 3
         "A": [0.060, 0.0, 0.0, 0.011, 1],
-        # its run before the trace is not counted; woken at 1.010, in at 1.020
-        "B": [0.0, 0.0, 0.0, 0.010, 1],
-        "C": [0.0, 0.020, 0.011, 0.0, 1],
+        # its run before the trace is not counted; woken at 1.010, in at
+        # 1.020, out at 1.085
+        "B": [0.0, 0.065, 0.0, 0.010, 1],
+        "C": [0.049, 0.020, 0.011, 0.0, 1],
         "D": [0.0, 0.040, 0.010, 0.0, 1],
+        "F": [0.0, 0.0, 0.0, 0.002, 1],
     }
     m = {k: round(v, 6) for k, v in machine.iloc[0].items()}
     assert m == {
-        "span_s": 0.071,
-        "big_idle_s": 0.031,  # CPU 1 from 1.000 to 1.031
-        "little_idle_s": 0.031,  # CPU 3 from 1.040 to 1.071
-        # B, then C, waited on CPU 2 from 1.010 to 1.030 while CPU 1 idled
-        "big_idle_little_waiting_s": 0.020,
-        # D, then A, waited on CPU 0 from 1.050 to 1.070 while CPU 3 idled
-        "little_idle_big_waiting_s": 0.020,
+        "span_s": 0.092,
+        # CPU 1 from 1.000 to 1.031 and from 1.080
+        "big_idle_s": 0.043,
+        # CPU 3 from 1.040 to 1.071, CPU 2 from 1.085 to 1.092
+        "little_idle_s": 0.038,
+        # B, then C, queued on CPU 2 from 1.010 to 1.030 while CPU 1 idled
+        # (F's wait from 1.090 on an idle CPU 2 is not queuing)
+        "big_idle_little_queued_s": 0.020,
+        # D, then A, queued on CPU 0 from 1.050 to 1.070 while CPU 3 idled
+        "little_idle_big_queued_s": 0.020,
     }
 
 
 def test_without_a_cluster_of_each_side_nothing_idles_while_the_other_waits() -> None:
     _, machine = trace.schedule(trace.events(SCHEDULE), big_cpus=[])
     row = machine.iloc[0]
-    assert row["big_idle_s"] == 0 and round(row["little_idle_s"], 6) == 0.062
-    assert row["big_idle_little_waiting_s"] == 0 and row["little_idle_big_waiting_s"] == 0
+    assert row["big_idle_s"] == 0 and round(row["little_idle_s"], 6) == 0.081
+    assert row["big_idle_little_queued_s"] == 0 and row["little_idle_big_queued_s"] == 0
 
 
 def traced_run(path: Path, policy: str) -> Path:
@@ -398,12 +409,12 @@ def test_ampkit_trace_sums_the_runs_of_each_policy(
     assert rows[("cfs", "1", "stages", "wake-up")] == ["0", "1", "1", "0", "2"]
     assert len(csv.read_text().splitlines()) == 1 + 3 * 5
     # the CPUs' time, summed likewise: big CPU 0 idle from its switch at
-    # 1.000050 to the last event, 1.000600, while stages waited on little
-    # CPU 2 from its wake-up's move there (1.000102) to CPU 1's pull (1.000200)
+    # 1.000050 to the last event, 1.000600; nothing queued behind a running
+    # task (no switch on CPU 2 says what it runs)
     lines = out.splitlines()
     table = lines[next(i for i, line in enumerate(lines) if line.startswith("CPUs")) :]
     cpus = next(line for line in table if line.split()[:2] == ["colab", "2"])
-    assert cpus.split()[2:] == ["1.10", "1.10", "0.0", "0.2", "0.0"], cpus
+    assert cpus.split()[2:] == ["1.10", "1.10", "0.0", "0.0", "0.0"], cpus
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "manifest.json").write_text("{}")
     assert main(["trace", str(tmp_path / "plain")]) == UsageError.exit_code
