@@ -1014,12 +1014,32 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 def _print_schedule(threads: "pd.DataFrame", machines: "pd.DataFrame") -> None:
     """Where the traced time went (ampkit.analysis.trace.schedule), summed
-    over each policy's runs, in milliseconds."""
-    ms = machines.groupby("policy", sort=True).sum(numeric_only=True) * 1e3
-    ms.columns = [c.removesuffix("_s") + "_ms" for c in ms.columns]
-    ms.insert(0, "runs", machines.groupby("policy", sort=True).size())
-    print("\nCPUs (ms over the traced span, summed over runs; idle summed over a cluster's CPUs):")
-    print(ms.round(2).reset_index().to_string(index=False))
+    over each policy's runs: the CPUs' as shares of the time there was,
+    the threads' in milliseconds."""
+    import pandas as pd
+
+    m = machines.assign(
+        big_span=machines["span_s"] * machines["big_cpus"],
+        little_span=machines["span_s"] * machines["little_cpus"],
+    )
+    total = m.groupby("policy", sort=True).sum(numeric_only=True)
+    cpus = pd.DataFrame(
+        {
+            "runs": machines.groupby("policy", sort=True).size(),
+            "span_ms": total["span_s"] * 1e3,
+            "big_idle_pct": 100 * total["big_idle_s"] / total["big_span"],
+            "little_idle_pct": 100 * total["little_idle_s"] / total["little_span"],
+            "big_idle_little_queued_pct": 100 * total["big_idle_little_queued_s"] / total["span_s"],
+            "little_idle_big_queued_pct": 100 * total["little_idle_big_queued_s"] / total["span_s"],
+            "unexplained": total["unexplained"],
+        }
+    )
+    print(
+        "\nCPUs, summed over runs: each cluster's idle time as a share of its CPUs' "
+        "time; the time a CPU of one side idled while a task was queued behind "
+        "another on the other side, as a share of the span:"
+    )
+    print(cpus.fillna(0).round(2).reset_index().to_string(index=False))
     per_program = threads.groupby(["policy", "comm"], sort=True).agg(
         threads=("pid", "size"),
         run_big_ms=("run_big_s", "sum"),
@@ -1030,9 +1050,9 @@ def _print_schedule(threads: "pd.DataFrame", machines: "pd.DataFrame") -> None:
     )
     scaled = [c for c in per_program.columns if c.endswith("_ms")]
     per_program[scaled] = per_program[scaled] * 1e3
-    print("\nThreads by program (ms running and runnable but waiting, by the side it ran on):")
+    print("\nThreads by program (ms running, and runnable but waiting, by the side of the CPU):")
     if per_program.empty:
-        print("no thread switched in and out within the trace")
+        print("no thread ran or waited in the trace")
     else:
         print(per_program.round(2).reset_index().to_string(index=False))
 

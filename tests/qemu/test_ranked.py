@@ -118,6 +118,10 @@ def test_the_big_cpus_run_the_two_threads_of_the_highest_rank(
     run_shares = [big_share(w) for w in whole]
     print(policy, "share of each program's run time on big CPUs:", run_shares)
     assert all(run_shares[i] >= 0.9 for i in big_ones), run_shares
+    # the ranking's classes when the window opens: the two of the highest
+    # rank in the big class
+    classes = [h[0]["class"] for h in history]
+    assert [i for i, c in enumerate(classes) if c == "big"] == list(big_ones), classes
     # and once placed, the others stay off them
     shares = [window_share(h) for h in history]
     print(policy, "share of each program's run time on big CPUs once placed:", shares)
@@ -284,6 +288,9 @@ def probed_window(
     )
     assert outcome.ok, outcome.status
     assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
+    records = outcome.report.apps[: len(APPS)]
+    assert [r["epi_big_pj"] for r in records] == [round(epi * 1000) for _, epi in APPS]
+    assert all(r["epi_error"] is None and r["speedup_error"] is None for r in records)
     read = app_json(outcome, len(APPS))
     # it read as a real-time thread: together, and left out of the ranking
     assert read["realtime"], read
@@ -305,7 +312,7 @@ def probed_window(
     assert sorted(pids) == [0, 1, 2, 3], snapshots
     history = [[m[pids[i]] for m in moments] for i in range(4)]
     assert all(len({st["tid"] for st in h}) == 1 for h in history), history
-    return history, [worker(r) for r in outcome.report.apps[: len(APPS)]]
+    return history, [worker(r) for r in records]
 
 
 def acfs_window(

@@ -349,37 +349,116 @@ SCHEDULE = [
 def test_the_schedule_says_where_threads_ran_and_waited_and_what_idled() -> None:
     threads, machine = trace.schedule(trace.events(SCHEDULE), big_cpus=[0, 1])
     got = {row.comm: [round(v, 6) for v in row[2:7]] for row in threads.itertuples(index=False)}
-    # run on big, on little; waited on big, on little (where it then ran); waits
+    # run on big, on little; waited on big, on little; waits
     assert got == {
-        # ran from its first switch in to its preemption, then waited on
-        # CPU 0 and, moved while waiting, ran on little CPU 3
-        "A": [0.060, 0.0, 0.0, 0.011, 1],
-        # its run before the trace is not counted; woken at 1.010, in at
-        # 1.020, out at 1.085
+        # ran from its first switch in to its preemption, waited on CPU 0
+        # and, moved while waiting, on little CPU 3; ran there to the end
+        "A": [0.060, 0.021, 0.0, 0.011, 1],
+        # ran on CPU 1 when the trace began, left it at once; woken at
+        # 1.010, in at 1.020, out at 1.085
         "B": [0.0, 0.065, 0.0, 0.010, 1],
         "C": [0.049, 0.020, 0.011, 0.0, 1],
-        "D": [0.0, 0.040, 0.010, 0.0, 1],
+        # on CPU 0 from 1.060 to the end of the trace
+        "D": [0.032, 0.040, 0.010, 0.0, 1],
         "F": [0.0, 0.0, 0.0, 0.002, 1],
     }
-    m = {k: round(v, 6) for k, v in machine.iloc[0].items()}
-    assert m == {
+    m = machine.iloc[0].to_dict()
+    assert {k: round(float(v), 6) for k, v in m.items()} == {
         "span_s": 0.092,
-        # CPU 1 from 1.000 to 1.031 and from 1.080
-        "big_idle_s": 0.043,
-        # CPU 3 from 1.040 to 1.071, CPU 2 from 1.085 to 1.092
-        "little_idle_s": 0.038,
+        "big_cpus": 2,
+        "little_cpus": 2,
+        # CPU 1 from 1.000 to C's move there at 1.030 (a CPU a task waits
+        # on is not idle) and from 1.080
+        "big_idle_s": 0.042,
+        # CPU 3 from 1.040 to A's move there at 1.070, CPU 2 from 1.085 to
+        # F's wake-up onto it at 1.090
+        "little_idle_s": 0.035,
         # B, then C, queued on CPU 2 from 1.010 to 1.030 while CPU 1 idled
         # (F's wait from 1.090 on an idle CPU 2 is not queuing)
         "big_idle_little_queued_s": 0.020,
         # D, then A, queued on CPU 0 from 1.050 to 1.070 while CPU 3 idled
         "little_idle_big_queued_s": 0.020,
+        "unexplained": 0,
     }
+
+
+def _schedule_of(*lines: str) -> tuple[dict[str, list[float]], dict[str, float]]:
+    threads, machine = trace.schedule(trace.events(list(lines)), big_cpus=[0, 1])
+    got = {str(r.comm): [round(v, 6) for v in r[2:7]] for r in threads.itertuples(index=False)}
+    return got, {str(k): round(float(v), 6) for k, v in machine.iloc[0].items()}
+
+
+def test_a_wake_up_counts_where_the_kernel_put_the_task_not_where_it_was() -> None:
+    """sched_waking names the task's previous CPU, before the kernel picks
+    one; the migration of the same wake-up says where it went. Little CPU
+    2 is busy with X and big CPU 0 idle: W, last on CPU 2, is woken and
+    placed on CPU 0, where it waits only for the CPU to switch."""
+    _, machine = _schedule_of(
+        _switch(0, 1.000, "swapper-0", "R", "Y-20"),
+        _switch(0, 1.001, "Y-20", "S", "swapper-0"),
+        _switch(2, 1.000, "swapper-0", "R", "X-21"),
+        "  X-21 [002] d.... 1.002000: sched_waking: comm=W pid=22 prio=120 target_cpu=002",
+        "  X-21 [002] d..3. 1.002500: sched_migrate_task: comm=W pid=22 prio=120 "
+        "orig_cpu=2 dest_cpu=0",
+        _switch(0, 1.003, "swapper-0", "R", "W-22"),
+    )
+    assert machine["big_idle_little_queued_s"] == 0, machine
+    # and CPU 0 was idle from Y's sleep to W's wake-up onto it
+    assert machine["big_idle_s"] == 0.001, machine
+
+
+def test_a_wait_starts_at_the_last_wake_up_and_a_bound_kthread_is_not_queued() -> None:
+    """Z ran on little CPU 2 when the trace began, was woken while still
+    on it (no wait) and slept; its later wake-up starts its wait. A
+    kworker bound to CPU 3 waits there behind V while big CPU 1 idles:
+    not work CPU 1 could have run."""
+    got, machine = _schedule_of(
+        "  Z-30 [002] d.... 1.000000: sched_waking: comm=Z pid=30 prio=120 target_cpu=002",
+        _switch(2, 1.100, "Z-30", "S", "swapper-0"),
+        "  Q-31 [002] d.... 1.200000: sched_waking: comm=Z pid=30 prio=120 target_cpu=002",
+        _switch(2, 1.201, "swapper-0", "R", "Z-30"),
+        _switch(1, 1.000, "swapper-0", "R", "swapper-0"),
+        _switch(3, 1.000, "swapper-0", "R", "V-32"),
+        "  V-32 [003] d.... 1.010000: sched_waking: comm=kworker/3:1 pid=33 prio=120 "
+        "target_cpu=003",
+        _switch(3, 1.050, "V-32", "S", "kworker/3:1-33"),
+    )
+    # (the trace ends at 1.201, as Z runs again)
+    assert got["Z"] == [0.0, 0.100, 0.0, 0.001, 1], got
+    assert got["kworker/3:1"][3] == 0.040, got
+    assert machine["big_idle_little_queued_s"] == 0, machine
+    assert machine["unexplained"] == 0, machine
+
+
+def test_a_switch_to_a_task_not_shown_runnable_is_counted() -> None:
+    """U slept on CPU 2 and is switched to with no wake-up in the trace:
+    a sleep that raced its wake-up, or an event the trace lacks."""
+    _, machine = _schedule_of(
+        _switch(2, 1.000, "swapper-0", "R", "U-40"),
+        _switch(2, 1.001, "U-40", "S", "swapper-0"),
+        _switch(2, 1.002, "swapper-0", "R", "U-40"),
+    )
+    assert machine["unexplained"] == 1, machine
+
+
+def test_a_task_woken_on_its_way_to_sleep_waits_from_its_switch_out() -> None:
+    """The waker's sched_waking (1.001000) comes between the sleeper's
+    dequeue and its sched_switch (1.001002), which prints S: T is runnable
+    from its switch out, and waits there until CPU 2 runs it again."""
+    got, machine = _schedule_of(
+        _switch(2, 1.000, "swapper-0", "R", "T-50"),
+        "  P-51 [003] d.... 1.001000: sched_waking: comm=T pid=50 prio=120 target_cpu=002",
+        _switch(2, 1.001002, "T-50", "S", "swapper-0"),
+        _switch(2, 1.001010, "swapper-0", "R", "T-50"),
+    )
+    assert got["T"] == [0.0, 0.001002, 0.0, 0.000008, 1], got
+    assert machine["unexplained"] == 0, machine
 
 
 def test_without_a_cluster_of_each_side_nothing_idles_while_the_other_waits() -> None:
     _, machine = trace.schedule(trace.events(SCHEDULE), big_cpus=[])
     row = machine.iloc[0]
-    assert row["big_idle_s"] == 0 and round(row["little_idle_s"], 6) == 0.081
+    assert row["big_idle_s"] == 0 and round(row["little_idle_s"], 6) == 0.077
     assert row["big_idle_little_queued_s"] == 0 and row["little_idle_big_queued_s"] == 0
 
 
@@ -409,12 +488,14 @@ def test_ampkit_trace_sums_the_runs_of_each_policy(
     assert rows[("cfs", "1", "stages", "wake-up")] == ["0", "1", "1", "0", "2"]
     assert len(csv.read_text().splitlines()) == 1 + 3 * 5
     # the CPUs' time, summed likewise: big CPU 0 idle from its switch at
-    # 1.000050 to the last event, 1.000600; nothing queued behind a running
-    # task (no switch on CPU 2 says what it runs)
+    # 1.000050 to the end (1.000600), CPU 1 until its switch at 1.000060:
+    # 0.56 of their 1.1 ms; stages queued on CPU 2 behind pipeline (whose
+    # events show it running there) from its wake-up at 1.000100, which
+    # put it there, to CPU 1's pull at 1.000200: 0.1 of the 0.55 ms
     lines = out.splitlines()
     table = lines[next(i for i, line in enumerate(lines) if line.startswith("CPUs")) :]
     cpus = next(line for line in table if line.split()[:2] == ["colab", "2"])
-    assert cpus.split()[2:] == ["1.10", "1.10", "0.0", "0.0", "0.0"], cpus
+    assert cpus.split()[2:] == ["1.10", "50.91", "0.0", "18.18", "0.0", "0"], cpus
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "manifest.json").write_text("{}")
     assert main(["trace", str(tmp_path / "plain")]) == UsageError.exit_code
