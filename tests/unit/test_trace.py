@@ -525,3 +525,31 @@ def test_a_trace_with_the_tgid_column_reads_alike() -> None:
     ]
     frame = trace.events(lines)
     assert frame[["task", "pid", "cpu"]].values.tolist() == [["stages", 44, 0], ["<idle>", 0, 1]]
+
+
+#: The traced gem5 runs of comm2-stages-pipeline (measurements/colab-crossings)
+GEM5_TRACED = (
+    Path(__file__).resolve().parents[2] / "measurements" / "colab-crossings" / "gem5" / "runs"
+)
+
+
+@pytest.mark.parametrize("policy", ["colab", "cfs"])
+def test_the_schedule_agrees_with_the_kernels_own_counters(policy: str) -> None:
+    """Each first-run thread's run time on each side, read from a real
+    gem5 trace's context switches, is the kernel's per-task counters of
+    the same run (they count from the release; the trace from the
+    release to the last first completion, which every first run ends
+    within): measured within 2.1 ms."""
+    run = RunDir(GEM5_TRACED / f"{policy}-r0")
+    threads, machine = trace.schedule(trace.events(run.trace_text().splitlines()), [0, 1])
+    assert machine.iloc[0]["unexplained"] == 0
+    records = [json.loads(line) for line in (run.path / "results.jsonl").read_text().splitlines()]
+    apps = [r for r in records if r.get("app")]
+    assert {r["app"] for r in apps} == {"stages", "pipeline"}
+    for record in apps:
+        ran = threads[threads["comm"] == record["app"]]
+        for task in record["tasks"]:
+            off = (ran["run_big_s"] * 1e9 - task["big_ns"]).abs() + (
+                ran["run_little_s"] * 1e9 - task["little_ns"]
+            ).abs()
+            assert off.min() <= 2.5e6, (record["app"], task, ran)
