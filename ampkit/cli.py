@@ -1014,47 +1014,21 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 def _print_schedule(threads: "pd.DataFrame", machines: "pd.DataFrame") -> None:
     """Where the traced time went (ampkit.analysis.trace.schedule), summed
-    over each policy's runs: the CPUs' as shares of the time there was,
-    the threads' in milliseconds."""
-    import pandas as pd
+    over each policy's runs."""
+    from ampkit.analysis import trace
 
-    m = machines.assign(
-        big_span=machines["span_s"] * machines["big_cpus"],
-        little_span=machines["span_s"] * machines["little_cpus"],
-    )
-    total = m.groupby("policy", sort=True).sum(numeric_only=True)
-    cpus = pd.DataFrame(
-        {
-            "runs": machines.groupby("policy", sort=True).size(),
-            "span_ms": total["span_s"] * 1e3,
-            "big_idle_pct": 100 * total["big_idle_s"] / total["big_span"],
-            "little_idle_pct": 100 * total["little_idle_s"] / total["little_span"],
-            "big_idle_little_queued_pct": 100 * total["big_idle_little_queued_s"] / total["span_s"],
-            "little_idle_big_queued_pct": 100 * total["little_idle_big_queued_s"] / total["span_s"],
-            "unexplained": total["unexplained"],
-        }
-    )
     print(
         "\nCPUs, summed over runs: each cluster's idle time as a share of its CPUs' "
         "time; the time a CPU of one side idled while a task was queued behind "
         "another on the other side, as a share of the span:"
     )
-    print(cpus.fillna(0).round(2).reset_index().to_string(index=False))
-    per_program = threads.groupby(["policy", "comm"], sort=True).agg(
-        threads=("pid", "size"),
-        run_big_ms=("run_big_s", "sum"),
-        run_little_ms=("run_little_s", "sum"),
-        wait_big_ms=("wait_big_s", "sum"),
-        wait_little_ms=("wait_little_s", "sum"),
-        waits=("waits", "sum"),
-    )
-    scaled = [c for c in per_program.columns if c.endswith("_ms")]
-    per_program[scaled] = per_program[scaled] * 1e3
+    print(trace.cpu_shares(machines).round(2).to_string(index=False))
+    per_program = trace.per_program(threads)
     print("\nThreads by program (ms running, and runnable but waiting, by the side of the CPU):")
     if per_program.empty:
         print("no thread ran or waited in the trace")
     else:
-        print(per_program.round(2).reset_index().to_string(index=False))
+        print(per_program.round(2).to_string(index=False))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -302,8 +302,9 @@ _PER_CPU_KTHREAD = re.compile(r"^(kworker/\d+:|ksoftirqd/|migration/|cpuhp/|rcuc
 #: switches out ran on and went to sleep again.
 WAKE_RACE_S = 100e-6
 _COUNTS = {"big_cpus": int, "little_cpus": int, "unexplained": int}
-_SCHED_EVENTS = ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new")
-_WAKE_EVENTS = ("sched_waking", "sched_wakeup", "sched_wakeup_new")
+#: Wake-ups logged once the task is enqueued: they name the CPU it was put on
+_ENQUEUED = ("sched_wakeup", "sched_wakeup_new")
+_SCHED_EVENTS = ("sched_switch", "sched_waking", *_ENQUEUED)
 
 
 def _runnable(state: str) -> bool:
@@ -328,7 +329,7 @@ def _wake_targets(rows: list[tuple[float, int, str, dict[str, str]]]) -> dict[in
             row = pending.pop(int(f["pid"]), None)
             if row is not None:
                 targets[row] = int(f["dest_cpu"])
-        elif name in ("sched_wakeup", "sched_wakeup_new"):
+        elif name in _ENQUEUED:
             row = pending.pop(int(f["pid"]), None)
             if row is not None:
                 targets[row] = int(f["target_cpu"])
@@ -472,3 +473,46 @@ def schedule(frame: pd.DataFrame, big_cpus: Iterable[int]) -> tuple[pd.DataFrame
         columns=THREAD_COLUMNS,
     ).astype({"waits": int})
     return threads, pd.DataFrame([machine], columns=MACHINE_COLUMNS).astype(_COUNTS)
+
+
+def cpu_shares(machines: pd.DataFrame) -> pd.DataFrame:
+    """schedule()'s machine rows of several runs (a ``policy`` column),
+    summed per policy: each cluster's idle time as a percentage of its
+    CPUs' time, and the time a CPU of one side idled beside a queue on the
+    other as a percentage of the span."""
+    total = (
+        machines.assign(
+            big_span=machines["span_s"] * machines["big_cpus"],
+            little_span=machines["span_s"] * machines["little_cpus"],
+        )
+        .groupby("policy", sort=True)
+        .sum(numeric_only=True)
+    )
+    shares = pd.DataFrame(
+        {
+            "runs": machines.groupby("policy", sort=True).size(),
+            "span_ms": total["span_s"] * 1e3,
+            "big_idle_pct": 100 * total["big_idle_s"] / total["big_span"],
+            "little_idle_pct": 100 * total["little_idle_s"] / total["little_span"],
+            "big_idle_little_queued_pct": 100 * total["big_idle_little_queued_s"] / total["span_s"],
+            "little_idle_big_queued_pct": 100 * total["little_idle_big_queued_s"] / total["span_s"],
+            "unexplained": total["unexplained"],
+        }
+    )
+    return shares.fillna(0).reset_index()
+
+
+def per_program(threads: pd.DataFrame) -> pd.DataFrame:
+    """schedule()'s thread rows of several runs (a ``policy`` column),
+    summed per policy and program, in milliseconds."""
+    out = threads.groupby(["policy", "comm"], sort=True).agg(
+        threads=("pid", "size"),
+        run_big_ms=("run_big_s", "sum"),
+        run_little_ms=("run_little_s", "sum"),
+        wait_big_ms=("wait_big_s", "sum"),
+        wait_little_ms=("wait_little_s", "sum"),
+        waits=("waits", "sum"),
+    )
+    scaled = [c for c in out.columns if c.endswith("_ms")]
+    out[scaled] = out[scaled] * 1e3
+    return out.reset_index()

@@ -19,6 +19,7 @@ import pytest
 from ampkit.analysis.optimum import AppModel, opt_unfairness
 from ampkit.kernel import KernelBuild
 from ampkit.mix import App
+from ampkit.run import RunOutcome
 
 from .helpers import EXECUTED, HOST, app_json, make_mix, probe, run_mix
 
@@ -50,6 +51,22 @@ def big_share(task: dict[str, Any]) -> float:
     return float(task["big_ns"]) / max(1.0, float(task["big_ns"] + task["little_ns"]))
 
 
+def ranked_apps(size: int) -> list[App]:
+    """The four single-threaded programs of APPS, each with its hints."""
+    return [App("compute", threads=1, size=size, speedup=sf, epi_big_nj=epi) for sf, epi in APPS]
+
+
+def hinted_records(outcome: RunOutcome) -> list[dict[str, Any]]:
+    """The four programs' records of a run that went well, each having
+    taken the hints it was given."""
+    assert outcome.ok, outcome.status
+    assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
+    records: list[dict[str, Any]] = outcome.report.apps[: len(APPS)]
+    assert [r["epi_big_pj"] for r in records] == [round(epi * 1000) for _, epi in APPS]
+    assert all(r["epi_error"] is None and r["speedup_error"] is None for r in records)
+    return records
+
+
 def run_ranked(
     out: Path,
     kernel: KernelBuild,
@@ -60,22 +77,14 @@ def run_ranked(
 ) -> list[dict[str, Any]]:
     """Each program's working thread's counters, from a run of the four
     under ``policy``."""
-    mix = make_mix(
-        *(App("compute", threads=1, size=size, speedup=sf, epi_big_nj=epi) for sf, epi in APPS),
-        name="ranked",
-    )
+    mix = make_mix(*ranked_apps(size), name="ranked")
     # restarted until the last first run ends, as Saez et al. ran their
     # mixes: all four compete for the whole of every first run, where a
     # program that ends early would hand its big CPU to the others, as it
     # should, and blur what is judged
     request.setdefault("qemu_clock", EXECUTED)
     outcome = run_mix(out, kernel, initramfs, mix, policy=policy, **request)
-    assert outcome.ok, outcome.status
-    assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
-    records = outcome.report.apps
-    assert [r["epi_big_pj"] for r in records] == [round(epi * 1000) for _, epi in APPS]
-    assert all(r["epi_error"] is None and r["speedup_error"] is None for r in records)
-    workers = [worker(r) for r in records]
+    workers = [worker(r) for r in hinted_records(outcome)]
     print(policy, "share of each program's run time on big CPUs:", [big_share(w) for w in workers])
     return workers
 
@@ -270,7 +279,6 @@ def probed_window(
     """Each program's working thread's counters at each of ``times``, from a
     run of the four under ``policy`` with a probe that reads them all at
     once; and its counters over its whole first run."""
-    apps = [App("compute", threads=1, size=size, speedup=sf, epi_big_nj=epi) for sf, epi in APPS]
     # the ranked policies want every application's speedup: the probe's
     # counts only as it starts, before it turns real-time, and is the least
     # there is; at the default energy its efficiency factor (0.5) is the
@@ -282,15 +290,11 @@ def probed_window(
         out,
         kernel,
         initramfs,
-        make_mix(*apps, snapshotter, name="ranked"),
+        make_mix(*ranked_apps(size), snapshotter, name="ranked"),
         policy=policy,
         **request,
     )
-    assert outcome.ok, outcome.status
-    assert outcome.report.kernel_problems == [], outcome.report.kernel_problems
-    records = outcome.report.apps[: len(APPS)]
-    assert [r["epi_big_pj"] for r in records] == [round(epi * 1000) for _, epi in APPS]
-    assert all(r["epi_error"] is None and r["speedup_error"] is None for r in records)
+    records = hinted_records(outcome)
     read = app_json(outcome, len(APPS))
     # it read as a real-time thread: together, and left out of the ranking
     assert read["realtime"], read
