@@ -37,8 +37,8 @@ _EVENT = re.compile(r"^[a-z0-9_]+:[a-z0-9_]+$")
 #: idle; events every kernel has, so that a trace
 #: under ``cfs`` on a pristine kernel reads like one under ``colab``
 #: (ampkit.analysis.trace tells the causes apart). ``colab``: those and
-#: COLAB's own placement, move and bottleneck tracepoints (kernel-patches,
-#: 0016, 0018).
+#: COLAB's own placement, move, bottleneck and idle pull tracepoints
+#: (kernel-patches, 0016, 0018, 0048).
 PRESETS: dict[str, tuple[str, ...]] = {
     "migrations": (
         "sched:sched_migrate_task",
@@ -54,6 +54,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
         "sched:sched_colab_place",
         "sched:sched_colab_move",
         "sched:sched_colab_bottleneck",
+        "sched:sched_colab_pull",
     ),
 }
 

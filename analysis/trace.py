@@ -21,9 +21,11 @@ that did it, not a guess from what surrounds it:
 
 - ``wake-up``: the task's wake-up placed it (``try_to_wake_up``);
 - ``colab``: COLAB's exchange between the clusters (its stopper
-  functions, ``colab_move_stop`` and ``colab_swap_stop``);
+  functions, ``colab_move_stop`` and ``colab_swap_stop``) or an idle big
+  CPU's pull (``colab_newidle_pull``);
 - ``balance``: the load balancer, periodic, idle, newly idle or active
-  (``load_balance``, ``newidle_balance``, ``active_load_balance_cpu_stop``);
+  (``load_balance``, ``newidle_balance`` or Debian's
+  ``sched_balance_newidle``, ``active_load_balance_cpu_stop``);
 - ``affinity``: a change of the task's allowed CPUs or its exec's
   placement, through the stopper (``migration_cpu_stop``) or in the
   caller (``__set_cpus_allowed_ptr``): WASH's binding is one;
@@ -79,10 +81,11 @@ MIGRATION_COLUMNS = [
 #: wake-up's; COLAB's stopper runs migration_cpu_stop's kin).
 CAUSES: dict[str, tuple[str, ...]] = {
     "wake-up": ("try_to_wake_up",),
-    "colab": ("colab_move_stop", "colab_swap_stop"),
+    "colab": ("colab_move_stop", "colab_swap_stop", "colab_newidle_pull"),
     "balance": (
         "load_balance",
         "newidle_balance",
+        "sched_balance_newidle",
         "active_load_balance_cpu_stop",
         "detach_tasks",
     ),

@@ -277,6 +277,71 @@ def test_shares_of_a_big_cpu_do_not_depend_on_the_speedup(
         assert 0.85 <= share <= 1.15, (policy, shares)
 
 
+def taken_of_free_big_time(result: dict[str, Any]) -> tuple[float, float]:
+    """The strand scenario's window: the share of the big CPUs' time the
+    blinkers left free, and the share of that the little-class threads
+    ran there."""
+
+    def big_ns(t: dict[str, Any]) -> int:
+        return int(t["kernel"]["big_ns"] - t["at_release"]["big_ns"])
+
+    roles = threads_by_role(result)
+    window = int(result["window_ns"]) * int(result["nr_big"])
+    free = window - sum(big_ns(t) for t in roles["blinker"])
+    taken = sum(big_ns(t) for t in roles["little"])
+    return free / window, taken / max(1, free)
+
+
+def test_an_idle_big_cpu_takes_a_little_class_thread_that_waits(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    """On 2B2L a big-class thread pinned to each big CPU runs 5 ms and
+    sleeps 10 ms; four little-class threads share the two little CPUs, so
+    two wait there, one for each big CPU a blinker leaves. Every task
+    counts as cache hot, so the fair class's newly idle balance refuses
+    them all (their schedstats count the refusals). COLAB's pull (patch
+    0047) has a big CPU about to idle take a waiting thread; with
+    kernel.sched_colab_idle_pull=0, the control, the big CPU idles until a
+    periodic balance gives up on hotness."""
+    shares: dict[str, tuple[float, float]] = {}
+    pulls: dict[str, int] = {}
+    refused: dict[str, int] = {}
+    for label, cmdline in (("pull", ""), ("no pull", "sysctl.kernel.sched_colab_idle_pull=0")):
+        result = run_schedtest(
+            tmp_path / label.replace(" ", "-"),
+            kernel_build,
+            initramfs,
+            "strand",
+            "3",
+            policy="colab",
+            qemu_clock=EXECUTED,
+            extra_cmdline=cmdline,
+        )
+        roles = threads_by_role(result)
+        assert len(roles["blinker"]) == 2 and len(roles["little"]) == 4, result
+        for t in roles["little"]:
+            assert t["kernel"]["class"] == "little", t
+        shares[label] = taken_of_free_big_time(result)
+        pulls[label] = int(result["pulls"])
+        refused[label] = sum(
+            int(t["kernel"]["failed_hot"] - t["at_release"]["failed_hot"]) for t in roles["little"]
+        )
+    print("big CPU time left free, share of it the little class took:", shares)
+    print("pulls:", pulls, "balancer's refusals of the little class as hot:", refused)
+    # the premise: the balancer refused the waiting threads as cache hot
+    assert refused["no pull"] >= 10, refused
+    # the premise: the blinkers left the big CPUs free about two thirds of
+    # the time, in both runs
+    for free, _ in shares.values():
+        assert 0.5 <= free <= 0.8, shares
+    # a pulled thread stays until the class balancer moves it off, and a
+    # blinker's next sleep finds it there: fewer pulls than sleeps
+    assert pulls["no pull"] == 0 and pulls["pull"] >= 20, pulls
+    # measured 0.75 with the pull, 0.19 without (2026-11-29)
+    assert shares["pull"][1] >= 0.6, shares
+    assert shares["no pull"][1] <= shares["pull"][1] - 0.3, shares
+
+
 def bias_run(
     out: Path,
     kernel_build: KernelBuild,

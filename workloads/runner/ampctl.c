@@ -97,6 +97,7 @@ int read_task_stats(pid_t pid, pid_t tid, struct thread_stats *st)
 	st->amp_vruntime = field_int(text, "colab.amp_vruntime");
 	st->acfs_weight = field_int(text, "colab.acfs_weight");
 	st->failed_affine = field_int(text, "nr_failed_migrations_affine");
+	st->failed_hot = field_int(text, "nr_failed_migrations_hot");
 	st->sum_exec_ns = field_ms_ns(text, "se.sum_exec_runtime");
 	free(text);
 
@@ -128,11 +129,11 @@ void thread_stats_json(struct sbuf *sb, const struct thread_stats *st)
 		  ",\"cluster_moves\":%" PRId64 ",\"run_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
 		  ",\"slices\":%" PRId64 ",\"wash_bound\":%" PRId64
 		  ",\"wash_own_affinity\":%" PRId64 ",\"failed_affine\":%" PRId64
-		  ",\"epi_big_pj\":%" PRId64 ",\"rank_key\":%" PRId64
+		  ",\"failed_hot\":%" PRId64 ",\"epi_big_pj\":%" PRId64 ",\"rank_key\":%" PRId64
 		  ",\"amp_vruntime\":%" PRId64 ",\"acfs_weight\":%" PRId64 "}",
 		  st->big_ns, st->little_ns, st->futex_blocked_ns, st->futex_caused_ns,
 		  st->caused_recent_ns, st->bottleneck, st->flagged_ns, st->cluster_moves,
 		  st->run_ns, st->wait_ns, st->slices,
-		  st->wash_bound, st->wash_own_affinity, st->failed_affine,
+		  st->wash_bound, st->wash_own_affinity, st->failed_affine, st->failed_hot,
 		  st->epi_big_pj, st->rank_key, st->amp_vruntime, st->acfs_weight);
 }

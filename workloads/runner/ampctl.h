@@ -53,6 +53,7 @@ struct thread_stats {
 	int64_t sum_exec_ns;		/* se.sum_exec_runtime, read with the colab.* lines */
 	int64_t run_ns, wait_ns, slices;	/* /proc/<pid>/task/<tid>/schedstat */
 	int64_t failed_affine;		/* moves the balancer gave up for affinity; -1 without SCHEDSTATS */
+	int64_t failed_hot;		/* and for cache hotness; -1 without SCHEDSTATS */
 };
 
 /* Reads them for thread tid of process pid. 0, or -1 if the files are missing. */

@@ -36,6 +36,13 @@
  *                               allowed both, forty times: which of them
  *                               the idle little CPU takes first (at least
  *                               about 5.5 s whatever SECONDS, up to 45 s)
+ *   strand SECONDS              a big-class thread pinned to each big CPU,
+ *                               running 5 ms and sleeping 10 ms; as many
+ *                               little-class CPU-bound threads as there
+ *                               are CPUs; every task cache hot
+ *                               to the balancer: how much of the big CPUs'
+ *                               free time the little class takes, and
+ *                               the idle big CPUs' pulls meanwhile
  *   stress SECONDS [FLIPS]      switches the policy every 10 ms under a fork,
  *                               pipe and futex load, through every policy
  *                               the kernel lists, for SECONDS and until it
@@ -1056,20 +1063,28 @@ static uint64_t add_ranked_application(double seconds, int threads)
 	return start;
 }
 
-/* kernel.sched_colab_work: "periods P cpu_ns C swaps S moves M" */
+/*
+ * kernel.sched_colab_work: "periods P cpu_ns C swaps S moves M pulls N"
+ * (pulls: an idle big CPU's, patch 0047; -1 from a kernel without them)
+ */
 #define COLAB_WORK_FILE "/proc/sys/kernel/sched_colab_work"
 
 struct colab_work {
 	unsigned long long periods, cpu_ns, swaps, moves;
+	long long pulls;
 };
 
 static void read_colab_work(struct colab_work *st)
 {
 	char *text = read_text(COLAB_WORK_FILE);
+	int n = text ? sscanf(text, "periods %llu cpu_ns %llu swaps %llu moves %llu pulls %lld",
+			      &st->periods, &st->cpu_ns, &st->swaps, &st->moves,
+			      &st->pulls) : 0;
 
-	if (!text || sscanf(text, "periods %llu cpu_ns %llu swaps %llu moves %llu",
-			    &st->periods, &st->cpu_ns, &st->swaps, &st->moves) != 4)
+	if (n < 4)
 		die("reading " COLAB_WORK_FILE " (a kernel without CONFIG_SCHED_COLAB?)", EINVAL);
+	if (n == 4)
+		st->pulls = -1;
 	free(text);
 }
 
@@ -1982,6 +1997,105 @@ static void pull_rounds_json(struct sbuf *sb)
 			  pull_rounds[r].flagged ? "true" : "false", pull_rounds[r].after_ms);
 	}
 	sb_printf(sb, "]");
+}
+
+/* --- strand: an idle big CPU and a thread queued on a little one ---------- */
+
+#define STRAND_ON_NS	(5 * MS)	/* a blinker's run */
+#define STRAND_OFF_NS	(10 * MS)	/* and its sleep, its big CPU free */
+#define STRAND_SETTLE_NS (300 * MS)	/* before the window opens */
+#define STRAND_COST	"1000000000"	/* migration_cost_ns: every task hot */
+
+static struct colab_work strand_work[2];	/* at the window's ends */
+static uint64_t strand_window_ns;
+static int strand_nr_big;
+
+/* Runs STRAND_ON_NS, sleeps STRAND_OFF_NS, pinned to its big CPU. */
+static void *blinker(void *arg)
+{
+	struct worker *w = arg;
+
+	worker_begin(w);
+	while (ampkit_now_ns() < w->deadline) {
+		spin(STRAND_ON_NS);
+		ampkit_sleep_ns(STRAND_OFF_NS);
+		w->rounds++;
+	}
+	worker_end(w);
+	return NULL;
+}
+
+/*
+ * A big-class blinker pinned to each big CPU, which it leaves idle two
+ * thirds of the time, and as many little-class CPU-bound threads as
+ * there are CPUs: whenever a blinker sleeps, little-class threads wait on
+ * the little CPUs, enough for every big CPU, while its big CPU idles. The fair class's newly
+ * idle balance is made to refuse such a thread: every task counts as
+ * cache hot (migration_cost_ns 1 s, restored at exit). The window opens
+ * once the little-class threads have settled; the counters at its ends
+ * (at_release, and the workers' own) and kernel.sched_colab_work's pulls
+ * tell how much of the time the blinkers left on the big CPUs the
+ * little-class threads took.
+ */
+static void strand(double seconds)
+{
+	uint64_t start = ampkit_now_ns(), deadline = start + (uint64_t)(seconds * 1e9);
+	int big[MAX_CPUS], nr_little, i;
+	unsigned long cost;
+	cpu_set_t little;
+	struct worker *w;
+
+	if (seconds * 1e9 < 2.0 * STRAND_SETTLE_NS)
+		die("strand needs at least 0.6 s", EINVAL);
+	wash_nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	little_cpus(&little, &strand_nr_big, big);
+	nr_little = CPU_COUNT(&little);
+	if (!strand_nr_big || !nr_little)
+		die("strand needs big and little CPUs", EINVAL);
+	mount_debugfs();
+	cost = read_ulong(MIGRATION_COST_FILE, ULONG_MAX);
+	if (cost == ULONG_MAX)
+		die("reading " MIGRATION_COST_FILE, errno ? errno : ENOENT);
+	snprintf(pull_saved_cost, sizeof(pull_saved_cost), "%lu", cost);
+	if (atexit(pull_restore_cost))
+		die("atexit", ENOMEM);
+	write_file(MIGRATION_COST_FILE, STRAND_COST);
+	/* the balancer's per-task counters: its refusals of hot tasks */
+	write_file("/proc/sys/kernel/sched_schedstats", "1");
+
+	for (i = 0; i < strand_nr_big; i++) {
+		w = add_worker("blinker", big[i], UINT64_MAX);
+		w->speedup = 3072;
+		start_worker(w, blinker);
+	}
+	for (i = 0; i < strand_nr_big; i++)
+		worker_tid(&workers[i]);
+	/* created with the speedup set: placed by class from the start */
+	set_speedup(1126);
+	for (i = 0; i < nr_little + strand_nr_big; i++)
+		start_worker(add_worker("little", -1, UINT64_MAX), cpu_bound);
+	set_speedup(0);
+	for (i = 0; i < nworkers; i++)
+		worker_tid(&workers[i]);
+
+	sleep_until(start + STRAND_SETTLE_NS);
+	read_colab_work(&strand_work[0]);
+	strand_window_ns = ampkit_now_ns();
+	for (i = 0; i < nworkers; i++) {
+		if (read_thread_stats(workers[i].tid, &workers[i].at_release))
+			die("reading /proc/self/task/<tid>/sched", errno ? errno : ENOENT);
+		workers[i].released = 1;
+	}
+	snapshot_then_stop(deadline);
+	strand_window_ns = ampkit_now_ns() - strand_window_ns;
+	read_colab_work(&strand_work[1]);
+}
+
+static void strand_json(struct sbuf *sb)
+{
+	sb_printf(sb, ",\"nr_big\":%d,\"window_ns\":%llu,\"pulls\":%lld", strand_nr_big,
+		  (unsigned long long)strand_window_ns,
+		  strand_work[1].pulls < 0 ? -1 : strand_work[1].pulls - strand_work[0].pulls);
 }
 
 /* --- stress ---------------------------------------------------------------- */
@@ -2933,7 +3047,7 @@ static int usage(const char *prog)
 		"  mutex-bottleneck SECONDS | condvar-pipeline SECONDS | exit-join SECONDS\n"
 		"  placement SECONDS | crowded SECONDS | evict SECONDS\n"
 		"  vscale SECONDS CPU | bias SECONDS CPU [NICE [spin]] | pull SECONDS\n"
-		"  stress SECONDS [FLIPS]\n"
+		"  strand SECONDS | stress SECONDS [FLIPS]\n"
 		"  wash-few SECONDS | wash-scalable SECONDS | wash-lock SECONDS | wash-own SECONDS\n"
 		"  wash-fence SECONDS | wash-cpuset SECONDS | wash-hotplug SECONDS |\n"
 		"  pin-hotplug SECONDS | timescale SECONDS\n"
@@ -3021,6 +3135,11 @@ int main(int argc, char **argv)
 		pull(seconds);
 		print_workers_open(&sb, scenario);
 		pull_rounds_json(&sb);
+		sb_printf(&sb, "}\n");
+	} else if (argc == 2 && !strcmp(scenario, "strand")) {
+		strand(seconds);
+		print_workers_open(&sb, scenario);
+		strand_json(&sb);
 		sb_printf(&sb, "}\n");
 	} else if (argc == 2 && (!strcmp(scenario, "wash-few") ||
 				 !strcmp(scenario, "wash-scalable") ||
