@@ -38,7 +38,7 @@ _EVENT = re.compile(r"^[a-z0-9_]+:[a-z0-9_]+$")
 #: under ``cfs`` on a pristine kernel reads like one under ``colab``
 #: (ampkit.analysis.trace tells the causes apart). ``colab``: those and
 #: COLAB's own placement, move, bottleneck and idle pull tracepoints
-#: (kernel-patches, 0016, 0018, 0048).
+#: (kernel-patches, 0016, 0018, 0049).
 PRESETS: dict[str, tuple[str, ...]] = {
     "migrations": (
         "sched:sched_migrate_task",

@@ -1065,7 +1065,7 @@ static uint64_t add_ranked_application(double seconds, int threads)
 
 /*
  * kernel.sched_colab_work: "periods P cpu_ns C swaps S moves M pulls N"
- * (pulls: an idle big CPU's, patch 0047; -1 from a kernel without them)
+ * (pulls: the big CPUs' going idle, patch 0047; -1 from a kernel without them)
  */
 #define COLAB_WORK_FILE "/proc/sys/kernel/sched_colab_work"
 
