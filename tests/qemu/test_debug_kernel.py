@@ -62,9 +62,11 @@ def test_policy_flips_under_load_on_the_debug_kernel(
 def test_colab_decisions_on_the_debug_kernel(
     tmp_path: Path, debug_build: kernel.KernelBuild, initramfs: Path
 ) -> None:
-    """Every COLAB path (allocator, balancer veto, bias, futex charging) under lockdep and KASAN."""
-    for scenario in (("mutex-bottleneck", "3"), ("placement", "3"), ("bias", "3", "1")):
-        run_schedtest(
+    """Every COLAB path (allocator, balancer veto, bias, futex charging, a
+    big CPU's pull as it goes idle) under lockdep and KASAN."""
+    scenarios = (("mutex-bottleneck", "3"), ("placement", "3"), ("bias", "3", "1"), ("strand", "3"))
+    for scenario in scenarios:
+        result = run_schedtest(
             tmp_path / scenario[0],
             debug_build,
             initramfs,
@@ -72,6 +74,9 @@ def test_colab_decisions_on_the_debug_kernel(
             kernel_variant="debug",
             wall_limit_s=300,
         )
+        if scenario[0] == "strand":
+            # the pull's path ran, not just its premise
+            assert result["pulls"] > 0, result
 
 
 def run_owned(
