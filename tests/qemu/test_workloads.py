@@ -136,6 +136,27 @@ def test_lock_workloads_show_futex_blocking_in_the_kernel_counters(
     assert sum(t["big_ns"] + t["little_ns"] for t in tasks) > 0, tasks
 
 
+def test_the_balancers_hot_refusals_reach_the_results_while_schedstats_are_on(
+    tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
+) -> None:
+    """Each thread's count of the load balancer's refusals to move it as
+    cache hot (the cause the kit's gem5 evaluation found a big CPU idling
+    beside queues for) is in the record's tasks while the kernel's
+    schedstats are on, and absent while they are off: the kernel prints
+    it only then, and a zero must not stand in for 'not counted'."""
+    mix = make_mix(App("compute", threads=6, size=SMALL_SIZES["compute"]))
+    counted = {}
+    for label, cmdline in (("on", "sysctl.kernel.sched_schedstats=1"), ("off", "")):
+        outcome = run_mix(tmp_path / label, kernel_build, initramfs, mix, extra_cmdline=cmdline)
+        assert outcome.ok, outcome.status
+        tasks = outcome.report.apps[0]["tasks"]
+        assert len(tasks) == 6, tasks
+        counted[label] = ["failed_hot" in t for t in tasks]
+        if label == "on":
+            assert all(isinstance(t["failed_hot"], int) and t["failed_hot"] >= 0 for t in tasks)
+    assert counted == {"on": [True] * 6, "off": [False] * 6}, counted
+
+
 def test_reference_runs_of_a_mix(
     tmp_path: Path, kernel_build: KernelBuild, initramfs: Path
 ) -> None:

@@ -203,6 +203,8 @@ static void read_kernel_counters(struct ampkit_thread_clock *c)
 	c->has_acfs = c->has_moves &&
 		      !sched_counter(text, "colab.amp_vruntime", &c->amp_vruntime) &&
 		      !sched_counter(text, "colab.acfs_weight", &c->acfs_weight);
+	/* printed only while schedstats are on */
+	c->has_hot = !sched_counter(text, "nr_failed_migrations_hot", &c->failed_hot);
 }
 
 void ampkit_thread_end(struct ampkit_thread_clock *c)
@@ -282,6 +284,8 @@ int ampkit_report_threads(const struct ampkit_thread_clock *clocks, int n)
 			fprintf(out, " %llu %llu", (unsigned long long)c->amp_vruntime,
 				(unsigned long long)c->acfs_weight);
 		fprintf(out, "\n");
+		if (c->has_hot)
+			fprintf(out, "thread_hot %d %llu\n", i, (unsigned long long)c->failed_hot);
 	}
 	if (fflush(out) != 0)
 		return -1;

@@ -90,6 +90,13 @@ struct ampkit_thread_clock {
 	 */
 	int has_acfs;
 	uint64_t amp_vruntime, acfs_weight;
+	/*
+	 * How many times the load balancer refused to move it as cache hot;
+	 * has_hot is 0 unless the kernel's schedstats are on
+	 * (kernel.sched_schedstats=1).
+	 */
+	int has_hot;
+	uint64_t failed_hot;
 };
 
 void ampkit_thread_begin(struct ampkit_thread_clock *c);

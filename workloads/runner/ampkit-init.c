@@ -1436,9 +1436,9 @@ static void run_mix(struct run *run, const char *tmpdir)
 /* What a workload reported for one thread (workloads/common/ampkit_workload.h). */
 struct thread_report {
 	unsigned long long wall, cpu;
-	int has_kernel, has_moves, has_acfs;
+	int has_kernel, has_moves, has_acfs, has_hot;
 	unsigned long long big, little, blocked, caused, flagged, moves;
-	unsigned long long amp_vruntime, acfs_weight;
+	unsigned long long amp_vruntime, acfs_weight, failed_hot;
 	char sched_class[16];
 };
 
@@ -1454,7 +1454,7 @@ static void report_json(struct sbuf *sb, const char *report_path)
 	/* twelve fields of up to 20 digits each */
 	char line[512];
 	int i, n = 0, idx, fields, kernel = 1;
-	unsigned long long roi_begin = 0, roi_end = 0;
+	unsigned long long roi_begin = 0, roi_end = 0, hot;
 	FILE *f = fopen(report_path, "r");
 
 	while (f && fgets(line, sizeof(line), f)) {
@@ -1464,6 +1464,14 @@ static void report_json(struct sbuf *sb, const char *report_path)
 			continue;
 		if (!roi_end && sscanf(line, "roi_end %llu", &roi_end) == 1)
 			continue;
+		/* after its thread's line, while schedstats are on */
+		if (sscanf(line, "thread_hot %d %llu", &idx, &hot) == 2) {
+			if (idx == n - 1) {
+				thread_reports[idx].has_hot = 1;
+				thread_reports[idx].failed_hot = hot;
+			}
+			continue;
+		}
 
 		memset(&t, 0, sizeof(t));
 		fields = sscanf(line,
@@ -1517,6 +1525,8 @@ static void report_json(struct sbuf *sb, const char *report_path)
 		if (t->has_acfs)
 			sb_printf(sb, ",\"amp_vruntime\":%llu,\"acfs_weight\":%llu",
 				  t->amp_vruntime, t->acfs_weight);
+		if (t->has_hot)
+			sb_printf(sb, ",\"failed_hot\":%llu", t->failed_hot);
 		sb_printf(sb, "}");
 	}
 	sb_printf(sb, "]");
