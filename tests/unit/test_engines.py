@@ -97,8 +97,12 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    # a zombie still answers signal 0; it is dead for our purpose
-    stat = Path(f"/proc/{pid}/stat").read_text()
+    # a zombie still answers signal 0; it is dead for our purpose. It may
+    # also be reaped between the signal and the read.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
