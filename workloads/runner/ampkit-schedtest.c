@@ -1860,6 +1860,24 @@ static void pull_restore_cost(void)
 	}
 }
 
+/*
+ * Sets the balancer's migration_cost_ns (a task that ran within it is cache
+ * hot) to @ns for the scenario, put back however it ends.
+ */
+static void set_migration_cost(const char *ns)
+{
+	unsigned long cost;
+
+	mount_debugfs();
+	cost = read_ulong(MIGRATION_COST_FILE, ULONG_MAX);
+	if (cost == ULONG_MAX)
+		die("reading " MIGRATION_COST_FILE, errno ? errno : ENOENT);
+	snprintf(pull_saved_cost, sizeof(pull_saved_cost), "%lu", cost);
+	if (atexit(pull_restore_cost))
+		die("atexit", ENOMEM);
+	write_file(MIGRATION_COST_FILE, ns);
+}
+
 /* The CPU thread tid of this process is on (task_cpu(): field 39), or -1. */
 static int thread_cpu(pid_t tid)
 {
@@ -1901,7 +1919,6 @@ static void pull(double seconds)
 {
 	uint64_t deadline = ampkit_now_ns() + (uint64_t)(seconds * 1e9);
 	int big[MAX_CPUS], nr_big, cpu, i, r, n = 0;
-	unsigned long cost;
 	cpu_set_t little;
 	pid_t tids[3];
 	struct worker *w;
@@ -1913,14 +1930,7 @@ static void pull(double seconds)
 			pull_little[n++] = cpu;
 	if (n < 2 || !nr_big)
 		die("pull needs two little CPUs and a big one", EINVAL);
-	mount_debugfs();
-	cost = read_ulong(MIGRATION_COST_FILE, ULONG_MAX);
-	if (cost == ULONG_MAX)
-		die("reading " MIGRATION_COST_FILE, errno ? errno : ENOENT);
-	snprintf(pull_saved_cost, sizeof(pull_saved_cost), "%lu", cost);
-	if (atexit(pull_restore_cost))
-		die("atexit", ENOMEM);
-	write_file(MIGRATION_COST_FILE, "0");
+	set_migration_cost("0");
 
 	for (i = 0; i < 2; i++) {
 		w = add_worker("bottleneck", pull_little[0], UINT64_MAX);
@@ -2041,7 +2051,6 @@ static void strand(double seconds)
 {
 	uint64_t start = ampkit_now_ns(), deadline = start + (uint64_t)(seconds * 1e9);
 	int big[MAX_CPUS], nr_little, i;
-	unsigned long cost;
 	cpu_set_t little;
 	struct worker *w;
 
@@ -2052,14 +2061,7 @@ static void strand(double seconds)
 	nr_little = CPU_COUNT(&little);
 	if (!strand_nr_big || !nr_little)
 		die("strand needs big and little CPUs", EINVAL);
-	mount_debugfs();
-	cost = read_ulong(MIGRATION_COST_FILE, ULONG_MAX);
-	if (cost == ULONG_MAX)
-		die("reading " MIGRATION_COST_FILE, errno ? errno : ENOENT);
-	snprintf(pull_saved_cost, sizeof(pull_saved_cost), "%lu", cost);
-	if (atexit(pull_restore_cost))
-		die("atexit", ENOMEM);
-	write_file(MIGRATION_COST_FILE, STRAND_COST);
+	set_migration_cost(STRAND_COST);
 	/* the balancer's per-task counters: its refusals of hot tasks */
 	write_file("/proc/sys/kernel/sched_schedstats", "1");
 
