@@ -1,9 +1,12 @@
 """Running the SCons build graph (SConstruct) from the CLI and the tests."""
 
+import contextlib
+import fcntl
 import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from ampkit.errors import BuildFailed, MissingDependency
@@ -11,6 +14,18 @@ from ampkit.paths import REPO_ROOT, build_dir
 
 INITRAMFS = "initramfs"
 SHELL_IMAGE = "shell-image"
+
+
+@contextlib.contextmanager
+def build_lock() -> Iterator[None]:
+    """One SCons at a time in a build directory: two at once (two runs
+    started together from one checkout) race on the same objects, one
+    linking what the other has not written yet."""
+    path = build_dir() / "scons.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
 
 
 def scons(*targets: str, kernel_jobs: int | None = None) -> None:
@@ -23,7 +38,8 @@ def scons(*targets: str, kernel_jobs: int | None = None) -> None:
             "building needs SCons, which this environment lacks",
             "run 'make setup' (the kit's environment), or pip install 'ampkit[build]'",
         )
-    result = subprocess.run([*cmd, *targets])
+    with build_lock():
+        result = subprocess.run([*cmd, *targets])
     if result.returncode != 0:
         raise BuildFailed(f"building {' '.join(targets)} failed (see the messages above)")
 
@@ -31,7 +47,8 @@ def scons(*targets: str, kernel_jobs: int | None = None) -> None:
 def up_to_date(*targets: str) -> bool:
     """Whether building targets would do nothing (SCons's question mode, -q)."""
     cmd = [sys.executable, "-m", "SCons", "-C", str(REPO_ROOT), "-Q", "-q", *targets]
-    return subprocess.run(cmd, capture_output=True).returncode == 0
+    with build_lock():
+        return subprocess.run(cmd, capture_output=True).returncode == 0
 
 
 def kernel_target(variant: str) -> str:
