@@ -39,10 +39,10 @@
  *   strand SECONDS              a big-class thread pinned to each big CPU,
  *                               running 5 ms and sleeping 10 ms; as many
  *                               little-class CPU-bound threads as there
- *                               are CPUs; every task cache hot
- *                               to the balancer: how much of the big CPUs'
- *                               free time the little class takes, and
- *                               the idle big CPUs' pulls meanwhile
+ *                               are CPUs; every task cache hot to the
+ *                               balancer: how much of the big CPUs' free
+ *                               time the little class takes, and the big
+ *                               CPUs' pulls as they go idle meanwhile
  *   stress SECONDS [FLIPS]      switches the policy every 10 ms under a fork,
  *                               pipe and futex load, through every policy
  *                               the kernel lists, for SECONDS and until it
@@ -1847,15 +1847,15 @@ struct pull_round {
 
 static struct pull_round pull_rounds[PULL_ROUNDS];
 static int pull_little[2];
-static char pull_saved_cost[32];	/* migration_cost_ns before the scenario */
+static char saved_migration_cost[32];	/* migration_cost_ns before the scenario */
 
 /* Puts the migration cost back however the scenario ends. */
-static void pull_restore_cost(void)
+static void restore_migration_cost(void)
 {
 	FILE *f = fopen(MIGRATION_COST_FILE, "w");
 
 	if (f) {
-		fputs(pull_saved_cost, f);
+		fputs(saved_migration_cost, f);
 		fclose(f);
 	}
 }
@@ -1872,8 +1872,8 @@ static void set_migration_cost(const char *ns)
 	cost = read_ulong(MIGRATION_COST_FILE, ULONG_MAX);
 	if (cost == ULONG_MAX)
 		die("reading " MIGRATION_COST_FILE, errno ? errno : ENOENT);
-	snprintf(pull_saved_cost, sizeof(pull_saved_cost), "%lu", cost);
-	if (atexit(pull_restore_cost))
+	snprintf(saved_migration_cost, sizeof(saved_migration_cost), "%lu", cost);
+	if (atexit(restore_migration_cost))
 		die("atexit", ENOMEM);
 	write_file(MIGRATION_COST_FILE, ns);
 }
@@ -2039,9 +2039,9 @@ static void *blinker(void *arg)
  * A big-class blinker pinned to each big CPU, which it leaves idle two
  * thirds of the time, and as many little-class CPU-bound threads as
  * there are CPUs: whenever a blinker sleeps, little-class threads wait on
- * the little CPUs, enough for every big CPU, while its big CPU idles. The fair class's newly
- * idle balance is made to refuse such a thread: every task counts as
- * cache hot (migration_cost_ns 1 s, restored at exit). The window opens
+ * the little CPUs, enough for every big CPU, while its big CPU idles. The
+ * fair class's newly idle balance is made to refuse such a thread: every
+ * task counts as cache hot (migration_cost_ns 1 s, restored at exit). The window opens
  * once the little-class threads have settled; the counters at its ends
  * (at_release, and the workers' own) and kernel.sched_colab_work's pulls
  * tell how much of the time the blinkers left on the big CPUs the
