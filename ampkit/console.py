@@ -69,6 +69,9 @@ APP_FIELDS = (
 @dataclass
 class ConsoleReport:
     guest: dict[str, Any] | None = None
+    #: the policies' knobs read again once the mix was over ("knobs_after"
+    #: record): their counters against guest.amp.knobs, read before it
+    knobs_after: dict[str, Any] | None = None
     apps: list[dict[str, Any]] = field(default_factory=list)
     #: the online speedup model's log (ampkit.online), in the order written
     online: list[dict[str, Any]] = field(default_factory=list)
@@ -88,6 +91,16 @@ class ConsoleReport:
     trace_file: str | None = None
     #: why the runner could not hand its trace out ("trace" record's error)
     trace_error: str | None = None
+
+    def guest_json(self) -> dict[str, Any] | None:
+        """What guest.json holds: the guest record, with the knobs read after
+        the mix as amp.knobs_after where the guest gave both."""
+        if self.guest is None:
+            return None
+        amp = self.guest.get("amp")
+        if self.knobs_after is None or not isinstance(amp, dict):
+            return self.guest
+        return {**self.guest, "amp": {**amp, "knobs_after": self.knobs_after}}
 
     @property
     def complete(self) -> bool:
@@ -211,6 +224,9 @@ def parse_console(text: str) -> ConsoleReport:
         kind = record.get("type")
         if kind == "guest":
             report.guest = record.get("guest")
+        elif kind == "knobs_after" and not in_block:
+            knobs = record.get("knobs")
+            report.knobs_after = knobs if isinstance(knobs, dict) else None
         elif kind == "error":
             report.runner_errors.append(str(record.get("error")))
         elif kind == "online" and not in_block:

@@ -541,8 +541,9 @@ def execute(
 
     report = parse_console(writer.console_text())
     writer.write_results(report.apps)
-    if report.guest is not None:
-        writer.write_guest(report.guest)
+    guest = report.guest_json()
+    if guest is not None:
+        writer.write_guest(guest)
     speedups = manifest.speedups
     online_problems: list[str] = []
     if request.online is not None:

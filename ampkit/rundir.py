@@ -9,7 +9,8 @@ numbers:
     platform.dtb    the device tree the guest booted with
     console.log     the whole guest console, kept whatever happened
     guest.json      what the guest kernel believed: CPUs, capacities,
-                    clusters, scheduling domains, AMP policies
+                    clusters, scheduling domains, AMP policies and their
+                    knobs (read again after the mix: amp.knobs_after)
     results.jsonl   one record per application, as the runner printed it
     status          "ok" or "failed: <reason>"
 
@@ -703,6 +704,30 @@ def _engine_field(manifest: dict[str, Any], key: str) -> Any:
     return engine.get(key) if isinstance(engine, dict) else None
 
 
+#: The policies' counters among their sysctls: the sysctl, the policy's
+#: name and the counters in it (the kernel prints "name value" pairs; the
+#: pairs not listed, such as WASH's fork_copy and fences, are states)
+POLICY_COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "sched_colab_work": ("colab", ("periods", "cpu_ns", "swaps", "moves", "pulls")),
+    "sched_wash_stats": ("wash", ("quanta", "cpu_ns", "wall_ns", "binds", "unbinds")),
+}
+
+
+def parse_counters(text: object) -> dict[str, int]:
+    """A counters sysctl's "name value name value ..." as a dict; empty
+    for anything else (absent, not text, an odd count of words, a value
+    that is not a whole number)."""
+    if not isinstance(text, str):
+        return {}
+    words = text.split()
+    if len(words) % 2:
+        return {}
+    try:
+        return {name: int(value) for name, value in zip(words[::2], words[1::2], strict=True)}
+    except ValueError:
+        return {}
+
+
 def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text())
@@ -855,6 +880,33 @@ class RunDir:
         amp = guest.get("amp") if isinstance(guest, dict) else None
         knobs = amp.get("knobs") if isinstance(amp, dict) else None
         return dict(knobs) if isinstance(knobs, dict) else {}
+
+    def policy_work(self) -> dict[str, int]:
+        """What each policy's periodic step did over the run: the growth of
+        its counters (POLICY_COUNTERS) between guest.json's amp.knobs, read
+        before the warm-up, and amp.knobs_after, read once the mix was over;
+        named <policy>_<counter> (colab_pulls, wash_binds). Empty where the
+        guest did not record both (a runner before it read them again, a
+        kernel without the policies); a policy whose counters fell between
+        the reads (the kernel reset them) is left out rather than given as
+        negative."""
+        try:
+            guest = _read_json(self.path / GUEST)
+        except Excluded:
+            return {}
+        amp = guest.get("amp") if isinstance(guest, dict) else None
+        if not isinstance(amp, dict):
+            return {}
+        before, after = amp.get("knobs"), amp.get("knobs_after")
+        if not isinstance(before, dict) or not isinstance(after, dict):
+            return {}
+        out: dict[str, int] = {}
+        for sysctl, (policy, names) in POLICY_COUNTERS.items():
+            start, end = parse_counters(before.get(sysctl)), parse_counters(after.get(sysctl))
+            grown = {n: end[n] - start[n] for n in names if n in start and n in end}
+            if all(g >= 0 for g in grown.values()):  # none reset between the reads
+                out |= {f"{policy}_{n}": g for n, g in grown.items()}
+        return out
 
     def recorded_key(self) -> str | None:
         """The key in the manifest, or None if it cannot be read."""

@@ -16,6 +16,11 @@ runs     one row per run directory, whether it counts (``included``) and,
          timescale_knob (NaN where the guest did not record them); and
          counters, whether the kernel kept its per-task counters under
          every policy (kernel.sched_colab_stats: 1 or 0; NaN unrecorded);
+         and where the guest read the policies' counters again after the
+         mix, what each policy's periodic step did over the run
+         (RunDir.policy_work: colab_periods, colab_swaps, colab_moves,
+         colab_pulls, colab_cpu_ns, wash_quanta, wash_binds, ...; absent
+         columns, or NaN, where a run did not record them);
 apps     one row per application per included run: campaign, run, run_id,
          engine, platform, timescale (the kernel's time scale), tick_hz
          (its tick, CONFIG_HZ), big, little (its CPU counts), policy, mix,
@@ -237,6 +242,7 @@ def collect(root: Path) -> Collection:
                 "reason": "",
                 **_costs(run_info),
                 **_knob_columns(run),
+                **run.policy_work(),
             }
         )
         if run_info.timing_notice:

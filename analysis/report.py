@@ -263,7 +263,7 @@ def write_report(
         min_apps=min_apps,
     )
     gm_category = category_geomeans(summary, col.runs)
-    spans, costs = clocks_spanned(col), run_costs(col)
+    spans, costs, work = clocks_spanned(col), run_costs(col), policy_work(col)
     tables = out / "tables"
     plots_dir = out / "plots"
     plots_dir.mkdir(parents=True, exist_ok=True)
@@ -278,6 +278,8 @@ def write_report(
         ("cost", costs),
     ):
         _save_table(tables, name, frame)
+    if not work.empty:  # a report of runs that did not record it has no such table
+        _save_table(tables, "policy_work", work)
 
     doc = Doc()
     for notice in col.notices:
@@ -344,6 +346,7 @@ def write_report(
     _below_one_section(doc, slow, root, out, col)
     _clocks_section(doc, spans)
     _kernel_section(doc, col, out, plots)
+    _policy_work_section(doc, work)
     _waiting_section(doc, col)
     _cost_section(doc, costs)
     doc.h(2, "Excluded runs")
@@ -1280,6 +1283,60 @@ def _clocks_section(doc: Doc, spans: pd.DataFrame) -> None:
             ["mix", "policy", "runs", "ms", *_CLOCKS.values(), f"fewer than {CLOCKS_AIM}"],
             rows,
         )
+
+
+#: The counters of each policy's periodic step the work table shows, as
+#: RunDir.policy_work names them, under the runs of that policy
+POLICY_WORK: dict[str, tuple[str, ...]] = {
+    "colab": ("colab_periods", "colab_swaps", "colab_moves", "colab_pulls"),
+    "wash": ("wash_quanta", "wash_binds", "wash_unbinds"),
+}
+
+
+def policy_work(col: Collection) -> pd.DataFrame:
+    """Per platform, policy and mix, over the included runs of a policy
+    that has counters (POLICY_WORK) and recorded them: how many runs, and
+    the mean per run of each counter's growth over the run (RunDir.
+    policy_work: its periodic step's periods or quanta and what they did:
+    COLAB's swaps and moves between the clusters and its big CPUs' pulls,
+    WASH's binds and unbinds). Empty where no run recorded them."""
+    runs = col.runs[col.runs["included"].astype(bool)]
+    frames = []
+    for policy, counters in POLICY_WORK.items():
+        if not set(counters) <= set(runs.columns):
+            continue
+        part = runs[runs["policy"] == policy].dropna(subset=list(counters))
+        if part.empty:
+            continue
+        grouped = part.groupby(["platform", "policy", "mix"])
+        means = grouped[list(counters)].mean()
+        means.columns = [c.split("_", 1)[1] for c in means.columns]
+        frames.append(means.assign(runs=grouped.size()).reset_index())
+    if not frames:
+        return pd.DataFrame()
+    return pd.concat(frames, ignore_index=True)
+
+
+def _policy_work_section(doc: Doc, work: pd.DataFrame) -> None:
+    """The kernel section's table of policy_work()."""
+    if work.empty:
+        return
+    doc.h(3, "What each policy's periodic step did")
+    doc.p(
+        "Read from the kernel's counters before the warm-up and again after the mix "
+        "(kernel.sched_colab_work, kernel.sched_wash_stats), so warm-up included: per "
+        "run, the mean over a mix's runs. COLAB: its ranking periods, the threads its "
+        "class balancer exchanged between a big and a little CPU (swaps) or moved to "
+        "an idle CPU of the other type (moves), and the threads a big CPU going idle "
+        "took from a queue (pulls); WASH: its quanta, and the threads it bound to the "
+        "big CPUs and unbound."
+    )
+    counters = [c for c in work.columns if c not in ("platform", "policy", "mix", "runs")]
+    rows = []
+    for r in work.to_dict("records"):
+        cells = ["" if pd.isna(r[c]) else _fmt(float(r[c])) for c in counters]
+        rows.append([str(r["platform"]), str(r["policy"]), str(r["mix"]), str(r["runs"]), *cells])
+    doc.table(["platform", "policy", "mix", "runs", *counters], rows)
 
 
 def _kernel_section(doc: Doc, col: Collection, out: Path, plots: dict[str, int]) -> None:

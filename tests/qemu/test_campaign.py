@@ -11,6 +11,7 @@ from pathlib import Path
 from ampkit.campaign.plan import expand
 from ampkit.campaign.spec import load_spec
 from ampkit.kernel import KernelBuild
+from ampkit.rundir import RunDir
 from tests.conftest import qemu_processes
 
 DATA = Path(__file__).parents[1] / "data" / "campaign"
@@ -135,6 +136,19 @@ def test_local_campaign_survives_sigkill_and_resumes(
     assert (root / "report" / "report.md").is_file(), report.stdout
     text = (root / "report" / "report.md").read_text()
     assert "6 runs collected" in text and "| pair | colab |" in text and "h_antt" in text
+    # each run's policy counters, read before it and after its mix: COLAB's
+    # ranking periods (10 ms of guest time) ran all through the colab run, and
+    # not at all under cfs, whose runs leave COLAB's class balancer stopped
+    for run_id in runs:
+        run = RunDir(root / "runs" / run_id)
+        periods = run.policy_work()["colab_periods"]
+        if "-colab-" not in run_id:
+            assert periods == 0, run_id
+            continue
+        apps = [json.loads(line) for line in (run.path / "results.jsonl").open()]
+        span_ms = (max(a["end_ns"] for a in apps) - min(a["start_ns"] for a in apps)) / 1e6
+        assert periods >= span_ms // 10 - 1, (run_id, periods, span_ms)
+    assert "What each policy's periodic step did" in text and "| 2B2L | colab | pair | 1 |" in text
 
     # Resumed on another engine binary: refused, not rerun, until asked.
     meta_path = root / "campaign.json"

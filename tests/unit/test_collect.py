@@ -777,3 +777,55 @@ def test_the_report_gives_mean_turnarounds_and_flags_gains_beyond_the_paper(
     assert doc.blocks == []
     report_mod._paper_range(doc, g, "cfs")
     assert len(doc.blocks) == 2
+
+
+def test_each_policys_periodic_work_is_collected_and_reported_under_its_runs(
+    tmp_path: Path,
+) -> None:
+    """The growth of COLAB's and WASH's counters over a run (guest.json's
+    knobs before the run and after the mix) reaches the runs table and the
+    report, per policy and mix, each policy's counters under its own runs."""
+    runs = tmp_path / "runs"
+    _campaign(runs)  # the pair mix's runs, which recorded no counters, and the references
+    colab_work = "periods {} cpu_ns 0 swaps {} moves {} pulls {}"
+    wash_work = "quanta {} cpu_ns 0 wall_ns 0 binds {} unbinds 1 fork_copy 0 fences 0"
+    for policy, rep, colab_after, wash_after in (
+        ("colab", 0, colab_work.format(41, 2, 1, 100), wash_work.format(0, 0)),
+        ("colab", 1, colab_work.format(21, 4, 1, 50), wash_work.format(0, 0)),
+        ("wash", 0, colab_work.format(1, 0, 0, 0), wash_work.format(9, 6)),
+        ("cfs", 0, colab_work.format(1, 0, 0, 0), wash_work.format(0, 0)),
+    ):
+        run = write_run(
+            runs,
+            platform="2B2L",
+            policy=policy,
+            mix="m",
+            repetition=rep,
+            apps=[SynthApp("x", 2, 2 * 10**7), SynthApp("y", 1, 3 * 10**7)],
+        )
+        before = {"sched_colab_work": colab_work.format(1, 0, 0, 0)}
+        before["sched_wash_stats"] = wash_work.format(0, 0).replace("unbinds 1", "unbinds 0")
+        after = {"sched_colab_work": colab_after, "sched_wash_stats": wash_after}
+        amp = {"policy": policy, "knobs": before, "knobs_after": after}
+        (run / "guest.json").write_text(json.dumps({"amp": amp}))
+    col = collect(runs)
+    by = {(r["policy"], r["mix"], r["repetition"]): r for r in col.runs.to_dict("records")}
+    assert by[("colab", "m", 1)]["colab_pulls"] == 50
+    assert by[("wash", "m", 0)]["wash_binds"] == 6
+    assert math.isnan(by[("colab", "pair", 0)]["colab_pulls"])  # recorded none
+    work = {(r["policy"], r["mix"]): r for r in report_mod.policy_work(col).to_dict("records")}
+    # COLAB's under colab's runs (the runs that recorded none left out),
+    # WASH's under wash's; cfs has no periodic step of its own
+    assert set(work) == {("colab", "m"), ("wash", "m")}
+    colab = work[("colab", "m")]
+    assert (colab["runs"], colab["periods"], colab["swaps"]) == (2, 30, 3)
+    assert (colab["moves"], colab["pulls"]) == (1, 75)
+    assert math.isnan(colab["binds"])
+    wash = work[("wash", "m")]
+    assert (wash["runs"], wash["quanta"], wash["binds"], wash["unbinds"]) == (1, 9, 6, 1)
+    out = tmp_path / "report"
+    write_report(runs, out)
+    text = (out / "report.md").read_text()
+    assert "What each policy's periodic step did" in text
+    assert "| 2B2L | colab | m | 2 | 30 | 3 | 1 | 75 |" in text
+    assert (out / "tables" / "policy_work.csv").is_file()

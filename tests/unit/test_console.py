@@ -150,3 +150,31 @@ def test_nul_bytes_and_records_outside_the_block() -> None:
     r = parse_console(text)
     assert len(r.apps) == 1
     assert len(r.garbled) == 1  # the app record printed outside the block
+
+
+def test_the_knobs_read_after_the_mix_join_the_guest_record() -> None:
+    guest = {"cpus": [], "amp": {"policy": "colab", "knobs": {"sched_colab_work": "periods 1"}}}
+    after = {"type": "knobs_after", "run_id": "r", "knobs": {"sched_colab_work": "periods 9"}}
+    text = console(
+        "@ampkit " + json.dumps({"type": "guest", "run_id": "r", "guest": guest}),
+        "@ampkit " + json.dumps(after),
+        RESULTS_BEGIN,
+        app(),
+        "==== AMPKIT RESULTS END count=1 ====",
+    )
+    r = parse_console(text)
+    assert r.complete and r.problems() == []
+    assert r.knobs_after == {"sched_colab_work": "periods 9"}
+    written = r.guest_json()
+    assert written is not None
+    assert written["amp"]["knobs"] == {"sched_colab_work": "periods 1"}
+    assert written["amp"]["knobs_after"] == {"sched_colab_work": "periods 9"}
+    assert r.guest == guest  # the record as the guest gave it, untouched
+    # a guest without the policies (amp null) keeps its record as it was
+    bare = parse_console(console(GUEST, "@ampkit " + json.dumps(after)))
+    assert bare.guest_json() == {"cpus": [{"cpu": 0, "capacity": 1024}]}
+    # inside the results block it is not a result: garbled, said
+    inside = parse_console(
+        console(GUEST, RESULTS_BEGIN, "@ampkit " + json.dumps(after), app(), RESULTS_BEGIN)
+    )
+    assert inside.garbled and inside.knobs_after is None

@@ -24,6 +24,7 @@ from ampkit.rundir import (
     RunDir,
     RunKey,
     RunWriter,
+    parse_counters,
 )
 from ampkit.summary import summarize
 
@@ -353,3 +354,57 @@ def test_an_engine_output_cannot_replace_the_manifests_own_fields() -> None:
     )
     with pytest.raises(ValueError, match="would replace the manifest's \\['status'\\]"):
         manifest.to_json()
+
+
+def test_a_runs_policy_work_is_its_counters_growth_over_the_run(tmp_path: Path) -> None:
+    run = write_run(
+        tmp_path, platform="2B2L", policy="colab", mix="m", apps=[SynthApp("a", 2, 10**7)]
+    )
+    before = {
+        "sched_colab_work": "periods 1 cpu_ns 6040 swaps 0 moves 0 pulls 1",
+        "sched_wash_stats": "quanta 0 cpu_ns 0 wall_ns 0 binds 0 unbinds 0 fork_copy 0 fences 0",
+        "sched_colab_rank_period_ms": 10,
+    }
+    after = {
+        "sched_colab_work": "periods 41 cpu_ns 96040 swaps 3 moves 7 pulls 120",
+        "sched_wash_stats": "quanta 0 cpu_ns 0 wall_ns 0 binds 0 unbinds 0 fork_copy 1 fences 2",
+    }
+    guest = {"amp": {"policy": "colab", "knobs": before, "knobs_after": after}}
+    (run / "guest.json").write_text(json.dumps(guest))
+    work = RunDir(run).policy_work()
+    assert work == {
+        "colab_periods": 40,
+        "colab_cpu_ns": 90000,
+        "colab_swaps": 3,
+        "colab_moves": 7,
+        "colab_pulls": 119,
+        **{f"wash_{c}": 0 for c in ("quanta", "cpu_ns", "wall_ns", "binds", "unbinds")},
+    }  # WASH's fork_copy and fences are states, not counters: left out
+    # counters that fell (the kernel reset them) are left out, not negative
+    after["sched_colab_work"] = "periods 0 cpu_ns 0 swaps 0 moves 0 pulls 0"
+    (run / "guest.json").write_text(json.dumps(guest))
+    work = RunDir(run).policy_work()
+    assert not any(k.startswith("colab_") for k in work) and work["wash_binds"] == 0
+    # no second read (a runner before it), or no first: nothing
+    del guest["amp"]["knobs_after"]
+    (run / "guest.json").write_text(json.dumps(guest))
+    assert RunDir(run).policy_work() == {}
+    (run / "guest.json").write_text(json.dumps({"amp": None}))
+    assert RunDir(run).policy_work() == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("periods 1 pulls 2", {"periods": 1, "pulls": 2}),
+        ("periods 1 pulls", {}),
+        ("periods x", {}),
+        (7, {}),
+        (None, {}),
+        ("", {}),
+    ],
+)
+def test_a_counters_sysctl_parses_to_names_and_whole_numbers(
+    text: object, parsed: dict[str, int]
+) -> None:
+    assert parse_counters(text) == parsed

@@ -53,6 +53,8 @@ def test_mix_runs_together_and_reports(host_bin: Path, tmp_path: Path) -> None:
     assert report.apps[0]["speedup_error"] == "Invalid argument"
     assert "speedup_error" not in report.apps[1]
     assert report.guest is not None and report.guest["cpus"]
+    # the policies' knobs read again after the mix: none on a kernel without them
+    assert report.knobs_after == {}
 
 
 def test_failure_and_timeout_are_records_not_missing_lines(host_bin: Path, tmp_path: Path) -> None:

@@ -1609,6 +1609,26 @@ static void app_record(const struct run *run, const struct app *app)
 	sb_free(&sb);
 }
 
+/*
+ * The policies' knobs again once the mix is over: their counters
+ * (kernel.sched_colab_work, kernel.sched_wash_stats) against the guest
+ * record's, read before the warm-up, give the work each policy's periodic
+ * step did over the run (warm-up included).
+ */
+static void knobs_after_record(const struct run *run)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	sb_printf(&sb, RECORD "{\"type\":\"knobs_after\",\"run_id\":");
+	sb_json_str(&sb, run->run_id);
+	sb_printf(&sb, ",\"knobs\":");
+	policy_knobs_json(&sb);
+	sb_printf(&sb, "}");
+	emit(&sb);
+	sb_free(&sb);
+}
+
 static void guest_record(const struct run *run)
 {
 	struct sbuf sb;
@@ -1671,6 +1691,7 @@ int main(int argc, char **argv)
 	warm_up(&run, tmpdir);
 	say("starting run %s", run.run_id);
 	run_mix(&run, tmpdir);
+	knobs_after_record(&run);
 	online_records();
 
 	sb_init(&sb);

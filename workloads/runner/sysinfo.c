@@ -201,6 +201,9 @@ static void domains_json(struct sbuf *sb)
  * The policies' own knobs: their periods, bounds and the time scale, as
  * the kernel holds them when the applications start. A report counts the
  * ranking periods and quanta a run spans from these, not from defaults.
+ * Read again after the mix (policy_knobs_json), the read-only counters
+ * among them (kernel.sched_colab_work, kernel.sched_wash_stats) say what
+ * each policy's periodic work did over the run.
  */
 static int policy_knob(const struct dirent *d)
 {
@@ -211,7 +214,7 @@ static int policy_knob(const struct dirent *d)
 	       !strcmp(d->d_name, "sched_timescale");
 }
 
-static void knobs_json(struct sbuf *sb)
+void policy_knobs_json(struct sbuf *sb)
 {
 	struct dirent **names;
 	/* room for any d_name: glibc's holds 256 bytes */
@@ -265,7 +268,7 @@ static void amp_json(struct sbuf *sb)
 	sb_printf(sb, ",\"stats\":");
 	sb_file_str(sb, AMP_STATS_FILE);
 	sb_printf(sb, ",\"knobs\":");
-	knobs_json(sb);
+	policy_knobs_json(sb);
 	sb_printf(sb, "}");
 }
 

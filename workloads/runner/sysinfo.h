@@ -17,6 +17,13 @@
 void sysinfo_json(struct sbuf *sb);
 
 /*
+ * Appends the policies' readable sysctls (kernel.sched_colab_*,
+ * sched_wash_*, sched_eef_*, sched_acfs_*, sched_timescale) as one JSON
+ * object, or null when the sysctl directory cannot be listed.
+ */
+void policy_knobs_json(struct sbuf *sb);
+
+/*
  * Writes a policy name to the AMP policy knob. Returns 0 or an errno;
  * in_force (may be NULL) receives the policy read back afterwards.
  */
