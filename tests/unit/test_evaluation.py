@@ -51,6 +51,21 @@ def test_the_evaluation_plans_to_the_run_count_its_lists_give() -> None:
     assert all(a.speedup is not None for r in runs for a in r.request.mix.apps)
 
 
+SECOND = REPO_ROOT / "evaluations" / "gem5-2B2L-v2" / "spec.toml"
+
+
+def test_the_second_evaluation_plans_the_first_ones_runs_exactly() -> None:
+    """evaluations/gem5-2B2L-v2 runs the first evaluation again at a later
+    kernel series: every run request (mix, sizes, hints, boot line,
+    perturbation, repetitions, references) the same, so that its runs
+    differ from the first's by the kernel alone, which each campaign pins
+    on its first run; its runs are archived apart from the first's."""
+    first, second = load_spec(SPEC), load_spec(SECOND)
+    assert [r.request for r in expand(second)] == [r.request for r in expand(first)]
+    assert [r.role for r in expand(second)] == [r.role for r in expand(first)]
+    assert second.name != first.name and second.archive != first.archive
+
+
 def test_colabs_classes_split_the_hints_range_in_thirds() -> None:
     """The spec sets COLAB's class thresholds by a rule on its hints
     (README.md there, "COLAB's classes"): the range of the hints in equal
