@@ -75,6 +75,10 @@ class ConsoleReport:
     apps: list[dict[str, Any]] = field(default_factory=list)
     #: the online speedup model's log (ampkit.online), in the order written
     online: list[dict[str, Any]] = field(default_factory=list)
+    #: a user-level policy's daemon's log ("policy" records), in order
+    policy_log: list[dict[str, Any]] = field(default_factory=list)
+    #: each guest daemon that ran and its CPU time ("daemon" records)
+    daemons: list[dict[str, Any]] = field(default_factory=list)
     runner_errors: list[str] = field(default_factory=list)
     garbled: list[str] = field(default_factory=list)
     kernel_problems: list[str] = field(default_factory=list)
@@ -231,6 +235,10 @@ def parse_console(text: str) -> ConsoleReport:
             report.runner_errors.append(str(record.get("error")))
         elif kind == "online" and not in_block:
             report.online.append(record)
+        elif kind == "policy" and not in_block:
+            report.policy_log.append(record)
+        elif kind == "daemon" and not in_block and isinstance(record.get("daemon"), str):
+            report.daemons.append(record)
         elif kind == "trace" and not in_block and isinstance(record.get("error"), str):
             report.trace_error = record["error"]
         elif kind == "trace" and not in_block and _trace_record(record):

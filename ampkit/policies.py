@@ -1,12 +1,15 @@
-"""The scheduling policies the kit knows, as the kernel names them.
+"""The scheduling policies the kit knows.
 
-The kernel lists what it was built with in
-/proc/sys/kernel/sched_amp_available_policies; every run records that list
-(guest.json) and fails if its policy is not in it.
+Kernel policies, as the kernel names them: the kernel lists what it was
+built with in /proc/sys/kernel/sched_amp_available_policies; every run
+records that list (guest.json) and fails if its policy is not in it.
+User-level policies (USER_POLICIES): a guest daemon that places the
+applications' threads through their allowed CPUs, over a kernel policy.
 """
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ampkit.errors import AmpkitError
@@ -36,6 +39,7 @@ POLICIES: dict[str, str] = {
 #: (ampkit.mix) whose values the kernel ranks by. A run that lacks one is
 #: refused before boot (missing_inputs()).
 REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
+    "sfd": ("speedup",),
     "hsp": ("speedup",),
     "eef": ("speedup", "epi_big_nj"),
     "acfs": ("speedup",),
@@ -52,6 +56,33 @@ POLICY_DETAILS: dict[str, dict[str, str]] = {
 
 BASELINE = "cfs"
 
+
+@dataclass(frozen=True)
+class UserPolicy:
+    """A policy that a guest daemon carries out from user space, acting on
+    the kernel only through the applications' threads' allowed CPUs
+    (workloads/runner/ampkit-init.c, "daemons beside the run")."""
+
+    description: str
+    #: the kernel policy the daemon runs over
+    kernel: str
+    #: the daemon's program (/bin in the guest) and its arguments, as the
+    #: run description's policy_daemon line gives them
+    daemon: tuple[str, ...]
+
+
+#: name -> the user-level policy
+USER_POLICIES: dict[str, UserPolicy] = {
+    "sfd": UserPolicy(
+        "speedup-factor-driven placement (Fan et al.'s baseline): whenever the running "
+        "applications change, the big CPUs go to whole applications in order of speedup, "
+        "the rest to the little CPUs, through their threads' allowed CPUs (a guest daemon "
+        "over cfs)",
+        kernel="cfs",
+        daemon=("ampkit-contention",),
+    ),
+}
+
 #: A policy's name with this suffix is the policy fed by the online speedup
 #: model (ampkit.online) instead of the hints alone: the kernel runs the
 #: policy itself, the kit labels its runs apart (run ids, reports), and its
@@ -63,7 +94,16 @@ ONLINE_SUFFIX = "+online"
 
 def kernel_policy(name: str) -> str:
     """The policy the kernel runs for a kit policy name."""
-    return name.removesuffix(ONLINE_SUFFIX)
+    name = name.removesuffix(ONLINE_SUFFIX)
+    user = USER_POLICIES.get(name)
+    return user.kernel if user else name
+
+
+def policy_daemon(name: str) -> tuple[str, ...]:
+    """The daemon (program and arguments) a kit policy name runs beside the
+    applications; empty for a kernel policy."""
+    user = USER_POLICIES.get(name)
+    return user.daemon if user else ()
 
 
 def uses_online(name: str) -> bool:
@@ -71,9 +111,22 @@ def uses_online(name: str) -> bool:
     return name.endswith(ONLINE_SUFFIX)
 
 
+def details(name: str) -> dict[str, str]:
+    """What a run's manifest records of how policy ``name`` works: its
+    kernel policy's details (POLICY_DETAILS) and, for a user-level
+    policy, the kernel policy under it and its daemon."""
+    out = dict(POLICY_DETAILS.get(kernel_policy(name), {}))
+    user = USER_POLICIES.get(name)
+    if user:
+        out |= {"kernel_policy": user.kernel, "daemon": " ".join(user.daemon)}
+    return out
+
+
 def names() -> list[str]:
-    """Every kit policy name: the kernel's, and each with the online model."""
-    return [*POLICIES, *(p + ONLINE_SUFFIX for p in POLICIES)]
+    """Every kit policy name: the kernel's, each with the online model, and
+    the user-level ones (whose daemons read the hints the applications
+    start with, not the model's estimates)."""
+    return [*POLICIES, *(p + ONLINE_SUFFIX for p in POLICIES), *USER_POLICIES]
 
 
 #: ACFS's factors (kernel.sched_acfs_edp_factor, ..._unfairness_factor), in
@@ -128,7 +181,7 @@ def required_inputs(name: str, cmdline: str = "") -> tuple[str, ...]:
     booted with ``cmdline`` appended: ACFS-E (an EDP factor above 1.0)
     weighs each thread by its energy efficiency factor, so it needs the
     energies too, where acfs itself needs the speedups only."""
-    policy = kernel_policy(name)
+    policy = name if name in USER_POLICIES else kernel_policy(name)
     needed = REQUIRED_INPUTS.get(policy, ())
     if policy == "acfs" and acfs_edp_factor(cmdline) > ACFS_FACTOR_ONE:
         needed = (*needed, "epi_big_nj")

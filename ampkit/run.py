@@ -28,7 +28,7 @@ from ampkit.mix import Mix
 from ampkit.online import OnlineSpeedups
 from ampkit.perturb import Perturbation, perturbation
 from ampkit.platform import Platform
-from ampkit.policies import POLICY_DETAILS, check_policy
+from ampkit.policies import check_policy
 from ampkit.rundesc import MAX_WARMUP_MS, METHODS, RunDescription
 from ampkit.rundir import (
     DEVICE_TREE,
@@ -336,6 +336,7 @@ def prepare(
         online=request.online.lines() if request.online else (),
         roi_stats=request.roi_stats,
         trace=request.trace_events,
+        policy_daemon=policies.policy_daemon(request.policy),
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline
@@ -489,7 +490,7 @@ def execute(
             ),
         },
         policy=request.policy,
-        policy_details=POLICY_DETAILS.get(policies.kernel_policy(request.policy), {}),
+        policy_details=policies.details(request.policy),
         mix=request.mix.describe(),
         repetition=request.repetition,
         method=request.method,
@@ -545,6 +546,9 @@ def execute(
     if guest is not None:
         writer.write_guest(guest)
     speedups = manifest.speedups
+    daemon = policies.policy_daemon(request.policy)
+    if daemon:
+        writer.write_policy_log(report.policy_log)
     online_problems: list[str] = []
     if request.online is not None:
         writer.write_online(report.online)
@@ -559,6 +563,12 @@ def execute(
     amp = (report.guest or {}).get("amp")
     refused = policies.knob_problems(cmdline, amp.get("knobs") if isinstance(amp, dict) else None)
     problems = (*outcome.problems, *refused, *online_problems)
+    if (
+        daemon
+        and report.complete
+        and not any(r.get("what") == "summary" for r in report.policy_log)
+    ):  # a daemon that ended well says what it did
+        problems = (*problems, f"the policy daemon {daemon[0]} left no summary in its log")
     status = judge(boot, report, limit_s, engine=engine_impl.label, extra=problems)
     ending = Ending(
         finished=_now(),
@@ -575,6 +585,7 @@ def execute(
             ending=ending,
             speedups=speedups,
             trace=trace,
+            daemons=tuple(report.daemons) or None,
         )
     )
     writer.finish(status)

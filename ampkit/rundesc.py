@@ -112,6 +112,9 @@ class RunDescription:
     #: kernel tracepoints ("system:event") traced over the measured run
     #: (ampkit.tracing); none, the line is absent
     trace: tuple[str, ...] = ()
+    #: a user-level policy's daemon, its program and arguments
+    #: (ampkit.policies.USER_POLICIES); none, the line is absent
+    policy_daemon: tuple[str, ...] = ()
 
     @classmethod
     def for_mix(
@@ -132,6 +135,7 @@ class RunDescription:
         online: Sequence[str] = (),
         roi_stats: bool = False,
         trace: Sequence[str] = (),
+        policy_daemon: Sequence[str] = (),
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
@@ -186,6 +190,7 @@ class RunDescription:
             pmu=pmu,
             online=tuple(online),
             trace=tuple(trace),
+            policy_daemon=tuple(policy_daemon),
         )
 
     def render(self) -> str:
@@ -193,6 +198,7 @@ class RunDescription:
             raise AmpkitError(f"unknown run method '{self.method}'", f"valid: {', '.join(METHODS)}")
         words = [w for a in self.apps for w in (a.name, *a.argv, *([a.inputs] if a.inputs else []))]
         words += [*self.env, *(self.disk or ())]
+        words += self.policy_daemon
         for word in (self.run_id, self.policy, *words):
             if not _WORD.match(word):
                 raise AmpkitError(
@@ -222,6 +228,8 @@ class RunDescription:
             lines.append(f"disk {self.disk[0]} {self.disk[1]}")
         lines += [f"env {e}" for e in self.env]
         lines += self.online
+        if self.policy_daemon:
+            lines.append(f"policy_daemon {' '.join(self.policy_daemon)}")
         for a in self.apps:
             head = f"app {a.name} {a.instance} {a.threads} {a.speedup_q10}"
             lines.append(f"{head} {' '.join(a.argv)}")

@@ -74,6 +74,8 @@ CONSOLE = "console.log"
 GUEST = "guest.json"
 #: the online speedup model's log (ampkit.online), where a run had one
 ONLINE = "online.jsonl"
+#: a user-level policy's daemon's log: its placements and its summary
+POLICY_LOG = "policy.jsonl"
 GEM5_SUMMARY = "gem5.json"
 #: the kernel trace over the measured run, xz-compressed, where the run
 #: asked for one (ampkit.tracing)
@@ -535,6 +537,7 @@ _MANIFEST_FIELDS = frozenset(
         "perturbation",
         "speedups",
         "trace",
+        "daemons",
         "mix_limit_s",
         "kernel",
         "inputs",
@@ -578,6 +581,10 @@ class Manifest:
     #: once over, lines written and kept, events lost, whether it is whole;
     #: None (and absent) for a run without one.
     trace: Mapping[str, Any] | None = None
+    #: The guest daemons that ran beside the run (the online model's, a
+    #: user-level policy's) and the CPU time the kernel counted each;
+    #: None (and absent) for a run without one.
+    daemons: tuple[Mapping[str, Any], ...] | None = None
     mix_limit_s: float | None = None
     #: The kernel build: variant, digest, versions, artifact hashes.
     kernel: Mapping[str, Any] | None = None
@@ -599,6 +606,7 @@ class Manifest:
             "perturbation": dict(self.perturbation) if self.perturbation is not None else None,
             "speedups": dict(self.speedups) if self.speedups is not None else None,
             "trace": dict(self.trace) if self.trace is not None else None,
+            "daemons": [dict(d) for d in self.daemons] if self.daemons is not None else None,
             "kernel": dict(self.kernel) if self.kernel is not None else None,
             "inputs": dict(self.inputs) if self.inputs is not None else None,
             "started": self.started,
@@ -1165,6 +1173,11 @@ class RunWriter:
 
     def write_online(self, records: Iterable[dict[str, Any]]) -> None:
         with (self.work / ONLINE).open("w") as f:
+            for record in records:
+                f.write(json.dumps(record, sort_keys=True) + "\n")
+
+    def write_policy_log(self, records: Iterable[dict[str, Any]]) -> None:
+        with (self.work / POLICY_LOG).open("w") as f:
             for record in records:
                 f.write(json.dumps(record, sort_keys=True) + "\n")
 

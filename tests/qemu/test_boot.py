@@ -36,6 +36,8 @@ def test_guest_sees_big_little(
     # the per-task counters are kept under cfs too, as under every policy
     amp = dict(guest["amp"])
     knobs = amp.pop("knobs")
+    # and read again once the mix was over: the same sysctls
+    assert set(amp.pop("knobs_after")) == set(knobs)
     assert amp == {
         "policy": "cfs",
         "available": ["cfs", "colab", "wash", "hsp", "eef", "rr", "acfs"],

@@ -84,6 +84,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -104,6 +105,7 @@
 
 #define MAX_APPS 64
 #define MAX_ARGS 32
+#define MAX_DAEMON_ARGS 16
 #define MAX_ENV 16
 #define MAX_THREADS 1024
 #define OUTPUT_TAIL 16384	/* bytes of each application's output kept */
@@ -175,6 +177,8 @@ struct run {
 	char *online_model[ONLINE_CORES];	/* "<intercept> <EVENT>=<coef>..." */
 	char *trace_events[MAX_TRACE_EVENTS];	/* "system:event", none: no trace */
 	int ntrace_events;
+	/* a user-level policy's daemon: its program's name, its arguments, NULL */
+	char *policy_daemon[MAX_DAEMON_ARGS + 2];
 	int napps;
 	struct app apps[MAX_APPS];
 };
@@ -419,6 +423,33 @@ static void parse_trace(struct run *run, char *list, int lineno)
 		fail("run description: trace needs at least one system:event", where);
 }
 
+/*
+ * "policy_daemon <program> [<argument>...]": a user-level policy's daemon,
+ * one of the kit's (ampkit-<name> in /bin), beside the run. The runner
+ * adds its log and ready arguments (-l, -R) itself.
+ */
+static void parse_policy_daemon(struct run *run, char **w, int n, int lineno)
+{
+	const char *name = n >= 2 ? w[1] : "";
+	char where[32];
+	int i;
+
+	snprintf(where, sizeof(where), "line %d", lineno);
+	if (run->policy_daemon[0])
+		fail("run description: one policy_daemon line at most", where);
+	if (strncmp(name, "ampkit-", 7) || !name[7] ||
+	    strspn(name + 7, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name + 7) ||
+	    !strcmp(name, "ampkit-init") || !strcmp(name, "ampkit-online"))
+		fail("run description: policy_daemon needs the name of a kit daemon, ampkit-<name> "
+		     "in lower case (not the runner's or the online model's), then its arguments",
+		     where);
+	if (n - 2 > MAX_DAEMON_ARGS)
+		fail("run description: policy_daemon takes at most 16 arguments", where);
+	for (i = 1; i < n; i++)
+		run->policy_daemon[i - 1] = w[i];
+	run->policy_daemon[n - 1] = NULL;
+}
+
 static void parse_desc(char *text, struct run *run)
 {
 	char *save, *line;
@@ -448,6 +479,8 @@ static void parse_desc(char *text, struct run *run)
 			    parse_int(w[2], 0, 1 << 30, &run->online_min_instructions))
 				fail("run description: online needs a period of 100 to 10000000 us and a "
 				     "minimum of instructions", where);
+		} else if (!strcmp(w[0], "policy_daemon")) {
+			parse_policy_daemon(run, w, n, lineno);
 		} else if (!strcmp(w[0], "disk")) {
 			if (n != 3 || w[2][0] != '/')
 				fail("run description: disk needs a device and an absolute mountpoint",
@@ -642,32 +675,50 @@ static size_t read_tail(const char *path, char *buf, size_t max)
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* --- the online speedup model's daemon ----------------------------------- */
+/* --- daemons beside the run ---------------------------------------------- */
 
 /*
- * ampkit-online runs beside the measured run when the description asks
- * for it: started after the warm-up and ready before the gate opens, told
- * each instance the runner forks, stopped once the run is over. If it
- * ends before that, the run fails with its reason: the estimates the
- * kernel holds would otherwise stop changing unseen.
+ * Two guest daemons may run beside the measured run, each when the
+ * description asks for it: ampkit-online, the online speedup model
+ * ("online" lines), and a user-level policy's daemon ("policy_daemon").
+ * Each is started after the warm-up and ready before the gate opens, told
+ * on its standard input each instance the runner forks ("app <index>
+ * <pid> <threads> <speedup_q10>") and each that ends ("end <index>
+ * <pid>"), and stopped once the run is over by closing that pipe. One
+ * that ends before then fails the run with its reason, and the run's
+ * instances are killed with it: an estimate the kernel holds would stop
+ * changing unseen, and no mask a policy daemon set outlives it.
  */
-static struct {
+struct daemon {
+	const char *what;	/* "the online speedup daemon", for the run's errors */
+	const char *stem;	/* its log and error files: <tmpdir>/<stem>.jsonl, .err */
 	pid_t pid;
 	int to;			/* the pipe it reads instances from; -1 when none */
 	int ended;		/* reaped */
 	int wstatus;
+	struct rusage usage;	/* its CPU time, once reaped */
+	char program[PATH_MAX];
 	char log_path[PATH_MAX], err_path[PATH_MAX];
-} online = { .to = -1 };
+};
 
-/* The daemon's path: /bin in the guest, beside the runner elsewhere (host tests). */
-static void online_program(char *path, size_t len)
+static struct daemon online = {
+	.what = "the online speedup daemon", .stem = "online", .to = -1
+};
+static struct daemon policy_daemon = {
+	.what = "the policy daemon", .stem = "policy", .to = -1
+};
+static struct daemon *const daemons[] = { &online, &policy_daemon };
+#define NDAEMONS (int)(sizeof(daemons) / sizeof(daemons[0]))
+
+/* A daemon's path: /bin in the guest, beside the runner elsewhere (host tests). */
+static void daemon_program(const char *name, char *path, size_t len)
 {
 	char self[PATH_MAX];
 	ssize_t n;
 	char *slash;
 
 	if (is_init) {
-		snprintf(path, len, "/bin/ampkit-online");
+		snprintf(path, len, "/bin/%s", name);
 		return;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -676,93 +727,93 @@ static void online_program(char *path, size_t len)
 	self[n] = '\0';
 	slash = strrchr(self, '/');
 	*slash = '\0';
-	if (snprintf(path, len, "%s/ampkit-online", self) >= (int)len)
+	if (snprintf(path, len, "%s/%s", self, name) >= (int)len)
 		fail("the runner's directory is too long a path", self);
 }
 
 /* The last lines of what the daemon wrote to its standard error, for the run's error. */
-static void online_reason(char *out, size_t len)
+static void daemon_reason(const struct daemon *d, char *out, size_t len)
 {
 	char buf[512];
-	size_t n = read_tail(online.err_path, buf, sizeof(buf) - 1);
+	size_t n = read_tail(d->err_path, buf, sizeof(buf) - 1);
 
 	buf[n] = '\0';
 	while (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	if (WIFSIGNALED(online.wstatus))
-		snprintf(out, len, "killed by signal %d (%s)%s%s", WTERMSIG(online.wstatus),
-			 strsignal(WTERMSIG(online.wstatus)), n > 0 ? "; it said: " : "", buf);
+	if (WIFSIGNALED(d->wstatus))
+		snprintf(out, len, "killed by signal %d (%s)%s%s", WTERMSIG(d->wstatus),
+			 strsignal(WTERMSIG(d->wstatus)), n > 0 ? "; it said: " : "", buf);
 	else
-		snprintf(out, len, "exit status %d%s%s", WEXITSTATUS(online.wstatus),
+		snprintf(out, len, "exit status %d%s%s", WEXITSTATUS(d->wstatus),
 			 n > 0 ? "; it said: " : "", buf);
 }
 
-/* How long the daemon may take to start (its models, the CPUs, the task hooks). */
-#define ONLINE_READY_MS 10000
-#define ONLINE_READY_TEXT "10 s"
-
-static void start_online(const struct run *run, const char *tmpdir)
+/* Fails the run for @d, after @problem, with what @d said. */
+static void daemon_fail(const struct daemon *d, const char *problem)
 {
-	char program[PATH_MAX], period[16], minimum[16], ready_arg[16], reason[700], c;
-	int to[2], ready[2], fd;
+	char what[160], reason[700];
+
+	snprintf(what, sizeof(what), "%s %s", d->what, problem);
+	daemon_reason(d, reason, sizeof(reason));
+	fail(what, reason);
+}
+
+/* How long a daemon may take to start (its models, the CPUs, the task hooks). */
+#define DAEMON_READY_MS 10000
+#define DAEMON_READY_TEXT "10 s"
+
+/*
+ * Starts @d: @args (NULL-terminated: the program's name, then its own
+ * arguments) followed by "-l <log> -R <ready fd>", and waits until it
+ * says it is ready.
+ */
+static void daemon_start(struct daemon *d, char *const *args, const char *tmpdir)
+{
+	char ready_arg[16], c;
+	int to[2], ready[2], fd, argc = 0, i;
 	uint64_t deadline;
 	ssize_t got;
-	char *argv[16];
-	int argc = 0;
+	char *argv[MAX_DAEMON_ARGS + 8];
 
-	if (!run->online_period_us)
-		return;
-	online_program(program, sizeof(program));
-	snprintf(online.log_path, sizeof(online.log_path), "%s/online.jsonl", tmpdir);
-	snprintf(online.err_path, sizeof(online.err_path), "%s/online.err", tmpdir);
-	snprintf(period, sizeof(period), "%d", run->online_period_us);
-	snprintf(minimum, sizeof(minimum), "%d", run->online_min_instructions);
+	daemon_program(args[0], d->program, sizeof(d->program));
+	snprintf(d->log_path, sizeof(d->log_path), "%s/%s.jsonl", tmpdir, d->stem);
+	snprintf(d->err_path, sizeof(d->err_path), "%s/%s.err", tmpdir, d->stem);
 	if (pipe2(to, O_CLOEXEC) || pipe(ready))
-		fail("cannot create the online daemon's pipes", strerror(errno));
+		fail("cannot create a daemon's pipes", strerror(errno));
 	snprintf(ready_arg, sizeof(ready_arg), "%d", ready[1]);
-	argv[argc++] = program;
-	if (run->online_model[ONLINE_BIG]) {
-		argv[argc++] = "-B";
-		argv[argc++] = run->online_model[ONLINE_BIG];
-	}
-	if (run->online_model[ONLINE_LITTLE]) {
-		argv[argc++] = "-L";
-		argv[argc++] = run->online_model[ONLINE_LITTLE];
-	}
-	argv[argc++] = "-p";
-	argv[argc++] = period;
-	argv[argc++] = "-m";
-	argv[argc++] = minimum;
+	argv[argc++] = d->program;
+	for (i = 1; args[i] && argc <= MAX_DAEMON_ARGS; i++)
+		argv[argc++] = args[i];
 	argv[argc++] = "-l";
-	argv[argc++] = online.log_path;
+	argv[argc++] = d->log_path;
 	argv[argc++] = "-R";
 	argv[argc++] = ready_arg;
 	argv[argc] = NULL;
-	online.pid = fork();
-	if (online.pid < 0)
-		fail("cannot fork the online daemon", strerror(errno));
-	if (online.pid == 0) {
+	d->pid = fork();
+	if (d->pid < 0)
+		fail("cannot fork a daemon", strerror(errno));
+	if (d->pid == 0) {
 		close(ready[0]);
 		dup2(to[0], STDIN_FILENO);
-		fd = open(online.err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open(d->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}
-		execv(program, argv);
-		fprintf(stderr, "cannot execute %s: %s\n", program, strerror(errno));
+		execv(d->program, argv);
+		fprintf(stderr, "cannot execute %s: %s\n", d->program, strerror(errno));
 		_exit(127);
 	}
 	close(to[0]);
 	close(ready[1]);
-	online.to = to[1];
+	d->to = to[1];
 	/*
-	 * Ready once it has read its models and the machine; end of file if it
-	 * died first. A daemon stuck before then would hold the run until the
-	 * engine's wall limit: it gets ONLINE_READY_MS of guest time.
+	 * Ready once it has read what it needs and the machine; end of file if
+	 * it died first. A daemon stuck before then would hold the run until
+	 * the engine's wall limit: it gets DAEMON_READY_MS of guest time.
 	 */
 	got = -1;
-	deadline = ampkit_now_ns() + ONLINE_READY_MS * 1000000ULL;
+	deadline = ampkit_now_ns() + DAEMON_READY_MS * 1000000ULL;
 	for (;;) {
 		struct pollfd p = { .fd = ready[0], .events = POLLIN };
 		uint64_t now = ampkit_now_ns();
@@ -781,102 +832,198 @@ static void start_online(const struct run *run, const char *tmpdir)
 	close(ready[0]);
 	if (got != 1) {
 		if (got < 0)
-			kill(online.pid, SIGKILL);
-		waitpid(online.pid, &online.wstatus, 0);
-		online.ended = 1;
-		online_reason(reason, sizeof(reason));
-		fail(got < 0 ? "the online speedup daemon did not say it was ready in "
-			       ONLINE_READY_TEXT " of guest time" :
-			       "the online speedup daemon did not start", reason);
+			kill(d->pid, SIGKILL);
+		wait4(d->pid, &d->wstatus, 0, &d->usage);
+		d->ended = 1;
+		daemon_fail(d, got < 0 ? "did not say it was ready in " DAEMON_READY_TEXT
+					 " of guest time" : "did not start");
 	}
 }
 
-/* Tells the daemon about an instance the runner forked. */
-static void online_announce(int index, pid_t pid)
+static void start_online(const struct run *run, const char *tmpdir)
 {
-	char line[48];
-	int len;
+	char period[16], minimum[16];
+	char *args[12];
+	int n = 0;
 
-	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
-	ssize_t wrote;
-
-	if (online.to < 0 || online.ended)
+	if (!run->online_period_us)
 		return;
-	len = snprintf(line, sizeof(line), "app %d %d\n", index, (int)pid);
-	/* a daemon that died unreaped must not kill the runner: EPIPE, and its end says why */
-	sigaction(SIGPIPE, &ignore, &before);
-	wrote = write(online.to, line, (size_t)len);
-	sigaction(SIGPIPE, &before, NULL);
-	if (wrote != len)
-		say("cannot tell the online daemon about an instance: %s", strerror(errno));
+	snprintf(period, sizeof(period), "%d", run->online_period_us);
+	snprintf(minimum, sizeof(minimum), "%d", run->online_min_instructions);
+	args[n++] = "ampkit-online";
+	if (run->online_model[ONLINE_BIG]) {
+		args[n++] = "-B";
+		args[n++] = run->online_model[ONLINE_BIG];
+	}
+	if (run->online_model[ONLINE_LITTLE]) {
+		args[n++] = "-L";
+		args[n++] = run->online_model[ONLINE_LITTLE];
+	}
+	args[n++] = "-p";
+	args[n++] = period;
+	args[n++] = "-m";
+	args[n++] = minimum;
+	args[n] = NULL;
+	daemon_start(&online, args, tmpdir);
 }
 
-/* Whether @pid, just reaped, was the daemon: then it ended before its time. */
-static int online_reaped(pid_t pid, int wstatus)
+static void start_daemons(const struct run *run, const char *tmpdir)
 {
-	if (!online.pid || pid != online.pid)
-		return 0;
-	online.ended = 1;
-	online.wstatus = wstatus;
-	return 1;
+	start_online(run, tmpdir);
+	if (run->policy_daemon[0])
+		daemon_start(&policy_daemon, run->policy_daemon, tmpdir);
+}
+
+/* Tells every daemon running @line ("app ..." or "end ..."). */
+static void daemons_tell(const char *line)
+{
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
+	size_t len = strlen(line);
+	int i;
+
+	/* a daemon that died unreaped must not kill the runner: EPIPE, and its end says why */
+	sigaction(SIGPIPE, &ignore, &before);
+	for (i = 0; i < NDAEMONS; i++) {
+		struct daemon *d = daemons[i];
+
+		if (d->to < 0 || d->ended)
+			continue;
+		if (write(d->to, line, len) != (ssize_t)len)
+			say("cannot tell a daemon about an instance: %s", strerror(errno));
+	}
+	sigaction(SIGPIPE, &before, NULL);
+}
+
+static void daemons_announce(const struct app *app, int index, pid_t pid)
+{
+	char line[80];
+
+	snprintf(line, sizeof(line), "app %d %d %d %d\n", index, (int)pid, app->threads,
+		 app->speedup_q10);
+	daemons_tell(line);
+}
+
+static void daemons_ended(int index, pid_t pid)
+{
+	char line[48];
+
+	snprintf(line, sizeof(line), "end %d %d\n", index, (int)pid);
+	daemons_tell(line);
+}
+
+/* Whether @pid, just reaped, was a daemon: then it ended before its time. */
+static int daemon_reaped(pid_t pid, int wstatus, const struct rusage *usage)
+{
+	int i;
+
+	for (i = 0; i < NDAEMONS; i++) {
+		struct daemon *d = daemons[i];
+
+		if (d->pid && pid == d->pid) {
+			d->ended = 1;
+			d->wstatus = wstatus;
+			d->usage = *usage;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The first daemon that has ended, or NULL while none has. */
+static const struct daemon *daemon_gone(void)
+{
+	int i;
+
+	for (i = 0; i < NDAEMONS; i++)
+		if (daemons[i]->pid && daemons[i]->ended)
+			return daemons[i];
+	return NULL;
 }
 
 /*
- * Ends the daemon once the run is over: end of file on its input, then
- * its last period and its summary. One that does not end within 10 s of
- * guest time, or ends badly, fails the run.
+ * Ends @d once the run is over: end of file on its input, then its last
+ * period and its summary. One that does not end within 10 s of guest
+ * time, or ends badly, fails the run.
  */
-static void stop_online(void)
+static void daemon_stop(struct daemon *d)
 {
-	char reason[700];
 	uint64_t deadline;
 
-	if (!online.pid)
+	if (!d->pid)
 		return;
-	close(online.to);
-	online.to = -1;
+	close(d->to);
+	d->to = -1;
 	deadline = ampkit_now_ns() + 10000000000ULL;
-	while (!online.ended) {
-		if (waitpid(online.pid, &online.wstatus, WNOHANG) == online.pid) {
-			online.ended = 1;
+	while (!d->ended) {
+		if (wait4(d->pid, &d->wstatus, WNOHANG, &d->usage) == d->pid) {
+			d->ended = 1;
 			break;
 		}
 		if (ampkit_now_ns() >= deadline) {
-			kill(online.pid, SIGKILL);
-			waitpid(online.pid, &online.wstatus, 0);
-			online_reason(reason, sizeof(reason));
-			fail("the online speedup daemon did not end within 10 s of the run's end", reason);
+			kill(d->pid, SIGKILL);
+			wait4(d->pid, &d->wstatus, 0, &d->usage);
+			daemon_fail(d, "did not end within 10 s of the run's end");
 		}
 		ampkit_sleep_ns(1000000);
 	}
-	if (!WIFEXITED(online.wstatus) || WEXITSTATUS(online.wstatus)) {
-		online_reason(reason, sizeof(reason));
-		fail("the online speedup daemon failed", reason);
-	}
+	if (!WIFEXITED(d->wstatus) || WEXITSTATUS(d->wstatus))
+		daemon_fail(d, "failed");
 }
 
-/* Its log, one record a line, ahead of the applications' records. */
-static void online_records(void)
+static void stop_daemons(void)
+{
+	int i;
+
+	for (i = 0; i < NDAEMONS; i++)
+		daemon_stop(daemons[i]);
+}
+
+/*
+ * Each daemon's log, one record a line, ahead of the applications'
+ * records, then what it cost: its CPU time as the kernel counted it.
+ */
+static void daemon_records(void)
 {
 	char line[4096];
 	struct sbuf sb;
 	FILE *f;
+	int i;
 
-	if (!online.pid)
-		return;
-	f = fopen(online.log_path, "re");
-	if (!f)
-		fail("the online speedup daemon left no log", online.log_path);
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!line[0])
+	for (i = 0; i < NDAEMONS; i++) {
+		const struct daemon *d = daemons[i];
+		const struct rusage *u = &d->usage;
+
+		if (!d->pid)
 			continue;
+		f = fopen(d->log_path, "re");
+		if (!f) {
+			char what[160];
+
+			snprintf(what, sizeof(what), "%s left no log", d->what);
+			fail(what, d->log_path);
+		}
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (!line[0])
+				continue;
+			sb_init(&sb);
+			sb_printf(&sb, RECORD "%s", line);
+			emit(&sb);
+			sb_free(&sb);
+		}
+		fclose(f);
 		sb_init(&sb);
-		sb_printf(&sb, RECORD "%s", line);
+		sb_printf(&sb, RECORD "{\"type\":\"daemon\",\"daemon\":");
+		sb_json_str(&sb, strrchr(d->program, '/') ? strrchr(d->program, '/') + 1 :
+			    d->program);
+		sb_printf(&sb, ",\"cpu_ns\":%llu}",
+			  (unsigned long long)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) *
+				  1000000000ULL +
+			  (unsigned long long)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) *
+				  1000ULL);
 		emit(&sb);
 		sb_free(&sb);
 	}
-	fclose(f);
 }
 
 static void start_child(struct app *app, int index, int first, const char *out_path,
@@ -970,7 +1117,7 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 			app->epi_err = err;
 	}
 	/* after the hint: the daemon's estimates replace it, never the other way */
-	online_announce(index, app->pid);
+	daemons_announce(app, index, app->pid);
 	/* Counting starts at its exec, once the gate has let it go. */
 	if (first && the_run->pmu)
 		pmu_open(&app->pmu, app->pid);
@@ -1023,16 +1170,18 @@ static int instance_reaped(struct run *run, pid_t pid)
  */
 static int reap(struct run *run, int remaining, const sigset_t *mask)
 {
+	struct rusage usage;
 	struct app *app;
 	pid_t pid;
 	int st, i;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+	while ((pid = wait4(-1, &st, WNOHANG, &usage)) > 0) {
 		i = instance_reaped(run, pid);
 		if (i < 0) {
-			online_reaped(pid, st);
+			daemon_reaped(pid, st, &usage);
 			continue;
 		}
+		daemons_ended(i, pid);
 		app = &run->apps[i];
 		if (!app->done) {
 			app->end_ns = ampkit_now_ns();
@@ -1367,11 +1516,12 @@ static void trace_output(const struct run *run)
 
 static void run_mix(struct run *run, const char *tmpdir)
 {
+	const struct daemon *gone;
 	sigset_t chld, orig;
 	int gate[2], i, remaining = run->napps;
 	uint64_t start, deadline;
 
-	start_online(run, tmpdir);
+	start_daemons(run, tmpdir);
 	fork_all_held(run, tmpdir, 1, gate, &chld, &orig);
 	trace_switch(run, 1);	/* before the statistics' reset: not measured */
 	mark_measured_interval();
@@ -1393,15 +1543,13 @@ static void run_mix(struct run *run, const char *tmpdir)
 	while ((remaining = reap(run, remaining, &orig)) > 0) {
 		uint64_t now = ampkit_now_ns();
 
-		if (online.ended) {
-			char reason[700];
-
+		gone = daemon_gone();
+		if (gone) {
 			kill_instances(run);
 			for (i = 0; i < run->napps; i++)
 				if (run->apps[i].pid)
 					reap_instance(run, i);
-			online_reason(reason, sizeof(reason));
-			fail("the online speedup daemon ended during the run", reason);
+			daemon_fail(gone, "ended during the run");
 		}
 		if (now >= deadline)
 			break;
@@ -1428,7 +1576,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 		}
 	}
 	sigprocmask(SIG_SETMASK, &orig, NULL);
-	stop_online();
+	stop_daemons();
 }
 
 /* --- results ------------------------------------------------------------- */
@@ -1692,7 +1840,7 @@ int main(int argc, char **argv)
 	say("starting run %s", run.run_id);
 	run_mix(&run, tmpdir);
 	knobs_after_record(&run);
-	online_records();
+	daemon_records();
 
 	sb_init(&sb);
 	sb_printf(&sb, RESULTS_BEGIN);

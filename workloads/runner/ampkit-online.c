@@ -6,8 +6,10 @@
  * measured run's applications are released, when the run description
  * asks for it ("online" and "online_model" lines, workloads/README.md).
  * The runner tells it on standard input each application instance it
- * forks, one line "app <index> <pid>", and closes the pipe when the run
- * is over; the daemon then finishes its last period and exits.
+ * forks, one line "app <index> <pid> ..." (it reads the first two
+ * numbers; "end" lines, which say an instance ended, it leaves to
+ * /proc), and closes the pipe when the run is over; the daemon then
+ * finishes its last period and exits.
  *
  * Every period it looks for the instances' threads (/proc/<pid>/task),
  * opens counters for each new one, and for each thread that retired

@@ -1,0 +1,230 @@
+"""A user-level policy's daemon beside the runner, as ordinary processes on
+this machine: ampkit-contention places the applications through their
+threads' allowed CPUs, the runner tells it what starts and ends, collects
+its log and its CPU time, and fails the run when it dies."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ampkit import policies
+from ampkit.console import RESULTS_BEGIN, parse_console
+from ampkit.errors import AmpkitError
+from ampkit.mix import load_mix
+from ampkit.platform import get_platform
+from ampkit.run import EngineIdentity, RunRequest, prepare
+
+pytestmark = pytest.mark.unit
+
+
+def header(policy: str = "cfs") -> str:
+    return f"ampkit-run 1\nrun_id host-test\npolicy {policy}\nrepetition 0\ntimeout_s 60\n"
+
+
+def start_runner(host_bin: Path, tmp_path: Path, desc: str) -> subprocess.Popen[str]:
+    path = tmp_path / "run.desc"
+    path.write_text(desc)
+    work = tmp_path / "work"
+    work.mkdir()
+    return subprocess.Popen(
+        [str(host_bin / "ampkit-init"), "-d", str(path), "-T", str(work)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def two_cpus() -> tuple[int, int]:
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("needs two CPUs to place two applications apart")
+    return allowed[0], allowed[1]
+
+
+def processes(argv_tail: str) -> list[int]:
+    """The pids whose command line ends with ``argv_tail`` (NUL-separated words)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "cmdline").read_bytes().rstrip(b"\0").endswith(argv_tail.encode()):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def allowed_cpus(pid: int) -> set[str]:
+    """The allowed-CPU lists of every thread of ``pid``."""
+    out = set()
+    for task in (Path("/proc") / str(pid) / "task").iterdir():
+        for line in (task / "status").read_text().splitlines():
+            if line.startswith("Cpus_allowed_list:"):
+                out.add(line.split(":", 1)[1].strip())
+    return out
+
+
+def wait_for(what: str, found: Callable[[], list[int] | bool], seconds: float = 20) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = found()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"{what}: not within {seconds} s")
+
+
+def test_the_daemon_places_applications_by_speedup_and_reports_what_it_did(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    big, little = two_cpus()
+    # two sleeping applications, long enough to look at their threads'
+    # masks while they run; the higher speedup first in the ranking, the
+    # lower one second in the description, so the order is the rule's
+    desc = header() + (
+        f"policy_daemon ampkit-contention -b {big} -p 2000\n"
+        f"app probe 0 1 1229 {host_bin}/ampkit-probe sleep 2.51\n"
+        f"app probe 1 1 3072 {host_bin}/ampkit-probe sleep 2.52\n"
+    )
+    runner = start_runner(host_bin, tmp_path, desc)
+    slow = wait_for("the low-speedup instance", lambda: processes("sleep\x002.51"))
+    fast = wait_for("the high-speedup instance", lambda: processes("sleep\x002.52"))
+    # its threads' masks, as the kernel holds them: the one with the
+    # higher speedup on the big CPU, the other on the little one
+    assert wait_for("placed", lambda: allowed_cpus(fast[0]) == {str(big)}), allowed_cpus(fast[0])
+    assert wait_for("placed", lambda: allowed_cpus(slow[0]) == {str(little)})
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 0, out + err
+    report = parse_console(out)
+    assert report.complete and not report.problems(), report.problems()
+    placed = [r for r in report.policy_log if r["what"] == "place"]
+    assert [(r["app"], r["core"], r["cpus"]) for r in placed[:2]] == [
+        (1, "big", [big]),
+        (0, "little", [little]),
+    ]
+    summary = [r for r in report.policy_log if r["what"] == "summary"]
+    assert len(summary) == 1 and summary[0]["big_cpus"] == [big]
+    assert summary[0]["instances"] >= 2 and summary[0]["affinity_errors"] == 0
+    # the runner's own account of the daemon's cost
+    assert [d["daemon"] for d in report.daemons] == ["ampkit-contention"]
+    assert report.daemons[0]["cpu_ns"] >= 0
+
+
+def test_a_daemon_that_dies_fails_the_run_and_takes_the_instances_with_it(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    big, _ = two_cpus()
+    desc = header() + (
+        f"policy_daemon ampkit-contention -b {big}\n"
+        f"app probe 0 1 2048 {host_bin}/ampkit-probe sleep 30.01\n"
+    )
+    runner = start_runner(host_bin, tmp_path, desc)
+    app = wait_for("the instance", lambda: processes("sleep\x0030.01"))
+    daemon = wait_for("the daemon", lambda: children(runner.pid, "/ampkit-contention"))
+    os.kill(daemon[0], signal.SIGKILL)
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 1, out + err
+    report = parse_console(out)
+    assert report.runner_errors and report.runner_errors[0].startswith(
+        "the policy daemon ended during the run: killed by signal 9"
+    ), report.runner_errors
+    # no instance outlives it, and so no mask it set
+    assert not Path(f"/proc/{app[0]}").exists() or "Z" in state(app[0])
+
+
+def children(parent: int, program_tail: str) -> list[int]:
+    """The children of ``parent`` whose program path ends with ``program_tail``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            argv0 = (entry / "cmdline").read_bytes().split(b"\0")[0].decode()
+        except OSError:
+            continue
+        if f"\nPPid:\t{parent}\n" in status and argv0.endswith(program_tail):
+            found.append(int(entry.name))
+    return found
+
+
+def state(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().split()[2]
+    except OSError:
+        return "gone"
+
+
+@pytest.mark.parametrize(
+    "line, says",
+    [
+        ("policy_daemon ampkit-init", "policy_daemon needs the name of a kit daemon"),
+        ("policy_daemon /bin/sh", "policy_daemon needs the name of a kit daemon"),
+        ("policy_daemon", "policy_daemon needs the name of a kit daemon"),
+        ("policy_daemon ampkit-nosuch", "the policy daemon did not start: exit status 127"),
+        ("policy_daemon ampkit-contention -b 4096", "the policy daemon did not start"),
+    ],
+)
+def test_a_bad_policy_daemon_line_is_refused_with_the_reason(
+    host_bin: Path, tmp_path: Path, line: str, says: str
+) -> None:
+    desc = header() + f"{line}\napp probe 0 1 2048 {host_bin}/ampkit-probe sleep 0.01\n"
+    runner = start_runner(host_bin, tmp_path, desc)
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 1, out + err
+    report = parse_console(out)
+    assert report.runner_errors and says in report.runner_errors[0], report.runner_errors
+
+
+# --- the kit's side: the policy's name, its run description, its records -----
+
+ENGINE = EngineIdentity(name="qemu", version="QEMU emulator version 7.2.0", binary_sha256="e" * 64)
+
+
+def test_a_user_level_policy_runs_its_daemon_over_its_kernel_policy() -> None:
+    assert "sfd" in policies.names() and "sfd+online" not in policies.names()
+    assert policies.kernel_policy("sfd") == "cfs" and policies.policy_daemon("cfs") == ()
+    assert policies.details("sfd") == {"kernel_policy": "cfs", "daemon": "ampkit-contention"}
+    request = RunRequest(platform=get_platform("2B2L"), policy="sfd", mix=load_mix("demo"))
+    prepared = prepare(request, ENGINE, "k" * 64, "i" * 64, dtb_cache={"2B2L": b"2B2L"})
+    lines = prepared.desc.splitlines()
+    # the kernel runs cfs; the daemon's line is there, once; the run is sfd's
+    assert "policy cfs" in lines and lines.count("policy_daemon ampkit-contention") == 1
+    assert request.run_id.startswith("2B2L-sfd-demo")
+    cfs = replace(request, policy="cfs")
+    plain = prepare(cfs, ENGINE, "k" * 64, "i" * 64, dtb_cache={"2B2L": b"2B2L"})
+    assert not any(line.startswith("policy_daemon") for line in plain.desc.splitlines())
+    assert plain.key != prepared.key
+
+
+def test_sfd_ranks_by_speedups_so_a_mix_without_them_is_refused() -> None:
+    mix = load_mix("demo")
+    bare = replace(mix, apps=tuple(replace(a, speedup=None) for a in mix.apps))
+    request = RunRequest(platform=get_platform("2B2L"), policy="sfd", mix=bare)
+    with pytest.raises(AmpkitError, match="policy sfd ranks threads by values the mix does not"):
+        prepare(request, ENGINE, "k" * 64, "i" * 64, dtb_cache={"2B2L": b"2B2L"})
+
+
+def test_the_daemons_records_are_read_apart_from_the_results() -> None:
+    place = {"type": "policy", "what": "place", "app": 0, "core": "big", "cpus": [0]}
+    summary = {"type": "policy", "what": "summary", "placements": 1}
+    cost = {"type": "daemon", "daemon": "ampkit-contention", "cpu_ns": 1234}
+    text = "\r\n".join(
+        [
+            *("@ampkit " + json.dumps(r) for r in (place, summary, cost)),
+            RESULTS_BEGIN,
+            "==== AMPKIT RESULTS END count=0 ====",
+        ]
+    )
+    report = parse_console(text + "\r\n")
+    assert report.policy_log == [place, summary] and report.daemons == [cost]
+    assert not report.garbled
