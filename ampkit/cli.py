@@ -488,6 +488,13 @@ def cmd_parsec_list(args: argparse.Namespace) -> int:
 
 def cmd_shell(args: argparse.Namespace) -> int:
     engine = get_engine(args.engine)
+    if args.policy in policies.USER_POLICIES:
+        raise UsageError(
+            f"policy {args.policy} is a daemon beside a run's applications; a shell boots "
+            "the kernel's policies alone",
+            f"ampkit shell --policy {policies.kernel_policy(args.policy)}, and run "
+            f"/bin/{policies.policy_daemon(args.policy)[0]} yourself",
+        )
     policy = policies.kernel_policy(policies.check_policy(args.policy))
     target = _platform_from(args)
     variant = _boot_variant(args)

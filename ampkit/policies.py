@@ -75,9 +75,10 @@ class UserPolicy:
 USER_POLICIES: dict[str, UserPolicy] = {
     "sfd": UserPolicy(
         "speedup-factor-driven placement (Fan et al.'s baseline): whenever the running "
-        "applications change, the big CPUs go to whole applications in order of speedup, "
-        "the rest to the little CPUs, through their threads' allowed CPUs (a guest daemon "
-        "over cfs)",
+        "applications change, the big CPUs are dealt out a thread each to whole "
+        "applications in order of speedup (the one that takes the last runs on both "
+        "types), the rest to the little CPUs, through their threads' allowed CPUs (a "
+        "guest daemon over cfs; the warm-up runs under cfs alone)",
         kernel="cfs",
         daemon=("ampkit-contention",),
     ),

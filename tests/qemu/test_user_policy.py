@@ -41,8 +41,11 @@ def test_sfd_gives_the_big_cpus_to_the_application_of_highest_speedup(
     ], log
     (summary,) = [r for r in log if r["what"] == "summary"]
     assert summary["big_cpus"] == [0, 1] and summary["affinity_errors"] == 0, summary
-    # what the kernel counted: each thread ran on its type alone (the mask is
-    # set while the instance waits at the gate, so from its first instruction)
+    # restarts went where their instance was: nothing moved between types
+    assert summary["moves"] == 0, log
+    # what the kernel counted: each thread ran on its type alone (the runner
+    # holds each instance at its gate until the daemon has placed it, so the
+    # mask holds from its first instruction, its threads inheriting it)
     records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
     shares = {r["speedup_q10"]: [big_share(t) for t in r["tasks"]] for r in records}
     assert all(s >= 0.99 for s in shares[3072]) and all(s <= 0.01 for s in shares[1229]), shares

@@ -24,18 +24,27 @@ from ampkit.run import EngineIdentity, RunRequest, prepare
 
 pytestmark = pytest.mark.unit
 
+#: models for the online daemon, which on this machine's PMU keeps every hint
+ONLINE_BIG = "1.5 CPU_CYCLES=0.5"
+ONLINE_LITTLE = "1.0 CPU_CYCLES=0.25"
+
 
 def header(policy: str = "cfs") -> str:
     return f"ampkit-run 1\nrun_id host-test\npolicy {policy}\nrepetition 0\ntimeout_s 60\n"
 
 
-def start_runner(host_bin: Path, tmp_path: Path, desc: str) -> subprocess.Popen[str]:
+def start_runner(
+    host_bin: Path, tmp_path: Path, desc: str, cpus: set[int] | None = None
+) -> subprocess.Popen[str]:
+    """The runner, on ``cpus`` when given (the daemon's little CPUs are the
+    ones it may use but the big ones, so a test names both sets)."""
     path = tmp_path / "run.desc"
     path.write_text(desc)
     work = tmp_path / "work"
     work.mkdir()
+    pinned = ["taskset", "-c", ",".join(map(str, sorted(cpus)))] if cpus else []
     return subprocess.Popen(
-        [str(host_bin / "ampkit-init"), "-d", str(path), "-T", str(work)],
+        [*pinned, str(host_bin / "ampkit-init"), "-d", str(path), "-T", str(work)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -95,7 +104,7 @@ def test_the_daemon_places_applications_by_speedup_and_reports_what_it_did(
         f"app probe 0 1 1229 {host_bin}/ampkit-probe sleep 2.51\n"
         f"app probe 1 1 3072 {host_bin}/ampkit-probe sleep 2.52\n"
     )
-    runner = start_runner(host_bin, tmp_path, desc)
+    runner = start_runner(host_bin, tmp_path, desc, {big, little})
     slow = wait_for("the low-speedup instance", lambda: processes("sleep\x002.51"))
     fast = wait_for("the high-speedup instance", lambda: processes("sleep\x002.52"))
     # its threads' masks, as the kernel holds them: the one with the
@@ -116,7 +125,77 @@ def test_the_daemon_places_applications_by_speedup_and_reports_what_it_did(
     assert summary[0]["instances"] >= 2 and summary[0]["affinity_errors"] == 0
     # the runner's own account of the daemon's cost
     assert [d["daemon"] for d in report.daemons] == ["ampkit-contention"]
-    assert report.daemons[0]["cpu_ns"] >= 0
+    assert report.daemons[0]["cpu_ns"] > 0  # a sweep of the masks every 2 ms for 2.5 s
+
+
+def test_a_restart_is_placed_as_its_instance_was_and_moves_nothing_else(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    """Under the restart method an instance's end and its restart reach the
+    daemon as one batch: the restart goes where its instance was, and the
+    other application is never moved. The online daemon runs beside it,
+    told the same lines."""
+    big, little = two_cpus()
+    desc = (
+        header().replace("timeout_s 60\n", "timeout_s 60\nmethod restart\n")
+        + f"online 2000 1000\nonline_model big {ONLINE_BIG}\nonline_model little {ONLINE_LITTLE}\n"
+        + f"policy_daemon ampkit-contention -b {big} -p 2000\n"
+        + f"app probe 0 1 1229 {host_bin}/ampkit-probe sleep 0.02\n"
+        + f"app probe 1 1 3072 {host_bin}/ampkit-probe sleep 1.5\n"
+    )
+    runner = start_runner(host_bin, tmp_path, desc, {big, little})
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 0, out + err
+    report = parse_console(out)
+    assert report.complete and not report.problems(), report.problems()
+    short = next(a for a in report.apps if a["instance"] == 0 and a["app"] == "probe")
+    assert short["restarts"] >= 5, short  # the premise: it ended and started again, often
+    # the long one's end ends the run: the daemon is not told of it, and
+    # nothing is placed again while the instances left are killed
+    log = report.policy_log
+    assert not any(r["what"] == "end" and r["app"] == 1 for r in log)
+    placed = [r for r in log if r["what"] == "place"]
+    assert [r["core"] for r in placed if r["app"] == 1] == ["big"]  # placed once, never moved
+    assert {r["core"] for r in placed if r["app"] == 0} == {"little"}
+    assert all(r["from"] == "none" for r in placed)  # placements only, no moves
+    restarted = [r for r in placed if r["app"] == 0]
+    ended = [r for r in log if r["what"] == "end" and r["app"] == 0]
+    # every end told came with its restart (one ending beside the long
+    # one's last reap is started, then killed untold)
+    assert len(restarted) == len(ended) + 1, (len(restarted), len(ended))
+    assert short["restarts"] - 1 <= len(ended) <= short["restarts"], (len(ended), short)
+    (summary,) = [r for r in log if r["what"] == "summary"]
+    assert summary["moves"] == 0, summary
+    # both daemons ran to the end and were accounted for
+    assert {d["daemon"] for d in report.daemons} == {"ampkit-online", "ampkit-contention"}
+    assert any(r["what"] == "summary" for r in report.online)
+
+
+def test_an_application_too_wide_for_the_big_cpus_takes_them_and_spills(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    """The big CPUs are dealt out a thread each in speedup order: the first
+    application, wider than they are, runs on both types; none is left
+    for the next, which runs on the little CPUs."""
+    big, little = two_cpus()
+    desc = header() + (
+        f"policy_daemon ampkit-contention -b {big}\n"
+        f"app probe 0 2 3072 {host_bin}/ampkit-probe sleep 0.2\n"
+        f"app probe 1 1 2048 {host_bin}/ampkit-probe sleep 0.2\n"
+    )
+    runner = start_runner(host_bin, tmp_path, desc, {big, little})
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 0, out + err
+    log = parse_console(out).policy_log
+    assert [(r["what"], r["app"], r.get("core"), r.get("cpus")) for r in log[:2]] == [
+        ("place", 0, "both", sorted([big, little])),
+        ("place", 1, "little", [little]),
+    ]
+    # and once the first has ended, the big CPU goes to the next
+    first_end = next(i for i, r in enumerate(log) if r["what"] == "end")
+    after = [r for r in log[first_end:] if r["what"] == "place"]
+    if log[first_end]["app"] == 0:
+        assert (after[0]["app"], after[0]["core"], after[0]["from"]) == (1, "big", "little")
 
 
 def test_a_daemon_that_dies_fails_the_run_and_takes_the_instances_with_it(
@@ -127,7 +206,7 @@ def test_a_daemon_that_dies_fails_the_run_and_takes_the_instances_with_it(
         f"policy_daemon ampkit-contention -b {big}\n"
         f"app probe 0 1 2048 {host_bin}/ampkit-probe sleep 30.01\n"
     )
-    runner = start_runner(host_bin, tmp_path, desc)
+    runner = start_runner(host_bin, tmp_path, desc, set(two_cpus()))
     app = wait_for("the instance", lambda: processes("sleep\x0030.01"))
     daemon = wait_for("the daemon", lambda: children(runner.pid, "/ampkit-contention"))
     os.kill(daemon[0], signal.SIGKILL)
@@ -168,6 +247,8 @@ def state(pid: int) -> str:
     "line, says",
     [
         ("policy_daemon ampkit-init", "policy_daemon needs the name of a kit daemon"),
+        ("policy_daemon ampkit-probe", "policy_daemon needs the name of a kit daemon"),
+        ("policy_daemon ampkit--", "policy_daemon needs the name of a kit daemon"),
         ("policy_daemon /bin/sh", "policy_daemon needs the name of a kit daemon"),
         ("policy_daemon", "policy_daemon needs the name of a kit daemon"),
         ("policy_daemon ampkit-nosuch", "the policy daemon did not start: exit status 127"),

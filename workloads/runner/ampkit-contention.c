@@ -10,33 +10,42 @@
  * The runner (ampkit-init) starts it before the measured run's
  * applications are released, when the run description has a
  * "policy_daemon ampkit-contention ..." line, and tells it on standard
- * input every application instance it forks, "app <index> <pid>
- * <threads> <speedup_q10>", and every one that ends, "end <index> <pid>";
- * it closes the pipe when the run is over. The daemon then writes its
- * summary and exits; the runner fails the run if it ends before that.
+ * input, in batches that end with "sync", every application instance it
+ * forks, "app <index> <pid> <threads> <speedup_q10>", and every one that
+ * ends, "end <index> <pid>"; it holds the batch's new instances at their
+ * gate until the daemon has placed them and written a byte back on the
+ * ready descriptor (-R). It closes the pipe when the run is over. The
+ * daemon then writes its summary and exits; the runner fails the run if
+ * it ends before that.
  *
- * The placement: whenever the running instances change, they are ranked
- * by their big-over-little speedup (the hint each was started with), the
- * highest first, and each in turn gets the big CPUs if its threads fit in
- * those not yet given, the little CPUs otherwise. Fan et al. map one
- * single-threaded application to each idle core, taking for a big core
- * the waiting application of highest speedup whose predicted slowdown
- * beside those already running stays under a threshold; the kit's
- * applications are multi-threaded and all run at once, so a core type's
- * CPUs go to whole applications, and an application that does not fit in
- * the big CPUs left runs on the little ones rather than across both.
+ * The placement: after each batch the running instances are ranked by
+ * their big-over-little speedup (the hint each was started with), the
+ * highest first, and the big CPUs are dealt out a thread each in that
+ * order: an instance whose threads all find one runs on the big CPUs
+ * only, the one that takes the last of them runs on both types, and the
+ * rest on the little CPUs only. Fan et al. map one single-threaded
+ * application to each idle core, taking for a big core the waiting
+ * application of highest speedup whose predicted slowdown beside those
+ * already running stays under a threshold, so that no core idles while
+ * one waits; the kit's applications are multi-threaded and run all at
+ * once, more of them than there are cores, so the big CPUs go to whole
+ * applications in that order, and none is left idle for want of an
+ * application that fits.
  * Without an interference model every prediction is within the threshold
  * and the rule is the speedup-factor-driven placement the paper compares
  * against (the kit's policy "sfd"); the model is the contention-aware
  * policy's part still to come (issue 21).
  *
- * Every period it also looks at each placed instance's threads and sets
- * the mask again on any thread that does not have it: threads inherit
- * their creator's mask, but one created while a placement was being
- * applied may have started from the old one.
+ * A placement covers every process of the instance's process group (a
+ * benchmark that a shell script starts is the script's child), and
+ * every period the daemon sets the mask again on any of their threads
+ * that does not have it: threads and children inherit their creator's
+ * mask, but one created while a placement was being applied may have
+ * started from the old one.
  *
  * It writes JSON lines to the log (-l): one per placement (an instance
- * placed, or moved to the other type) and a summary at the end.
+ * placed, or moved to another type), one per instance that ended, and a
+ * summary at the end.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -57,9 +66,9 @@
 #define MAX_PROCS 256
 #define MAX_CPUS 64
 
-enum core { BIG, LITTLE, UNPLACED };
+enum core { BIG, LITTLE, BOTH, UNPLACED };
 
-static const char *const core_name[] = { "big", "little", "none" };
+static const char *const core_name[] = { "big", "little", "both", "none" };
 
 struct proc {
 	int app;		/* the application's index in the run description */
@@ -72,8 +81,8 @@ struct proc {
 
 static struct proc procs[MAX_PROCS];
 static int nprocs;
-static cpu_set_t cpus_of[2];
-static int ncpus_of[2];
+static cpu_set_t cpus_of[3];	/* BIG, LITTLE, BOTH */
+static int ncpus_of[3];
 static FILE *log_file;
 static uint64_t epoch_ns;
 
@@ -112,8 +121,8 @@ static unsigned long capacity_of(int cpu)
  */
 static void read_core_types(const char *big_list)
 {
+	unsigned long capacity[MAX_CPUS], max = 0;
 	cpu_set_t online;
-	unsigned long max = 0;
 	int cpu;
 
 	if (sched_getaffinity(0, sizeof(online), &online))
@@ -127,25 +136,30 @@ static void read_core_types(const char *big_list)
 			char *end;
 			long n = strtol(word, &end, 10);
 
-			if (*end || n < 0 || n >= MAX_CPUS || !CPU_ISSET((int)n, &online))
+			if (!*word || strspn(word, "0123456789") != strlen(word) || *end ||
+			    n >= MAX_CPUS || !CPU_ISSET((int)n, &online))
 				die("-b needs CPUs this daemon may use, comma separated, not", word);
 			CPU_SET((int)n, &cpus_of[BIG]);
 		}
 		free(copy);
 	}
-	for (cpu = 0; !big_list && cpu < MAX_CPUS; cpu++)
-		if (CPU_ISSET(cpu, &online) && capacity_of(cpu) > max)
-			max = capacity_of(cpu);
+	for (cpu = 0; !big_list && cpu < MAX_CPUS; cpu++) {
+		capacity[cpu] = CPU_ISSET(cpu, &online) ? capacity_of(cpu) : 0;
+		if (capacity[cpu] > max)
+			max = capacity[cpu];
+	}
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		if (!CPU_ISSET(cpu, &online))
 			continue;
-		if (!big_list && capacity_of(cpu) == max)
+		if (!big_list && capacity[cpu] == max)
 			CPU_SET(cpu, &cpus_of[BIG]);
 		else if (!CPU_ISSET(cpu, &cpus_of[BIG]))
 			CPU_SET(cpu, &cpus_of[LITTLE]);
 	}
+	CPU_OR(&cpus_of[BOTH], &cpus_of[BIG], &cpus_of[LITTLE]);
 	ncpus_of[BIG] = CPU_COUNT(&cpus_of[BIG]);
 	ncpus_of[LITTLE] = CPU_COUNT(&cpus_of[LITTLE]);
+	ncpus_of[BOTH] = CPU_COUNT(&cpus_of[BOTH]);
 }
 
 static void cpu_list(struct sbuf *sb, const cpu_set_t *set)
@@ -164,23 +178,18 @@ static void cpu_list(struct sbuf *sb, const cpu_set_t *set)
 
 /* --- masks ------------------------------------------------------------------ */
 
-/*
- * Sets @p's type's CPUs as the allowed CPUs of each of its threads (all
- * of them when @all, else only those whose mask differs); returns how
- * many it set. A thread that has ended meanwhile is no error.
- */
-static int apply(const struct proc *p, int all)
+/* Sets @want on every thread of process @pid (all, or those without it); how many. */
+static int apply_process(pid_t pid, const cpu_set_t *want, int all)
 {
-	const cpu_set_t *want = &cpus_of[p->core];
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
 	int set = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
 	if (!dir)
-		return 0;	/* it has ended: its "end" line follows */
+		return 0;	/* it has ended */
 	while ((d = readdir(dir))) {
 		pid_t tid = (pid_t)atoi(d->d_name);
 		cpu_set_t now;
@@ -190,11 +199,56 @@ static int apply(const struct proc *p, int all)
 		if (!all && !sched_getaffinity(tid, sizeof(now), &now) && CPU_EQUAL(&now, want))
 			continue;
 		if (sched_setaffinity(tid, sizeof(*want), want)) {
-			if (errno != ESRCH)
+			if (errno != ESRCH)	/* a thread that has ended meanwhile is no error */
 				totals.affinity_errors++;
 			continue;
 		}
 		set++;
+	}
+	closedir(dir);
+	return set;
+}
+
+/* The process group of @pid, from /proc/<pid>/stat; -1 when it has ended. */
+static pid_t group_of(pid_t pid)
+{
+	char path[64], buf[512], *close_paren;
+	int pgrp = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')) &&
+	    sscanf(close_paren + 1, " %*c %*d %d", &pgrp) != 1)
+		pgrp = -1;
+	fclose(f);
+	return (pid_t)pgrp;
+}
+
+/*
+ * Sets @p's type's CPUs on the threads of every process of its instance's
+ * process group (the runner makes each instance a group leader): all of
+ * them when @all, else only those whose mask differs. Returns how many
+ * it set.
+ */
+static int apply(const struct proc *p, int all)
+{
+	const cpu_set_t *want = &cpus_of[p->core];
+	struct dirent *d;
+	DIR *dir;
+	int set;
+
+	set = apply_process(p->pid, want, all);
+	dir = opendir("/proc");
+	if (!dir)
+		return set;
+	while ((d = readdir(dir))) {
+		pid_t pid = (pid_t)atoi(d->d_name);
+
+		if (pid > 0 && pid != p->pid && group_of(pid) == p->pid)
+			set += apply_process(pid, want, all);
 	}
 	closedir(dir);
 	return set;
@@ -228,9 +282,10 @@ static void log_placement(const struct proc *p, enum core from)
 }
 
 /*
- * The running instances ranked by speedup, the highest first; each in
- * turn takes the big CPUs if its threads fit in those left, the little
- * ones otherwise (all big on a machine of one type).
+ * The running instances ranked by speedup, the highest first; the big
+ * CPUs dealt out a thread each in that order: big only for an instance
+ * all of whose threads find one, both types for the one that takes the
+ * last, little for the rest (big for all on a machine of one type).
  */
 static void place(void)
 {
@@ -245,12 +300,15 @@ static void place(void)
 		struct proc *p = ranked[i];
 		enum core from = p->core, to;
 
-		if (!ncpus_of[LITTLE] || (ncpus_of[BIG] && p->threads <= big_left))
+		if (!ncpus_of[LITTLE])
+			to = BIG;
+		else if (!big_left)
+			to = LITTLE;
+		else if (p->threads <= big_left)
 			to = BIG;
 		else
-			to = LITTLE;
-		if (to == BIG)
-			big_left -= p->threads;
+			to = BOTH;
+		big_left -= to == LITTLE ? 0 : (p->threads < big_left ? p->threads : big_left);
 		if (to == from)
 			continue;
 		p->core = to;
@@ -275,13 +333,27 @@ static struct proc *find(int app, pid_t pid)
 	return NULL;
 }
 
+static int ack_fd = -1;
+
+/* Acts on a batch: places, then tells the runner it may release the batch's instances. */
+static void synced(void)
+{
+	place();
+	if (ack_fd >= 0 && write(ack_fd, "p", 1) != 1)
+		die("cannot tell the runner the batch is placed", strerror(errno));
+}
+
 static void announced(char *line)
 {
-	int app, pid, threads;
-	unsigned int speedup;
+	int app, pid, threads, speedup, used = 0;
 	struct proc *p;
 
-	if (sscanf(line, "app %d %d %d %u", &app, &pid, &threads, &speedup) == 4) {
+	if (!line[0])
+		return;
+	if (!strcmp(line, "sync")) {
+		synced();
+	} else if (sscanf(line, "app %d %d %d %d%n", &app, &pid, &threads, &speedup, &used) == 4 &&
+		   !line[used] && app >= 0 && pid > 0 && threads > 0 && speedup >= 0) {
 		totals.instances++;
 		for (p = procs; p < procs + nprocs && p->live; p++)
 			;
@@ -292,14 +364,18 @@ static void announced(char *line)
 		if (p == procs + nprocs)
 			nprocs++;
 		*p = (struct proc){ .app = app, .pid = (pid_t)pid, .threads = threads,
-				    .speedup_q10 = speedup, .live = 1, .core = UNPLACED };
-	} else if (sscanf(line, "end %d %d", &app, &pid) == 2) {
+				    .speedup_q10 = (unsigned int)speedup, .live = 1,
+				    .core = UNPLACED };
+	} else if (sscanf(line, "end %d %d%n", &app, &pid, &used) == 2 && !line[used]) {
 		p = find(app, (pid_t)pid);
-		if (p)
+		if (p) {
 			p->live = 0;
+			fprintf(log_file, "{\"type\":\"policy\",\"what\":\"end\",\"t_ns\":%" PRIu64
+				",\"app\":%d,\"pid\":%d}\n", ampkit_now_ns() - epoch_ns, app, pid);
+		}
 	} else {
-		die("the runner said what is neither 'app INDEX PID THREADS SPEEDUP_Q10' nor "
-		    "'end INDEX PID'", line);
+		die("the runner said what is none of 'app INDEX PID THREADS SPEEDUP_Q10', "
+		    "'end INDEX PID' and 'sync'", line);
 	}
 }
 
@@ -309,8 +385,11 @@ static int read_runner(int fd)
 	static char buf[4096];
 	static size_t len;
 	char *line, *nl;
-	ssize_t got = read(fd, buf + len, sizeof(buf) - 1 - len);
+	ssize_t got;
 
+	if (len == sizeof(buf) - 1)
+		die("the runner wrote a line longer than the daemon reads", NULL);
+	got = read(fd, buf + len, sizeof(buf) - 1 - len);
 	if (got < 0)
 		return errno == EINTR || errno == EAGAIN;
 	if (got == 0)
@@ -325,8 +404,6 @@ static int read_runner(int fd)
 	}
 	len = strlen(line);
 	memmove(buf, line, len + 1);
-	/* every line of a batch read first: an instance's end and its restart together */
-	place();
 	return 1;
 }
 
@@ -393,7 +470,7 @@ int main(int argc, char **argv)
 	if (ready_fd >= 0) {
 		if (write(ready_fd, "r", 1) != 1)
 			die("cannot tell the runner it is ready", strerror(errno));
-		close(ready_fd);
+		ack_fd = ready_fd;	/* and, after each batch, that it is placed */
 	}
 	next = epoch_ns + period_us * 1000;
 	while (open_input) {

@@ -106,6 +106,7 @@
 #define MAX_APPS 64
 #define MAX_ARGS 32
 #define MAX_DAEMON_ARGS 16
+#define DAEMON_ARGS_TEXT "16"
 #define MAX_ENV 16
 #define MAX_THREADS 1024
 #define OUTPUT_TAIL 16384	/* bytes of each application's output kept */
@@ -439,12 +440,15 @@ static void parse_policy_daemon(struct run *run, char **w, int n, int lineno)
 		fail("run description: one policy_daemon line at most", where);
 	if (strncmp(name, "ampkit-", 7) || !name[7] ||
 	    strspn(name + 7, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name + 7) ||
-	    !strcmp(name, "ampkit-init") || !strcmp(name, "ampkit-online"))
+	    strstr(name, "--") || name[strlen(name) - 1] == '-' || !strcmp(name, "ampkit-init") ||
+	    !strcmp(name, "ampkit-online") || !strcmp(name, "ampkit-probe") ||
+	    !strcmp(name, "ampkit-schedtest") || !strcmp(name, "ampkit-selftest"))
 		fail("run description: policy_daemon needs the name of a kit daemon, ampkit-<name> "
-		     "in lower case (not the runner's or the online model's), then its arguments",
-		     where);
+		     "in lower case (not the runner, the online model's or a test program), then "
+		     "its arguments", where);
 	if (n - 2 > MAX_DAEMON_ARGS)
-		fail("run description: policy_daemon takes at most 16 arguments", where);
+		fail("run description: policy_daemon takes at most " DAEMON_ARGS_TEXT " arguments",
+		     where);
 	for (i = 1; i < n; i++)
 		run->policy_daemon[i - 1] = w[i];
 	run->policy_daemon[n - 1] = NULL;
@@ -692,8 +696,10 @@ static size_t read_tail(const char *path, char *buf, size_t max)
 struct daemon {
 	const char *what;	/* "the online speedup daemon", for the run's errors */
 	const char *stem;	/* its log and error files: <tmpdir>/<stem>.jsonl, .err */
+	int acks;		/* it answers each "sync" once it has acted on the batch */
 	pid_t pid;
 	int to;			/* the pipe it reads instances from; -1 when none */
+	int from;		/* the pipe it said it was ready on, and acknowledges on */
 	int ended;		/* reaped */
 	int wstatus;
 	struct rusage usage;	/* its CPU time, once reaped */
@@ -702,10 +708,10 @@ struct daemon {
 };
 
 static struct daemon online = {
-	.what = "the online speedup daemon", .stem = "online", .to = -1
+	.what = "the online speedup daemon", .stem = "online", .to = -1, .from = -1
 };
 static struct daemon policy_daemon = {
-	.what = "the policy daemon", .stem = "policy", .to = -1
+	.what = "the policy daemon", .stem = "policy", .acks = 1, .to = -1, .from = -1
 };
 static struct daemon *const daemons[] = { &online, &policy_daemon };
 #define NDAEMONS (int)(sizeof(daemons) / sizeof(daemons[0]))
@@ -780,6 +786,8 @@ static void daemon_start(struct daemon *d, char *const *args, const char *tmpdir
 	snprintf(d->err_path, sizeof(d->err_path), "%s/%s.err", tmpdir, d->stem);
 	if (pipe2(to, O_CLOEXEC) || pipe(ready))
 		fail("cannot create a daemon's pipes", strerror(errno));
+	/* the runner's end must not reach the applications it forks */
+	fcntl(ready[0], F_SETFD, FD_CLOEXEC);
 	snprintf(ready_arg, sizeof(ready_arg), "%d", ready[1]);
 	argv[argc++] = d->program;
 	for (i = 1; args[i] && argc <= MAX_DAEMON_ARGS; i++)
@@ -829,10 +837,13 @@ static void daemon_start(struct daemon *d, char *const *args, const char *tmpdir
 			got = read(ready[0], &c, 1);
 		break;
 	}
-	close(ready[0]);
+	if (d->acks)
+		d->from = ready[0];
+	else
+		close(ready[0]);
 	if (got != 1) {
-		if (got < 0)
-			kill(d->pid, SIGKILL);
+		/* one that closed the pipe unready may live on: it must not hold the run */
+		kill(d->pid, SIGKILL);
 		wait4(d->pid, &d->wstatus, 0, &d->usage);
 		d->ended = 1;
 		daemon_fail(d, got < 0 ? "did not say it was ready in " DAEMON_READY_TEXT
@@ -874,24 +885,28 @@ static void start_daemons(const struct run *run, const char *tmpdir)
 		daemon_start(&policy_daemon, run->policy_daemon, tmpdir);
 }
 
-/* Tells every daemon running @line ("app ..." or "end ..."). */
-static void daemons_tell(const char *line)
+/*
+ * What the daemons are told comes in batches: every instance of the
+ * gate's first run, or the instances a reap found ended and those it
+ * started again. A batch is written at once and ends with "sync", so
+ * that a daemon acts on all of it together (an instance's end and its
+ * restart are one change, not two); a daemon that acknowledges is waited
+ * for before the batch's instances are released.
+ */
+static struct sbuf batch;
+
+static void batch_add(const char *line)
 {
-	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
-	size_t len = strlen(line);
 	int i;
 
-	/* a daemon that died unreaped must not kill the runner: EPIPE, and its end says why */
-	sigaction(SIGPIPE, &ignore, &before);
-	for (i = 0; i < NDAEMONS; i++) {
-		struct daemon *d = daemons[i];
-
-		if (d->to < 0 || d->ended)
-			continue;
-		if (write(d->to, line, len) != (ssize_t)len)
-			say("cannot tell a daemon about an instance: %s", strerror(errno));
-	}
-	sigaction(SIGPIPE, &before, NULL);
+	for (i = 0; i < NDAEMONS; i++)
+		if (daemons[i]->to >= 0 && !daemons[i]->ended)
+			break;
+	if (i == NDAEMONS)
+		return;	/* none to tell */
+	if (!batch.data)
+		sb_init(&batch);
+	sb_printf(&batch, "%s", line);
 }
 
 static void daemons_announce(const struct app *app, int index, pid_t pid)
@@ -900,7 +915,7 @@ static void daemons_announce(const struct app *app, int index, pid_t pid)
 
 	snprintf(line, sizeof(line), "app %d %d %d %d\n", index, (int)pid, app->threads,
 		 app->speedup_q10);
-	daemons_tell(line);
+	batch_add(line);
 }
 
 static void daemons_ended(int index, pid_t pid)
@@ -908,7 +923,59 @@ static void daemons_ended(int index, pid_t pid)
 	char line[48];
 
 	snprintf(line, sizeof(line), "end %d %d\n", index, (int)pid);
-	daemons_tell(line);
+	batch_add(line);
+}
+
+/* How long a daemon that acknowledges may take to act on a batch, guest time. */
+#define DAEMON_ACK_MS 2000
+
+/* Waits for @d's acknowledgement of a batch: 0, or -1 when it did not come. */
+static int daemon_acked(struct daemon *d)
+{
+	uint64_t deadline = ampkit_now_ns() + DAEMON_ACK_MS * 1000000ULL;
+	char c;
+
+	for (;;) {
+		struct pollfd p = { .fd = d->from, .events = POLLIN };
+		uint64_t now = ampkit_now_ns();
+		int n;
+
+		if (now >= deadline)
+			return -1;
+		n = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n == 1 && read(d->from, &c, 1) == 1 ? 0 : -1;
+	}
+}
+
+/*
+ * Writes the batch to every daemon, then waits for those that acknowledge.
+ * One that does not, within DAEMON_ACK_MS of guest time, is killed: the
+ * run then fails for it where its end is noticed.
+ */
+static void daemons_flush(void)
+{
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
+	int i;
+
+	if (!batch.data)
+		return;
+	sb_printf(&batch, "sync\n");
+	/* a daemon that died unreaped must not kill the runner: EPIPE, and its end says why */
+	sigaction(SIGPIPE, &ignore, &before);
+	for (i = 0; i < NDAEMONS; i++) {
+		struct daemon *d = daemons[i];
+
+		if (d->to < 0 || d->ended)
+			continue;
+		if (write(d->to, batch.data, batch.len) != (ssize_t)batch.len)
+			say("cannot tell a daemon about the instances: %s", strerror(errno));
+		else if (d->acks && daemon_acked(d))
+			kill(d->pid, SIGKILL);
+	}
+	sigaction(SIGPIPE, &before, NULL);
+	sb_free(&batch);
 }
 
 /* Whether @pid, just reaped, was a daemon: then it ended before its time. */
@@ -1123,8 +1190,12 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 		pmu_open(&app->pmu, app->pid);
 }
 
-/* Starts @app again, at once: another application has not completed yet. */
-static void restart_app(struct app *app, int index, const sigset_t *mask)
+/*
+ * Starts @app again: another application has not completed yet. Returns
+ * the restart's gate, which the caller closes to release it once the
+ * daemons have been told (at once when there are none).
+ */
+static int restart_app(struct app *app, int index, const sigset_t *mask)
 {
 	int gate[2];
 
@@ -1132,8 +1203,8 @@ static void restart_app(struct app *app, int index, const sigset_t *mask)
 		fail("cannot create a restart gate", strerror(errno));
 	fork_instance(app, index, 0, gate, mask);
 	close(gate[0]);
-	close(gate[1]);
 	app->restarts++;
+	return gate[1];
 }
 
 /* The index of the application whose running instance is @pid, or -1. */
@@ -1170,6 +1241,7 @@ static int instance_reaped(struct run *run, pid_t pid)
  */
 static int reap(struct run *run, int remaining, const sigset_t *mask)
 {
+	int gates[MAX_APPS], ngates = 0;
 	struct rusage usage;
 	struct app *app;
 	pid_t pid;
@@ -1203,8 +1275,19 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 		 * as fast as it can be forked.
 		 */
 		if (run->restart && remaining > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-			restart_app(app, i, mask);
+			gates[ngates++] = restart_app(app, i, mask);
 	}
+	/*
+	 * The ends and the restarts told as one change, then the restarts
+	 * released; once every application has completed its first run the
+	 * run is over, and the instances left are killed rather than placed.
+	 */
+	if (remaining > 0)
+		daemons_flush();
+	else
+		sb_free(&batch);
+	for (i = 0; i < ngates; i++)
+		close(gates[i]);
 	return remaining;
 }
 
@@ -1523,6 +1606,7 @@ static void run_mix(struct run *run, const char *tmpdir)
 
 	start_daemons(run, tmpdir);
 	fork_all_held(run, tmpdir, 1, gate, &chld, &orig);
+	daemons_flush();	/* placed while held at the gate, before anything is measured */
 	trace_switch(run, 1);	/* before the statistics' reset: not measured */
 	mark_measured_interval();
 	if (use_m5ops)
