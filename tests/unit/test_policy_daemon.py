@@ -309,3 +309,64 @@ def test_the_daemons_records_are_read_apart_from_the_results() -> None:
     report = parse_console(text + "\r\n")
     assert report.policy_log == [place, summary] and report.daemons == [cost]
     assert not report.garbled
+
+
+#: Two one-thread applications and their models, worked by hand: app 0
+#: (speedup 3.0) slows by the big cluster's cache pressure when on a big
+#: CPU, app 1 (2.0) by the little cluster's when on a little one, and
+#: neither otherwise. With app 0 on the one big CPU: 10 and 30 (app 1 on
+#: the little one, beside its own 30); with app 1 there: 0 and 0.
+MODELS = (
+    "policy_data app 0 pressure 10 0 0 10 0 0 big 1 0 0 0 0 0 little 0 0 0 0 0 0\n"
+    "policy_data app 1 pressure 30 0 0 30 0 0 big 0 0 0 0 0 0 little 1 0 0 0 0 0\n"
+)
+
+
+@pytest.mark.parametrize(
+    "threshold, big_app, predicted",
+    [
+        # within S at its boundary: the candidate of highest speedup
+        ("-S 30", 0, {0: 10.0, 1: 30.0}),
+        ("", 0, {0: 10.0, 1: 30.0}),  # no threshold: every prediction is within it
+        # app 0 beside app 1 predicts 30 > 29.9: the next candidate
+        ("-S 29.9", 1, {0: 0.0, 1: 0.0}),
+        # none within: the least total predicted slowdown (0 against 40)
+        ("-S -1", 1, {0: 0.0, 1: 0.0}),
+    ],
+)
+def test_algorithm_1_gives_the_big_cpu_by_speedup_within_the_slowdown_threshold(
+    host_bin: Path, tmp_path: Path, threshold: str, big_app: int, predicted: dict[int, float]
+) -> None:
+    big, little = two_cpus()
+    desc = header() + (
+        f"policy_daemon ampkit-contention -b {big} {threshold}\n"
+        + MODELS
+        + f"app probe 0 1 3072 {host_bin}/ampkit-probe sleep 0.05\n"
+        f"app probe 1 1 2048 {host_bin}/ampkit-probe sleep 0.05\n"
+    )
+    runner = start_runner(host_bin, tmp_path, desc, {big, little})
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 0, out + err
+    log = parse_console(out).policy_log
+    first = sorted(log[:2], key=lambda r: r["app"])
+    assert [(r["what"], r["core"]) for r in first] == [
+        ("place", "big" if big_app == 0 else "little"),
+        ("place", "big" if big_app == 1 else "little"),
+    ], log
+    assert {r["app"]: r["predicted_pct"] for r in first} == predicted
+    (summary,) = [r for r in log if r["what"] == "summary"]
+    assert summary["rule"] == "contention"
+    assert summary["threshold_pct"] == (float(threshold[3:]) if threshold else None)
+
+
+def test_a_bad_model_line_fails_the_daemon_with_the_reason(host_bin: Path, tmp_path: Path) -> None:
+    desc = header() + (
+        "policy_daemon ampkit-contention\n"
+        "policy_data app 0 pressure 10 0 0 10 0 0 big 1 0 0 0 0 little 0 0 0 0 0 0\n"
+        f"app probe 0 1 3072 {host_bin}/ampkit-probe sleep 0.05\n"
+    )
+    runner = start_runner(host_bin, tmp_path, desc)
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 1, out + err
+    errors = parse_console(out).runner_errors
+    assert errors and "a model line needs 'data app INDEX pressure" in errors[0], errors

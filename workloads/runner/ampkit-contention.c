@@ -31,10 +31,14 @@
  * once, more of them than there are cores, so the big CPUs go to whole
  * applications in that order, and none is left idle for want of an
  * application that fits.
- * Without an interference model every prediction is within the threshold
- * and the rule is the speedup-factor-driven placement the paper compares
- * against (the kit's policy "sfd"); the model is the contention-aware
- * policy's part still to come (issue 21).
+ * With an interference model for the applications (policy_data lines,
+ * which the runner hands on as "data" lines before the first batch) and
+ * a threshold S (-S, percent), the big CPUs go in that order to the
+ * first application with which no predicted slowdown exceeds S, or to
+ * the one of least total predicted slowdown when none is within it: the
+ * paper's Algorithm 1 (choose()). Without a model every prediction is
+ * within the threshold and the rule is the speedup-factor-driven
+ * placement the paper compares against (the kit's policy "sfd").
  *
  * A placement covers every process of the instance's process group (a
  * benchmark that a shell script starts is the script's child), and
@@ -51,6 +55,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
@@ -77,7 +82,32 @@ struct proc {
 	unsigned int speedup_q10;
 	int live;
 	enum core core;
+	int big_taken;		/* of the big CPUs dealt out, how many it took */
+	double predicted;	/* its predicted slowdown where placed, %; NAN: no model */
 };
+
+/*
+ * The interference model of an application (Fan et al., eq. 1-4), given
+ * by the run description's policy_data lines: its pressure on each
+ * shared resource when alone on each core type (access rates, C in
+ * eq. 1), and, for each core type it may run on, the coefficients of its
+ * degradation function (eq. 4: the pressures on its own cluster's cache,
+ * bus and memory, on the other cluster's bus and memory, and a constant),
+ * which predict its slowdown in percent.
+ */
+enum resource { CACHE, BUS, MEM, NRESOURCES };
+#define NCOEFS 6	/* own cache, bus, mem; other bus, mem; constant */
+#define MAX_MODELS 64
+
+struct model {
+	int present;
+	double pressure[2][NRESOURCES];	/* [BIG or LITTLE][resource] */
+	double coef[2][NCOEFS];
+};
+
+static struct model models[MAX_MODELS];
+static double threshold = INFINITY;	/* S, %: -S; none, every prediction is within it */
+static int modelled;	/* a model was given: predictions are made */
 
 static struct proc procs[MAX_PROCS];
 static int nprocs;
@@ -276,42 +306,155 @@ static void log_placement(const struct proc *p, enum core from)
 		  ampkit_now_ns() - epoch_ns, p->app, (int)p->pid, p->threads, p->speedup_q10,
 		  core_name[p->core], core_name[from]);
 	cpu_list(&sb, &cpus_of[p->core]);
+	if (!isnan(p->predicted))
+		sb_printf(&sb, ",\"predicted_pct\":%.6g", p->predicted);
 	sb_printf(&sb, "}");
 	fprintf(log_file, "%s\n", sb.data);
 	sb_free(&sb);
 }
 
+/* How much of @p's threads run on @type (BIG or LITTLE), where it is placed. */
+static double share_on(const struct proc *p, enum core where, int big_taken, enum core type)
+{
+	double big;
+
+	if (where == UNPLACED)
+		return 0;
+	big = where == BIG ? 1.0 : where == LITTLE ? 0.0 : (double)big_taken / p->threads;
+	return type == BIG ? big : 1.0 - big;
+}
+
 /*
- * The running instances ranked by speedup, the highest first; the big
- * CPUs dealt out a thread each in that order: big only for an instance
- * all of whose threads find one, both types for the one that takes the
- * last, little for the rest (big for all on a machine of one type).
+ * Eq. 1: the pressure on each resource of each cluster, the sum of the
+ * pressures of the applications on it (an application on both types in
+ * proportion to its threads there). Then eq. 4 for each placed
+ * application with a model: its slowdown in percent, the prediction of
+ * its type's function (on both types, the two weighted by its threads).
+ * Returns the largest prediction; the total goes to @total.
  */
+static double predict(struct proc **ps, const enum core *where, const int *big_taken, int n,
+		      double *total)
+{
+	double pressure[2][NRESOURCES] = { { 0 } }, worst = -INFINITY;
+	int i, r, t;
+
+	for (i = 0; i < n; i++) {
+		const struct model *m = &models[ps[i]->app];
+
+		if (!m->present)
+			continue;
+		for (t = BIG; t <= LITTLE; t++)
+			for (r = 0; r < NRESOURCES; r++)
+				pressure[t][r] += share_on(ps[i], where[i], big_taken[i], (enum core)t) *
+						  m->pressure[t][r];
+	}
+	*total = 0;
+	for (i = 0; i < n; i++) {
+		const struct model *m = &models[ps[i]->app];
+		double sd = 0;
+
+		if (!m->present || where[i] == UNPLACED)
+			continue;
+		for (t = BIG; t <= LITTLE; t++) {
+			double share = share_on(ps[i], where[i], big_taken[i], (enum core)t);
+			const double *c = m->coef[t], *own = pressure[t], *other = pressure[1 - t];
+
+			if (share > 0)
+				sd += share * (c[0] * own[CACHE] + c[1] * own[BUS] + c[2] * own[MEM] +
+					       c[3] * other[BUS] + c[4] * other[MEM] + c[5]);
+		}
+		ps[i]->predicted = sd;
+		*total += sd;
+		if (sd > worst)
+			worst = sd;
+	}
+	return worst;
+}
+
+/*
+ * Algorithm 1 for the big CPUs, the applications ranked by speedup, the
+ * highest first. While big CPUs are left: the first candidate (not yet
+ * given any) with which, on the big CPUs and every other application
+ * where it is (those not yet given any on the little ones), no predicted
+ * slowdown exceeds the threshold S; if none, the candidate of the least
+ * total predicted slowdown. It takes a big CPU for each of its threads,
+ * as many as are left (on both types when they run out). The rest run
+ * on the little CPUs. Without a model every prediction is 0 and the first
+ * candidate is taken: the speedup-factor-driven placement.
+ */
+static void choose(struct proc **ranked, int n, enum core *where, int *big_taken)
+{
+	int big_left = ncpus_of[BIG], i, given[MAX_PROCS] = { 0 };
+
+	for (i = 0; i < n; i++) {
+		where[i] = ncpus_of[LITTLE] ? LITTLE : BIG;
+		big_taken[i] = 0;
+	}
+	if (!ncpus_of[LITTLE] || !ncpus_of[BIG])
+		return;
+	while (big_left > 0) {
+		int chosen = -1, best = -1, c;
+		double best_total = INFINITY;
+
+		for (c = 0; c < n && chosen < 0; c++) {
+			enum core before = where[c];
+			double total, worst;
+
+			if (given[c])
+				continue;
+			where[c] = ranked[c]->threads <= big_left ? BIG : BOTH;
+			big_taken[c] = ranked[c]->threads <= big_left ? ranked[c]->threads : big_left;
+			worst = modelled ? predict(ranked, where, big_taken, n, &total) : 0;
+			if (!modelled)
+				total = 0;
+			if (worst <= threshold)
+				chosen = c;
+			else if (total < best_total)
+				best = c, best_total = total;
+			if (chosen < 0) {
+				where[c] = before;
+				big_taken[c] = 0;
+			}
+		}
+		if (chosen < 0)
+			chosen = best;
+		if (chosen < 0)
+			break;	/* every application has its big CPUs */
+		if (where[chosen] != BIG && where[chosen] != BOTH) {
+			where[chosen] = ranked[chosen]->threads <= big_left ? BIG : BOTH;
+			big_taken[chosen] = ranked[chosen]->threads <= big_left ?
+					    ranked[chosen]->threads : big_left;
+		}
+		given[chosen] = 1;
+		big_left -= big_taken[chosen];
+	}
+}
+
+/* After a batch: the placement chosen, applied where it changed. */
 static void place(void)
 {
 	struct proc *ranked[MAX_PROCS];
-	int n = 0, i, big_left = ncpus_of[BIG];
+	enum core where[MAX_PROCS] = { BIG };	/* all set by choose() */
+	int big_taken[MAX_PROCS] = { 0 }, n = 0, i;
+	double total;
 
 	for (i = 0; i < nprocs; i++)
 		if (procs[i].live)
 			ranked[n++] = &procs[i];
 	qsort(ranked, (size_t)n, sizeof(ranked[0]), by_speedup);
+	choose(ranked, n, where, big_taken);
+	for (i = 0; i < n; i++)
+		ranked[i]->predicted = NAN;
+	if (modelled)
+		predict(ranked, where, big_taken, n, &total);
 	for (i = 0; i < n; i++) {
 		struct proc *p = ranked[i];
-		enum core from = p->core, to;
+		enum core from = p->core;
 
-		if (!ncpus_of[LITTLE])
-			to = BIG;
-		else if (!big_left)
-			to = LITTLE;
-		else if (p->threads <= big_left)
-			to = BIG;
-		else
-			to = BOTH;
-		big_left -= to == LITTLE ? 0 : (p->threads < big_left ? p->threads : big_left);
-		if (to == from)
+		p->big_taken = big_taken[i];
+		if (where[i] == from)
 			continue;
-		p->core = to;
+		p->core = where[i];
 		apply(p, 1);
 		if (from == UNPLACED)
 			totals.placements++;
@@ -343,6 +486,50 @@ static void synced(void)
 		die("cannot tell the runner the batch is placed", strerror(errno));
 }
 
+/*
+ * "data app <index> pressure <6 numbers> big <6 numbers> little <6 numbers>":
+ * an application's model; its pressures on cache, bus and memory alone on
+ * a big and on a little CPU, then its degradation function's coefficients
+ * on each type (NCOEFS each).
+ */
+static void model_line(char *line)
+{
+	char *w[32], *save, *end;
+	double v[3 * NCOEFS];
+	struct model *m;
+	int n = 0, k = 0, i, app;
+
+	for (w[n] = strtok_r(line, " ", &save); w[n] && n < 31; w[n] = strtok_r(NULL, " ", &save))
+		n++;
+	if (n != 24 || strcmp(w[1], "app") || strcmp(w[3], "pressure") || strcmp(w[10], "big") ||
+	    strcmp(w[17], "little"))
+		die("a model line needs 'data app INDEX pressure C_BIG_CACHE C_BIG_BUS C_BIG_MEM "
+		    "C_LITTLE_CACHE C_LITTLE_BUS C_LITTLE_MEM big 6 COEFFICIENTS little 6 "
+		    "COEFFICIENTS'", NULL);
+	app = (int)strtol(w[2], &end, 10);
+	if (*end || app < 0 || app >= MAX_MODELS || models[app].present)
+		die("a model line for an application index out of range or given twice", w[2]);
+	for (i = 4; i < n; i++) {
+		if (i == 10 || i == 17)
+			continue;
+		v[k] = strtod(w[i], &end);
+		if (*end || !isfinite(v[k]))
+			die("a model line with a value that is not a finite number", w[i]);
+		k++;
+	}
+	m = &models[app];
+	for (i = 0; i < NRESOURCES; i++) {
+		m->pressure[BIG][i] = v[i];
+		m->pressure[LITTLE][i] = v[NRESOURCES + i];
+	}
+	for (i = 0; i < NCOEFS; i++) {
+		m->coef[BIG][i] = v[2 * NRESOURCES + i];
+		m->coef[LITTLE][i] = v[2 * NRESOURCES + NCOEFS + i];
+	}
+	m->present = 1;
+	modelled = 1;
+}
+
 static void announced(char *line)
 {
 	int app, pid, threads, speedup, used = 0;
@@ -350,7 +537,9 @@ static void announced(char *line)
 
 	if (!line[0])
 		return;
-	if (!strcmp(line, "sync")) {
+	if (!strncmp(line, "data ", 5)) {
+		model_line(line);
+	} else if (!strcmp(line, "sync")) {
 		synced();
 	} else if (sscanf(line, "app %d %d %d %d%n", &app, &pid, &threads, &speedup, &used) == 4 &&
 		   !line[used] && app >= 0 && pid > 0 && threads > 0 && speedup >= 0) {
@@ -415,7 +604,12 @@ static void summary(uint64_t period_us)
 	getrusage(RUSAGE_SELF, &ru);
 	sb_init(&sb);
 	sb_printf(&sb, "{\"type\":\"policy\",\"what\":\"summary\",\"daemon\":\"ampkit-contention\""
-		  ",\"rule\":\"speedup\",\"period_us\":%" PRIu64 ",\"big_cpus\":", period_us);
+		  ",\"rule\":\"%s\",\"threshold_pct\":", modelled ? "contention" : "speedup");
+	if (isinf(threshold))
+		sb_printf(&sb, "null");
+	else
+		sb_printf(&sb, "%.6g", threshold);
+	sb_printf(&sb, ",\"period_us\":%" PRIu64 ",\"big_cpus\":", period_us);
 	cpu_list(&sb, &cpus_of[BIG]);
 	sb_printf(&sb, ",\"little_cpus\":");
 	cpu_list(&sb, &cpus_of[LITTLE]);
@@ -432,7 +626,8 @@ static void summary(uint64_t period_us)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [-p PERIOD_US] [-b BIG_CPUS] [-l LOG] [-R READY_FD]\n", argv0);
+	fprintf(stderr, "usage: %s [-p PERIOD_US] [-b BIG_CPUS] [-S THRESHOLD_PCT] [-l LOG] "
+		"[-R READY_FD]\n", argv0);
 	exit(2);
 }
 
@@ -442,8 +637,15 @@ int main(int argc, char **argv)
 	const char *log_path = NULL, *big_list = NULL;
 	int opt, ready_fd = -1, open_input = 1, i;
 
-	while ((opt = getopt(argc, argv, "p:b:l:R:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:b:S:l:R:")) != -1) {
+		char *end;
+
 		switch (opt) {
+		case 'S':
+			threshold = strtod(optarg, &end);
+			if (*end || !isfinite(threshold))
+				die("-S needs a slowdown threshold in percent, not", optarg);
+			break;
 		case 'p':
 			period_us = strtoull(optarg, NULL, 10);
 			break;

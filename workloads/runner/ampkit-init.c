@@ -180,6 +180,8 @@ struct run {
 	int ntrace_events;
 	/* a user-level policy's daemon: its program's name, its arguments, NULL */
 	char *policy_daemon[MAX_DAEMON_ARGS + 2];
+	/* what it is told before anything else, "data <words>\n" lines */
+	struct sbuf policy_data;
 	int napps;
 	struct app apps[MAX_APPS];
 };
@@ -485,6 +487,18 @@ static void parse_desc(char *text, struct run *run)
 				     "minimum of instructions", where);
 		} else if (!strcmp(w[0], "policy_daemon")) {
 			parse_policy_daemon(run, w, n, lineno);
+		} else if (!strcmp(w[0], "policy_data")) {
+			int i;
+
+			if (n < 2)
+				fail("run description: policy_data needs words for the policy daemon",
+				     where);
+			if (!run->policy_data.data)
+				sb_init(&run->policy_data);
+			sb_printf(&run->policy_data, "data");
+			for (i = 1; i < n; i++)
+				sb_printf(&run->policy_data, " %s", w[i]);
+			sb_printf(&run->policy_data, "\n");
 		} else if (!strcmp(w[0], "disk")) {
 			if (n != 3 || w[2][0] != '/')
 				fail("run description: disk needs a device and an absolute mountpoint",
@@ -881,8 +895,14 @@ static void start_online(const struct run *run, const char *tmpdir)
 static void start_daemons(const struct run *run, const char *tmpdir)
 {
 	start_online(run, tmpdir);
-	if (run->policy_daemon[0])
-		daemon_start(&policy_daemon, run->policy_daemon, tmpdir);
+	if (!run->policy_daemon[0])
+		return;
+	daemon_start(&policy_daemon, run->policy_daemon, tmpdir);
+	/* its data ahead of the first batch, which it acts on with it */
+	if (run->policy_data.data &&
+	    write(policy_daemon.to, run->policy_data.data, run->policy_data.len) !=
+		    (ssize_t)run->policy_data.len)
+		fail("cannot give the policy daemon its data", strerror(errno));
 }
 
 /*
