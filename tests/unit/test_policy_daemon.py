@@ -18,6 +18,7 @@ import pytest
 from ampkit import policies
 from ampkit.console import RESULTS_BEGIN, parse_console
 from ampkit.errors import AmpkitError
+from ampkit.interference import AppModel, Degradation
 from ampkit.mix import load_mix
 from ampkit.platform import get_platform
 from ampkit.run import EngineIdentity, RunRequest, prepare
@@ -370,3 +371,28 @@ def test_a_bad_model_line_fails_the_daemon_with_the_reason(host_bin: Path, tmp_p
     assert runner.returncode == 1, out + err
     errors = parse_console(out).runner_errors
     assert errors and "a model line needs 'data app INDEX pressure" in errors[0], errors
+
+
+def test_the_kits_model_lines_are_the_ones_the_daemon_was_worked_with() -> None:
+    """ampkit.interference writes the lines the hand-worked cases above give
+    the daemon: the same words, the same numbers."""
+    zero = Degradation((0.0,) * 5, 0.0)
+    cache = Degradation((1.0, 0.0, 0.0, 0.0, 0.0), 0.0)
+    apps = (
+        AppModel("a", 1, {"big": (10, 0, 0), "little": (10, 0, 0)}, {"big": cache, "little": zero}),
+        AppModel("b", 1, {"big": (30, 0, 0), "little": (30, 0, 0)}, {"big": zero, "little": cache}),
+    )
+    for index, (app, line) in enumerate(zip(apps, MODELS.splitlines(), strict=True)):
+        ours, worked = app.data_line(index).split(), line.split()
+        assert len(ours) == len(worked) == 24
+        assert [w for w in ours if not _is_number(w)] == [w for w in worked if not _is_number(w)]
+        numbers = [(float(a), float(b)) for a, b in zip(ours, worked, strict=True) if _is_number(a)]
+        assert all(a == b for a, b in numbers), numbers
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True

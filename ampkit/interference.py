@@ -1,0 +1,253 @@
+"""Fan, Sui and Xue's interference model: an application's slowdown beside
+its co-runners, predicted from the pressure they put on shared resources.
+
+Every application has, per core type, its pressure on each shared
+resource when it runs alone there (C in the paper's eq. 1: an access
+rate, per second, on the cluster's cache, the bus between the clusters
+and memory, ``RESOURCES``). Co-running applications add their pressures
+per cluster (eq. 1); an application's slowdown in percent on a core type
+is a linear function of the pressures on its own cluster's cache, bus and
+memory and on the other cluster's bus and memory (eq. 2-4), fitted per
+application and core type by ordinary least squares from co-runs in
+which it ran on that type ("Table II": one row per co-run, the pressures
+of that co-run and the slowdown measured).
+
+A model file (TOML) holds, per application (program and threads), both
+pressures and both functions, with its provenance; a run of the
+contention-aware policy hands them to the guest daemon as policy_data
+lines, one per application of its mix, by the mix's index
+(workloads/README.md, policy_data; workloads/runner/ampkit-contention.c
+predicts with them). What gem5 measures as each resource, and the co-runs
+that train a function, are the profiling command's (issue 21, still to
+come); this module fits, validates, stores and hands over.
+"""
+
+import hashlib
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from sklearn.linear_model import LinearRegression
+from sklearn.model_selection import LeaveOneGroupOut
+
+from ampkit.errors import AmpkitError
+from ampkit.mix import Mix
+
+#: the shared resources of eq. 1, in the order the daemon reads them
+RESOURCES = ("cache", "bus", "mem")
+CORES = ("big", "little")
+#: the degradation function's terms (eq. 4): the pressures on the
+#: application's own cluster's cache, bus and memory, on the other
+#: cluster's bus and memory; then its constant
+TERMS = ("own_cache", "own_bus", "own_mem", "other_bus", "other_mem")
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Degradation:
+    """One core type's degradation function: slowdown % = intercept +
+    sum of coefficient x pressure over TERMS."""
+
+    coefficients: tuple[float, ...]  # in TERMS order
+    intercept: float
+
+    def predict(self, terms: Mapping[str, float]) -> float:
+        return self.intercept + sum(
+            c * terms[t] for c, t in zip(self.coefficients, TERMS, strict=True)
+        )
+
+
+@dataclass(frozen=True)
+class AppModel:
+    """An application's model: its pressures alone per core type, and its
+    degradation function per core type."""
+
+    program: str
+    threads: int
+    pressure: Mapping[str, tuple[float, ...]]  # core -> RESOURCES order
+    degradation: Mapping[str, Degradation]  # core -> its function
+
+    def data_line(self, index: int) -> str:
+        """The run description's policy_data line of this application at
+        mix index ``index`` (workloads/runner/ampkit-contention.c)."""
+        words = ["app", str(index), "pressure"]
+        words += [_num(v) for core in CORES for v in self.pressure[core]]
+        for core in CORES:
+            d = self.degradation[core]
+            words += [core, *(_num(c) for c in d.coefficients), _num(d.intercept)]
+        return "policy_data " + " ".join(words)
+
+
+def _num(value: float) -> str:
+    if not math.isfinite(value):
+        raise AmpkitError(f"an interference model value that is not a finite number: {value}")
+    return repr(float(value))
+
+
+def fit_degradation(samples: pd.DataFrame) -> Degradation:
+    """One core type's function from its co-runs: ``samples`` has a column
+    per TERMS and ``slowdown_pct``, one row per co-run. Needs more co-runs
+    than unknowns."""
+    if len(samples) <= len(TERMS) + 1:
+        raise AmpkitError(
+            f"{len(samples)} co-runs for a degradation function of {len(TERMS) + 1} unknowns",
+            "profile more co-runs (the paper uses 40 a core type)",
+        )
+    fitted = LinearRegression().fit(
+        samples[list(TERMS)].to_numpy(float), samples["slowdown_pct"].to_numpy(float)
+    )
+    return Degradation(tuple(float(c) for c in fitted.coef_), float(fitted.intercept_))
+
+
+def fit_app(
+    program: str,
+    threads: int,
+    pressure: Mapping[str, Sequence[float]],
+    samples: pd.DataFrame,
+) -> AppModel:
+    """An application's model: ``pressure`` measured alone per core type,
+    and its co-runs (``samples``, a ``core`` column saying where it ran)."""
+    degradation = {}
+    for core in CORES:
+        part = samples[samples["core"] == core]
+        if part.empty:
+            raise AmpkitError(f"{program} t{threads}: no co-run with it on a {core} CPU")
+        degradation[core] = fit_degradation(part)
+    return AppModel(
+        program,
+        threads,
+        {core: tuple(float(v) for v in pressure[core]) for core in CORES},
+        degradation,
+    )
+
+
+def held_out_errors(samples: pd.DataFrame) -> pd.DataFrame:
+    """Each co-run predicted by the function fitted without it (per
+    application and core type: the columns ``program``, ``threads``,
+    ``core``, TERMS and ``slowdown_pct``, and ``corun`` naming the co-run),
+    beside what was measured: the paper's prediction error, reported over
+    co-runs the model did not see. Columns: program, threads, core, corun,
+    measured_pct, predicted_pct, error_pct (predicted - measured, points
+    of slowdown)."""
+    rows = []
+    for (program, threads, core), group in samples.groupby(["program", "threads", "core"]):
+        part = group.reset_index(drop=True)
+        for train, test in LeaveOneGroupOut().split(part, groups=part["corun"]):
+            model = fit_degradation(part.iloc[train])
+            for i in test:
+                row = part.iloc[i]
+                predicted = model.predict({t: float(row[t]) for t in TERMS})
+                rows.append(
+                    {
+                        "program": program,
+                        "threads": int(str(threads)),
+                        "core": core,
+                        "corun": row["corun"],
+                        "measured_pct": float(row["slowdown_pct"]),
+                        "predicted_pct": predicted,
+                        "error_pct": predicted - float(row["slowdown_pct"]),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class InterferenceModels:
+    """A model file: the applications' models and where they came from."""
+
+    apps: tuple[AppModel, ...]
+    provenance: Mapping[str, Any]
+    source: Path | None = None
+    sha256: str | None = None
+
+    def of(self, program: str, threads: int) -> AppModel | None:
+        return next((a for a in self.apps if (a.program, a.threads) == (program, threads)), None)
+
+    def lines(self, mix: Mix) -> tuple[str, ...]:
+        """The policy_data lines of ``mix``'s applications, by mix index;
+        an error naming every application the models lack."""
+        missing = [
+            f"app {i + 1} ({a.program}, {a.threads} threads)"
+            for i, a in enumerate(mix.apps)
+            if self.of(a.program, a.threads) is None
+        ]
+        if missing:
+            raise AmpkitError(
+                f"the interference models{f' of {self.source}' if self.source else ''} have "
+                f"none for {', '.join(missing)} of mix {mix.name}",
+                "profile those applications at those thread counts and fit them into the file",
+            )
+        return tuple(
+            model.data_line(i)
+            for i, a in enumerate(mix.apps)
+            if (model := self.of(a.program, a.threads)) is not None
+        )
+
+    def to_toml(self) -> str:
+        out = [f"format = {FORMAT}", "", "[provenance]"]
+        out += [f"{k} = {_toml_value(v)}" for k, v in sorted(self.provenance.items())]
+        for a in self.apps:
+            out += ["", "[[app]]", f'program = "{a.program}"', f"threads = {a.threads}"]
+            for core in CORES:
+                values = ", ".join(_num(v) for v in a.pressure[core])
+                out.append(f"pressure_{core} = [{values}]")
+            for core in CORES:
+                d = a.degradation[core]
+                values = ", ".join(_num(c) for c in d.coefficients)
+                out.append(
+                    f"{core} = {{ coefficients = [{values}], intercept = {_num(d.intercept)} }}"
+                )
+        return "\n".join(out) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def load_models(path: Path) -> InterferenceModels:
+    """A model file, checked: an error names what is wrong and where."""
+    try:
+        raw = path.read_bytes()
+        data = tomllib.loads(raw.decode())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise AmpkitError(f"cannot read the interference models {path}: {e}") from e
+    if data.get("format") != FORMAT:
+        raise AmpkitError(f"{path}: format {data.get('format')!r}, this kit reads {FORMAT}")
+    apps = []
+    for i, entry in enumerate(data.get("app", [])):
+        where = f"{path}, app {i + 1}"
+        try:
+            pressure = {c: tuple(float(v) for v in entry[f"pressure_{c}"]) for c in CORES}
+            degradation = {
+                c: Degradation(
+                    tuple(float(v) for v in entry[c]["coefficients"]),
+                    float(entry[c]["intercept"]),
+                )
+                for c in CORES
+            }
+            app = AppModel(str(entry["program"]), int(entry["threads"]), pressure, degradation)
+        except (KeyError, TypeError, ValueError) as e:
+            raise AmpkitError(f"{where}: {e!r} missing or not a number") from e
+        if any(len(p) != len(RESOURCES) for p in pressure.values()):
+            raise AmpkitError(f"{where}: a pressure needs {len(RESOURCES)} values {RESOURCES}")
+        if any(len(d.coefficients) != len(TERMS) for d in degradation.values()):
+            raise AmpkitError(f"{where}: a function needs {len(TERMS)} coefficients {TERMS}")
+        if any(not math.isfinite(v) for p in pressure.values() for v in p):
+            raise AmpkitError(f"{where}: a pressure that is not a finite number")
+        apps.append(app)
+    if len({(a.program, a.threads) for a in apps}) != len(apps):
+        raise AmpkitError(f"{path}: an application (program and threads) given twice")
+    return InterferenceModels(
+        tuple(apps),
+        dict(data.get("provenance", {})),
+        source=path,
+        sha256=hashlib.sha256(raw).hexdigest(),
+    )

@@ -1,0 +1,125 @@
+"""Fan et al.'s interference model (ampkit.interference): the fit recovers
+a known answer, held-out co-runs are predicted by functions that did not
+see them, the model file round-trips, and a mix's applications become
+the daemon's policy_data lines, or an error naming what is missing."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ampkit.errors import AmpkitError
+from ampkit.interference import (
+    CORES,
+    TERMS,
+    AppModel,
+    Degradation,
+    InterferenceModels,
+    fit_app,
+    held_out_errors,
+    load_models,
+)
+from ampkit.mix import App, Mix
+
+pytestmark = pytest.mark.unit
+
+TRUTH = {
+    "big": Degradation((0.1358, 1.5498, 0.0091, 0.4163, 0.0357), -14.4522),
+    "little": Degradation((0.4814, 0.9847, 0.0542, 0.6163, 0.0105), -56.2996),
+}
+
+
+def coruns(truth: Degradation, n: int, noise_pct: float, seed: int) -> pd.DataFrame:
+    """``n`` co-runs with pressures spread as the paper's (tens to a
+    hundred), their slowdowns ``truth``'s plus Gaussian noise."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.uniform(5, 120, (n, len(TERMS))), columns=list(TERMS))
+    exact = [truth.predict(dict(zip(TERMS, row, strict=True))) for row in frame.to_numpy()]
+    frame["slowdown_pct"] = np.array(exact) + rng.normal(0, noise_pct, n)
+    return frame
+
+
+def samples(noise_pct: float) -> pd.DataFrame:
+    parts = []
+    for k, core in enumerate(CORES):
+        part = coruns(TRUTH[core], 40, noise_pct, seed=k)
+        parts.append(part.assign(core=core, corun=[f"W{k * 40 + i + 1}" for i in range(40)]))
+    return pd.concat(parts, ignore_index=True).assign(program="vpr", threads=1)
+
+
+def test_the_fit_recovers_the_functions_that_made_the_data() -> None:
+    model = fit_app("vpr", 1, {"big": (1, 2, 3), "little": (4, 5, 6)}, samples(0.0))
+    for core in CORES:
+        got = model.degradation[core]
+        assert got.coefficients == pytest.approx(TRUTH[core].coefficients, abs=1e-9)
+        assert got.intercept == pytest.approx(TRUTH[core].intercept, abs=1e-7)
+    noisy = fit_app("vpr", 1, {"big": (1, 2, 3), "little": (4, 5, 6)}, samples(2.0))
+    # with two points of noise, the largest coefficient within a few percent
+    assert noisy.degradation["big"].coefficients[1] == pytest.approx(1.5498, rel=0.05)
+
+
+def test_too_few_coruns_or_none_on_a_type_is_an_error_saying_so() -> None:
+    few = samples(0.0).groupby("core").head(6)
+    with pytest.raises(AmpkitError, match="6 co-runs for a degradation function of 6 unknowns"):
+        fit_app("vpr", 1, {"big": (1, 2, 3), "little": (4, 5, 6)}, few)
+    every = samples(0.0)
+    big_only = every[every["core"] == "big"]
+    with pytest.raises(AmpkitError, match="no co-run with it on a little CPU"):
+        fit_app("vpr", 1, {"big": (1, 2, 3), "little": (4, 5, 6)}, big_only)
+
+
+def test_held_out_coruns_are_predicted_by_functions_that_did_not_see_them() -> None:
+    errors = held_out_errors(samples(2.0))
+    assert len(errors) == 80 and set(errors["core"]) == set(CORES)
+    assert list(errors.columns) == [
+        *("program", "threads", "core", "corun", "measured_pct", "predicted_pct"),
+        "error_pct",
+    ]
+    # noise of two points: held-out errors of about that size, never zero
+    assert 1.0 < errors["error_pct"].abs().mean() < 4.0
+    assert (errors["error_pct"].abs() > 0).all()
+
+
+def model(program: str, threads: int) -> AppModel:
+    return AppModel(
+        program, threads, {"big": (10.0, 0.5, 0.25), "little": (12.0, 0.5, 0.25)}, TRUTH
+    )
+
+
+def test_a_model_file_round_trips_with_its_provenance(tmp_path: Path) -> None:
+    models = InterferenceModels(
+        (model("compute", 2), model("stream", 3)), {"engine": "gem5", "co_runs": 80}
+    )
+    path = tmp_path / "models.toml"
+    path.write_text(models.to_toml())
+    again = load_models(path)
+    assert again.apps == models.apps and again.provenance == models.provenance
+    assert again.sha256 is not None and again.source == path
+    path.write_text(models.to_toml().replace("pressure_little = [12.0, 0.5, 0.25]", "", 1))
+    with pytest.raises(AmpkitError, match="app 1: KeyError"):
+        load_models(path)
+
+
+def test_a_mix_becomes_the_daemons_lines_or_an_error_naming_what_is_missing() -> None:
+    models = InterferenceModels((model("compute", 2), model("stream", 3)), {})
+    mix = Mix(
+        "m",
+        "test",
+        "compute",
+        (App("stream", 3, 1000), App("compute", 2, 1000)),
+        Path("m"),
+    )
+    lines = models.lines(mix)
+    assert [line.split()[:4] for line in lines] == [
+        ["policy_data", "app", "0", "pressure"],
+        ["policy_data", "app", "1", "pressure"],
+    ]
+    # the daemon's shape: 'data' then 23 words (ampkit-contention.c, model_line)
+    assert all(len(line.split()) == 24 for line in lines)
+    words = lines[1].split()
+    assert words[10] == "big" and words[17] == "little"
+    assert [float(w) for w in words[11:17]] == [*TRUTH["big"].coefficients, -14.4522]
+    short = Mix("m", "test", "compute", (App("compute", 3, 1000), App("chase", 1, 10)), Path("m"))
+    with pytest.raises(AmpkitError, match=r"none for app 1 \(compute, 3 threads\), app 2 \(chase"):
+        models.lines(short)
