@@ -889,6 +889,22 @@ class RunDir:
         knobs = amp.get("knobs") if isinstance(amp, dict) else None
         return dict(knobs) if isinstance(knobs, dict) else {}
 
+    def daemon_work(self) -> dict[str, int]:
+        """The CPU time the guest kernel counted for the daemons that ran
+        beside the run (the manifest's daemons: the online model's, a
+        user-level policy's), summed as ``daemon_cpu_ns``; empty where the
+        run had none or its manifest cannot be read."""
+        try:
+            daemons = self.manifest().get("daemons")
+        except Excluded:
+            return {}
+        if not isinstance(daemons, list) or not daemons:
+            return {}
+        spent = [d.get("cpu_ns") for d in daemons if isinstance(d, dict)]
+        if not spent or not all(isinstance(v, int) and v >= 0 for v in spent):
+            return {}
+        return {"daemon_cpu_ns": sum(v for v in spent if isinstance(v, int))}
+
     def policy_work(self) -> dict[str, int]:
         """What each policy's periodic step did over the run: the growth of
         its counters (POLICY_COUNTERS) between guest.json's amp.knobs, read

@@ -829,3 +829,29 @@ def test_each_policys_periodic_work_is_collected_and_reported_under_its_runs(
     assert "What each policy's periodic step did" in text
     assert "| 2B2L | colab | m | 2 | 30 | 3 | 1 | 75 |" in text
     assert (out / "tables" / "policy_work.csv").is_file()
+
+
+def test_the_daemons_cpu_time_is_reported_as_a_share_of_the_machine(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    _campaign(runs)
+    run = write_run(
+        runs,
+        platform="2B2L",
+        policy="sfd",
+        mix="pair",
+        apps=[SynthApp("x", 2, 10**7), SynthApp("y", 1, 2 * 10**7)],
+    )
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["daemons"] = [{"type": "daemon", "daemon": "ampkit-contention", "cpu_ns": 4_000_000}]
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    col = collect(runs)
+    by = {r["policy"]: r for r in col.runs.to_dict("records")}
+    assert by["sfd"]["daemon_cpu_ns"] == 4_000_000 and math.isnan(by["cfs"]["daemon_cpu_ns"])
+    shares = report_mod.daemon_shares(col)
+    # 4 ms of CPU over a 20 ms interval on 4 CPUs: 5% of the machine
+    assert shares.to_dict("records") == [
+        {"platform": "2B2L", "policy": "sfd", "mix": "pair", "size": 1, "mean": 0.05, "max": 0.05}
+    ]
+    write_report(runs, tmp_path / "report")
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "| 2B2L | sfd | pair | 1 | 5.00% | 5.00% |" in text
