@@ -20,7 +20,9 @@ runs     one row per run directory, whether it counts (``included``) and,
          mix, what each policy's periodic step did over the run
          (RunDir.policy_work: colab_periods, colab_swaps, colab_moves,
          colab_pulls, colab_cpu_ns, wash_quanta, wash_binds, ...; absent
-         columns, or NaN, where a run did not record them);
+         columns, or NaN, where a run did not record them); and
+         daemon_cpu_ns, the CPU time of the guest daemons that ran beside
+         it (RunDir.daemon_work: a user-level policy's, the online model's);
 apps     one row per application per included run: campaign, run, run_id,
          engine, platform, timescale (the kernel's time scale), tick_hz
          (its tick, CONFIG_HZ), big, little (its CPU counts), policy, mix,
@@ -243,6 +245,7 @@ def collect(root: Path) -> Collection:
                 **_costs(run_info),
                 **_knob_columns(run),
                 **run.policy_work(),
+                **run.daemon_work(),
             }
         )
         if run_info.timing_notice:

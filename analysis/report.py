@@ -346,7 +346,7 @@ def write_report(
     _below_one_section(doc, slow, root, out, col)
     _clocks_section(doc, spans)
     _kernel_section(doc, col, out, plots)
-    _policy_work_section(doc, work)
+    _policy_work_section(doc, work, daemon_shares(col))
     _waiting_section(doc, col)
     _cost_section(doc, costs)
     doc.h(2, "Excluded runs")
@@ -1285,27 +1285,36 @@ def _clocks_section(doc: Doc, spans: pd.DataFrame) -> None:
         )
 
 
-#: The counters of each policy's periodic step the work table shows, as
-#: RunDir.policy_work names them, under the runs of that policy
-POLICY_WORK: dict[str, tuple[str, ...]] = {
-    "colab": ("colab_periods", "colab_swaps", "colab_moves", "colab_pulls"),
-    "wash": ("wash_quanta", "wash_binds", "wash_unbinds"),
+#: The counters of each kernel worker the work table shows, as
+#: RunDir.policy_work names them, and the kernel policies that run it:
+#: COLAB's worker runs under COLAB and under the policies its core
+#: allocator drives (patch 0035), whose periods count alike
+POLICY_WORK: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "colab": (
+        ("colab_periods", "colab_swaps", "colab_moves", "colab_pulls"),
+        ("colab", "hsp", "eef", "rr", "acfs"),
+    ),
+    "wash": (("wash_quanta", "wash_binds", "wash_unbinds"), ("wash",)),
 }
 
 
 def policy_work(col: Collection) -> pd.DataFrame:
     """Per platform, policy and mix, over the included runs of a policy
-    that has counters (POLICY_WORK) and recorded them: how many runs, and
+    whose kernel runs a worker with counters (POLICY_WORK: COLAB's under
+    colab, the policies its allocator drives and their +online forms;
+    WASH's under wash) and recorded them: how many runs, and
     the mean per run of each counter's growth over the run (RunDir.
     policy_work: its periodic step's periods or quanta and what they did:
     COLAB's swaps and moves between the clusters and its big CPUs' pulls,
     WASH's binds and unbinds). Empty where no run recorded them."""
     runs = col.runs[col.runs["included"].astype(bool)]
     frames = []
-    for policy, counters in POLICY_WORK.items():
+    for counters, kernel in POLICY_WORK.values():
         if not set(counters) <= set(runs.columns):
             continue
-        part = runs[runs["policy"] == policy].dropna(subset=list(counters))
+        # a policy's runs by its name before any "+" (colab+online is colab's)
+        under = runs["policy"].astype(str).str.split("+").str[0].isin(kernel)
+        part = runs[under].dropna(subset=list(counters))
         if part.empty:
             continue
         grouped = part.groupby(["platform", "policy", "mix"])
@@ -1317,8 +1326,43 @@ def policy_work(col: Collection) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _policy_work_section(doc: Doc, work: pd.DataFrame) -> None:
-    """The kernel section's table of policy_work()."""
+def daemon_shares(col: Collection) -> pd.DataFrame:
+    """Per platform, policy and mix, over the included runs that had guest
+    daemons: how many runs, and the daemons' CPU time as a share of the
+    machine over the run's measured interval (daemon_cpu_ns over the
+    interval times the platform's CPUs; the daemons also run in the
+    moments before and after it, so this errs high). Empty where none."""
+    runs = col.runs[col.runs["included"].astype(bool)]
+    if "daemon_cpu_ns" not in runs or runs["daemon_cpu_ns"].isna().all() or col.apps.empty:
+        return pd.DataFrame()
+    interval = col.apps.groupby("run")["turnaround_ns"].max().rename("interval_ns")
+    frame = runs.dropna(subset=["daemon_cpu_ns"]).join(interval, on="run")
+    cpus = (frame["big"] + frame["little"]).astype(float)
+    frame["share"] = frame["daemon_cpu_ns"] / (frame["interval_ns"] * cpus)
+    grouped = frame.groupby(["platform", "policy", "mix"])
+    return grouped["share"].agg(["size", "mean", "max"]).reset_index()
+
+
+def _policy_work_section(doc: Doc, work: pd.DataFrame, daemons: pd.DataFrame) -> None:
+    """The kernel section's tables of policy_work() and daemon_shares()."""
+    if not daemons.empty:
+        doc.h(3, "Guest daemons' CPU time")
+        doc.p(
+            "The CPU time the guest kernel counted for the daemons beside a run (a "
+            "user-level policy's, the online speedup model's), as a share of the "
+            "machine (every CPU) over the run's measured interval; on QEMU a vCPU the "
+            "host preempts counts as run time, so only gem5's figures are the daemons'."
+        )
+        doc.table(
+            ["platform", "policy", "mix", "runs", "mean share", "largest"],
+            [
+                [
+                    *(str(r["platform"]), str(r["policy"]), str(r["mix"]), str(r["size"])),
+                    *(f"{100 * float(r['mean']):.2f}%", f"{100 * float(r['max']):.2f}%"),
+                ]
+                for r in daemons.to_dict("records")
+            ],
+        )
     if work.empty:
         return
     doc.h(3, "What each policy's periodic step did")
