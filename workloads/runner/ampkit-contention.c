@@ -56,16 +56,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ampkit_workload.h"
+#include "daemon.h"
 #include "sbuf.h"
 
 #define MAX_PROCS 256
@@ -568,32 +567,21 @@ static void announced(char *line)
 	}
 }
 
+static void each_line(char *line, void *unused)
+{
+	(void)unused;
+	announced(line);
+}
+
 /* Reads what the runner wrote; 0 at end of file. */
 static int read_runner(int fd)
 {
-	static char buf[4096];
-	static size_t len;
-	char *line, *nl;
-	ssize_t got;
+	static struct line_reader reader;
+	int open = read_lines(&reader, fd, each_line, NULL);
 
-	if (len == sizeof(buf) - 1)
+	if (open < 0)
 		die("the runner wrote a line longer than the daemon reads", NULL);
-	got = read(fd, buf + len, sizeof(buf) - 1 - len);
-	if (got < 0)
-		return errno == EINTR || errno == EAGAIN;
-	if (got == 0)
-		return 0;
-	len += (size_t)got;
-	buf[len] = '\0';
-	line = buf;
-	while ((nl = strchr(line, '\n'))) {
-		*nl = '\0';
-		announced(line);
-		line = nl + 1;
-	}
-	len = strlen(line);
-	memmove(buf, line, len + 1);
-	return 1;
+	return open;
 }
 
 static void summary(uint64_t period_us)
@@ -676,11 +664,9 @@ int main(int argc, char **argv)
 	}
 	next = epoch_ns + period_us * 1000;
 	while (open_input) {
-		struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
-		uint64_t now = ampkit_now_ns(), left = now >= next ? 0 : next - now;
-		struct timespec wait = { (time_t)(left / 1000000000ULL), (long)(left % 1000000000ULL) };
+		uint64_t now;
 
-		if (ppoll(&in, 1, &wait, NULL) > 0)
+		if (wait_input(STDIN_FILENO, next))
 			open_input = read_runner(STDIN_FILENO);
 		now = ampkit_now_ns();
 		if (now < next)

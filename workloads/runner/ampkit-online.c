@@ -60,6 +60,7 @@
 
 #include "ampctl.h"
 #include "ampkit_workload.h"
+#include "daemon.h"
 #include "online.h"
 #include "pmu.h"
 #include "sbuf.h"
@@ -559,53 +560,43 @@ static void period(uint64_t min_instructions)
 
 /* --- input from the runner ------------------------------------------------ */
 
+/* An instance the runner announced ("app <index> <pid> ..."); other lines are not its. */
+static void announced(char *line, void *added)
+{
+	struct proc *p;
+	int app, pid;
+
+	if (sscanf(line, "app %d %d", &app, &pid) != 2)
+		return;
+	for (p = procs; p < procs + nprocs && !p->gone; p++)
+		;
+	if (p == procs + MAX_PROCS) {
+		totals.instances_untracked++;
+		return;
+	}
+	if (p == procs + nprocs)
+		nprocs++;
+	p->pid = (pid_t)pid;
+	p->app = app;
+	p->gone = 0;
+	*(int *)added = 1;
+}
+
 /* Reads what the runner wrote; returns 0 at end of file (the run is over). */
 static int read_runner(int fd)
 {
-	static char buf[4096];
-	static size_t len;
-	char *line, *nl;
-	ssize_t got = read(fd, buf + len, sizeof(buf) - 1 - len);
-	int added = 0;
+	static struct line_reader reader;
+	int added = 0, open = read_lines(&reader, fd, announced, &added);
 
-	if (got < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : 0;
-	if (got == 0)
-		return 0;
-	len += (size_t)got;
-	buf[len] = '\0';
-	line = buf;
-	while ((nl = strchr(line, '\n'))) {
-		int app, pid;
-
-		*nl = '\0';
-		if (sscanf(line, "app %d %d", &app, &pid) == 2) {
-			struct proc *p;
-
-			for (p = procs; p < procs + nprocs && !p->gone; p++)
-				;
-			if (p == procs + MAX_PROCS) {
-				totals.instances_untracked++;
-			} else {
-				if (p == procs + nprocs)
-					nprocs++;
-				p->pid = (pid_t)pid;
-				p->app = app;
-				p->gone = 0;
-				added = 1;
-			}
-		}
-		line = nl + 1;
-	}
-	len = strlen(line);
-	memmove(buf, line, len + 1);
+	if (open < 0)
+		die("the runner wrote a line longer than the daemon reads", NULL);
 	/*
 	 * An instance is announced while the gate holds it: its main thread's
 	 * counters open before it runs, not a period later.
 	 */
 	if (added)
 		discover();
-	return 1;
+	return open;
 }
 
 static void summary(uint64_t period_us, uint64_t min_instructions)
@@ -821,11 +812,9 @@ int main(int argc, char **argv)
 	}
 	next = ampkit_now_ns() + period_us * 1000;
 	while (open_input) {
-		struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
-		uint64_t now = ampkit_now_ns(), left = now >= next ? 0 : next - now;
-		struct timespec wait = { (time_t)(left / 1000000000ULL), (long)(left % 1000000000ULL) };
+		uint64_t now;
 
-		if (ppoll(&in, 1, &wait, NULL) > 0)
+		if (wait_input(STDIN_FILENO, next))
 			open_input = read_runner(STDIN_FILENO);
 		now = ampkit_now_ns();
 		if (now >= next) {

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the kit's guest daemons share: daemon.h. */
+#define _GNU_SOURCE
+#include "daemon.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ampkit_workload.h"
+
+int read_lines(struct line_reader *r, int fd, void (*each)(char *line, void *arg), void *arg)
+{
+	char *line, *nl;
+	ssize_t got;
+
+	if (r->len == sizeof(r->buf) - 1)
+		return -1;
+	got = read(fd, r->buf + r->len, sizeof(r->buf) - 1 - r->len);
+	if (got < 0)
+		return errno == EINTR || errno == EAGAIN;
+	if (got == 0)
+		return 0;
+	r->len += (size_t)got;
+	r->buf[r->len] = '\0';
+	line = r->buf;
+	while ((nl = strchr(line, '\n'))) {
+		*nl = '\0';
+		each(line, arg);
+		line = nl + 1;
+	}
+	r->len = strlen(line);
+	memmove(r->buf, line, r->len + 1);
+	return 1;
+}
+
+int wait_input(int fd, uint64_t deadline_ns)
+{
+	struct pollfd in = { .fd = fd, .events = POLLIN };
+	uint64_t now = ampkit_now_ns(), left = now >= deadline_ns ? 0 : deadline_ns - now;
+	struct timespec wait = { (time_t)(left / 1000000000ULL), (long)(left % 1000000000ULL) };
+
+	return ppoll(&in, 1, &wait, NULL) > 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the kit's guest daemons share (ampkit-online, ampkit-contention):
+ * the lines the runner writes on their standard input, read as they
+ * come, and the wait for them or for the next period (ampkit-init.c,
+ * "daemons beside the run").
+ */
+#ifndef AMPKIT_DAEMON_H
+#define AMPKIT_DAEMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct line_reader {
+	char buf[4096];
+	size_t len;	/* the part of a line read so far */
+};
+
+/*
+ * Reads what is there on @fd and calls @each with every whole line, its
+ * newline dropped. Returns 1 while the pipe is open, 0 at its end, -1
+ * for a line longer than the reader holds.
+ */
+int read_lines(struct line_reader *r, int fd, void (*each)(char *line, void *arg), void *arg);
+
+/*
+ * Waits until @fd has input or the clock (ampkit_now_ns) reaches
+ * @deadline_ns; 1 when there is input.
+ */
+int wait_input(int fd, uint64_t deadline_ns);
+
+#endif
