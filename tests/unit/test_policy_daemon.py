@@ -356,7 +356,8 @@ def test_algorithm_1_gives_the_big_cpu_by_speedup_within_the_slowdown_threshold(
     ], log
     assert {r["app"]: r["predicted_pct"] for r in first} == predicted
     (summary,) = [r for r in log if r["what"] == "summary"]
-    assert summary["rule"] == "contention"
+    # a threshold makes it the contention-aware rule; without one, sfd's
+    assert summary["rule"] == ("contention" if threshold else "speedup")
     assert summary["threshold_pct"] == (float(threshold[3:]) if threshold else None)
 
 
@@ -396,3 +397,41 @@ def _is_number(word: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+@pytest.mark.parametrize(
+    "lines, says",
+    [
+        # eq. 1 sums every co-runner's pressure: a model for each or none
+        (MODELS.splitlines()[0] + "\n", "models were given, but none for the application of index"),
+        (
+            MODELS.replace("pressure 10 0 0", "pressure -10 0 0"),
+            "a model line with a negative pressure",
+        ),
+        (MODELS.replace("app 1 pressure", "app 64 pressure"), "an application index out of 0-63"),
+        (MODELS + MODELS.splitlines()[0] + "\n", "an application given one already"),
+    ],
+)
+def test_models_that_cannot_be_predicted_by_fail_the_run_with_the_reason(
+    host_bin: Path, tmp_path: Path, lines: str, says: str
+) -> None:
+    desc = header() + (
+        "policy_daemon ampkit-contention -S 50\n"
+        + lines
+        + f"app probe 0 1 3072 {host_bin}/ampkit-probe sleep 0.05\n"
+        f"app probe 1 1 2048 {host_bin}/ampkit-probe sleep 0.05\n"
+    )
+    runner = start_runner(host_bin, tmp_path, desc)
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 1, out + err
+    errors = parse_console(out).runner_errors
+    assert errors and says in errors[0], errors
+
+
+def test_policy_data_without_a_daemon_is_refused(host_bin: Path, tmp_path: Path) -> None:
+    desc = header() + MODELS + f"app probe 0 1 3072 {host_bin}/ampkit-probe sleep 0.01\n"
+    runner = start_runner(host_bin, tmp_path, desc)
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 1, out + err
+    errors = parse_console(out).runner_errors
+    assert errors and "policy_data lines without a policy_daemon" in errors[0], errors

@@ -38,7 +38,15 @@
  * the one of least total predicted slowdown when none is within it: the
  * paper's Algorithm 1 (choose()). Without a model every prediction is
  * within the threshold and the rule is the speedup-factor-driven
- * placement the paper compares against (the kit's policy "sfd").
+ * placement the paper compares against (the kit's policy "sfd"). The
+ * threshold is checked when the big CPUs are given, not for the little
+ * ones: every application not given big CPUs runs on the little ones,
+ * so there is no choice left there. Each application adds its whole
+ * pressure alone (an application's, all its threads', measured alone on
+ * that type) to the clusters it runs on, split by its threads, also
+ * where more applications than CPUs share a cluster and could not all
+ * press at once: beyond the paper's one application a core, where its
+ * functions were fitted, and so an extrapolation.
  *
  * A placement covers every process of the instance's process group (a
  * benchmark that a shell script starts is the script's child), and
@@ -81,7 +89,6 @@ struct proc {
 	unsigned int speedup_q10;
 	int live;
 	enum core core;
-	int big_taken;		/* of the big CPUs dealt out, how many it took */
 	double predicted;	/* its predicted slowdown where placed, %; NAN: no model */
 };
 
@@ -408,7 +415,7 @@ static void choose(struct proc **ranked, int n, enum core *where, int *big_taken
 				total = 0;
 			if (worst <= threshold)
 				chosen = c;
-			else if (total < best_total)
+			else if (best < 0 || total < best_total)
 				best = c, best_total = total;
 			if (chosen < 0) {
 				where[c] = before;
@@ -440,6 +447,15 @@ static void place(void)
 	for (i = 0; i < nprocs; i++)
 		if (procs[i].live)
 			ranked[n++] = &procs[i];
+	/* eq. 1 sums every co-runner's pressure: one without a model would vanish from it */
+	for (i = 0; modelled && i < n; i++) {
+		if (!models[ranked[i]->app].present) {
+			char which[16];
+
+			snprintf(which, sizeof(which), "%d", ranked[i]->app);
+			die("models were given, but none for the application of index", which);
+		}
+	}
 	qsort(ranked, (size_t)n, sizeof(ranked[0]), by_speedup);
 	choose(ranked, n, where, big_taken);
 	for (i = 0; i < n; i++)
@@ -450,7 +466,6 @@ static void place(void)
 		struct proc *p = ranked[i];
 		enum core from = p->core;
 
-		p->big_taken = big_taken[i];
 		if (where[i] == from)
 			continue;
 		p->core = where[i];
@@ -494,26 +509,36 @@ static void synced(void)
 static void model_line(char *line)
 {
 	char *w[32], *save, *end;
-	double v[3 * NCOEFS];
+	double v[2 * NRESOURCES + 2 * NCOEFS];
 	struct model *m;
 	int n = 0, k = 0, i, app;
 
 	for (w[n] = strtok_r(line, " ", &save); w[n] && n < 31; w[n] = strtok_r(NULL, " ", &save))
 		n++;
+	char count[16];
+	long index;
+
+	snprintf(count, sizeof(count), "%d words", n);
 	if (n != 24 || strcmp(w[1], "app") || strcmp(w[3], "pressure") || strcmp(w[10], "big") ||
 	    strcmp(w[17], "little"))
 		die("a model line needs 'data app INDEX pressure C_BIG_CACHE C_BIG_BUS C_BIG_MEM "
 		    "C_LITTLE_CACHE C_LITTLE_BUS C_LITTLE_MEM big 6 COEFFICIENTS little 6 "
-		    "COEFFICIENTS'", NULL);
-	app = (int)strtol(w[2], &end, 10);
-	if (*end || app < 0 || app >= MAX_MODELS || models[app].present)
-		die("a model line for an application index out of range or given twice", w[2]);
+		    "COEFFICIENTS', 24 words; this has", count);
+	errno = 0;
+	index = strtol(w[2], &end, 10);
+	if (errno || end == w[2] || *end || index < 0 || index >= MAX_MODELS)
+		die("a model line for an application index out of 0-63", w[2]);
+	app = (int)index;
+	if (models[app].present)
+		die("a model line for an application given one already", w[2]);
 	for (i = 4; i < n; i++) {
 		if (i == 10 || i == 17)
 			continue;
 		v[k] = strtod(w[i], &end);
-		if (*end || !isfinite(v[k]))
+		if (end == w[i] || *end || !isfinite(v[k]))
 			die("a model line with a value that is not a finite number", w[i]);
+		if (k < 2 * NRESOURCES && v[k] < 0)
+			die("a model line with a negative pressure (an access rate)", w[i]);
 		k++;
 	}
 	m = &models[app];
@@ -541,7 +566,8 @@ static void announced(char *line)
 	} else if (!strcmp(line, "sync")) {
 		synced();
 	} else if (sscanf(line, "app %d %d %d %d%n", &app, &pid, &threads, &speedup, &used) == 4 &&
-		   !line[used] && app >= 0 && pid > 0 && threads > 0 && speedup >= 0) {
+		   !line[used] && app >= 0 && app < MAX_MODELS && pid > 0 && threads > 0 &&
+		   speedup >= 0) {
 		totals.instances++;
 		for (p = procs; p < procs + nprocs && p->live; p++)
 			;
@@ -562,8 +588,8 @@ static void announced(char *line)
 				",\"app\":%d,\"pid\":%d}\n", ampkit_now_ns() - epoch_ns, app, pid);
 		}
 	} else {
-		die("the runner said what is none of 'app INDEX PID THREADS SPEEDUP_Q10', "
-		    "'end INDEX PID' and 'sync'", line);
+		die("the runner said what is none of 'app INDEX PID THREADS SPEEDUP_Q10' (an index "
+		    "below 64), 'end INDEX PID', 'sync' and 'data ...'", line);
 	}
 }
 
@@ -592,7 +618,7 @@ static void summary(uint64_t period_us)
 	getrusage(RUSAGE_SELF, &ru);
 	sb_init(&sb);
 	sb_printf(&sb, "{\"type\":\"policy\",\"what\":\"summary\",\"daemon\":\"ampkit-contention\""
-		  ",\"rule\":\"%s\",\"threshold_pct\":", modelled ? "contention" : "speedup");
+		  ",\"rule\":\"%s\",\"threshold_pct\":", modelled && isfinite(threshold) ? "contention" : "speedup");
 	if (isinf(threshold))
 		sb_printf(&sb, "null");
 	else
@@ -631,7 +657,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'S':
 			threshold = strtod(optarg, &end);
-			if (*end || !isfinite(threshold))
+			if (end == optarg || *end || !isfinite(threshold))
 				die("-S needs a slowdown threshold in percent, not", optarg);
 			break;
 		case 'p':

@@ -559,6 +559,9 @@ static void parse_desc(char *text, struct run *run)
 		fail("run description is empty", NULL);
 	if (!run->run_id || run->napps == 0)
 		fail("run description needs a run_id and at least one app", NULL);
+	if (run->policy_data.data && !run->policy_daemon[0])
+		fail("run description: policy_data lines without a policy_daemon to give them to",
+		     NULL);
 	if (!run->online_period_us != !(run->online_model[ONLINE_BIG] || run->online_model[ONLINE_LITTLE]))
 		fail("run description: online and online_model go together", NULL);
 	/* both at once would outnumber the PMU's counters, which gem5 v24 then miscounts */
@@ -899,10 +902,26 @@ static void start_daemons(const struct run *run, const char *tmpdir)
 		return;
 	daemon_start(&policy_daemon, run->policy_daemon, tmpdir);
 	/* its data ahead of the first batch, which it acts on with it */
-	if (run->policy_data.data &&
-	    write(policy_daemon.to, run->policy_data.data, run->policy_data.len) !=
-		    (ssize_t)run->policy_data.len)
-		fail("cannot give the policy daemon its data", strerror(errno));
+	if (run->policy_data.data) {
+		struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
+		size_t done = 0;
+
+		/* a daemon that died already must not kill the runner: its end says why */
+		sigaction(SIGPIPE, &ignore, &before);
+		while (done < run->policy_data.len) {
+			ssize_t n = write(policy_daemon.to, run->policy_data.data + done,
+					  run->policy_data.len - done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			done += (size_t)n;
+		}
+		sigaction(SIGPIPE, &before, NULL);
+		if (done < run->policy_data.len)
+			say("cannot give the policy daemon its data: %s", strerror(errno));
+	}
 }
 
 /*
