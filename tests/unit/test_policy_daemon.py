@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ampkit import policies
-from ampkit.console import RESULTS_BEGIN, parse_console
+from ampkit.console import RESULTS_BEGIN, ConsoleReport, parse_console
 from ampkit.errors import AmpkitError
 from ampkit.interference import AppModel, Degradation
 from ampkit.mix import load_mix
@@ -50,6 +50,20 @@ def start_runner(
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def finish(runner: subprocess.Popen[str], status: int) -> ConsoleReport:
+    """The runner's console once it has ended, with the exit ``status`` asked for."""
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == status, out + err
+    return parse_console(out)
+
+
+def run_to_end(
+    host_bin: Path, tmp_path: Path, desc: str, cpus: set[int] | None = None, status: int = 0
+) -> ConsoleReport:
+    """A run left alone to its end (finish())."""
+    return finish(start_runner(host_bin, tmp_path, desc, cpus), status)
 
 
 def two_cpus() -> tuple[int, int]:
@@ -112,9 +126,7 @@ def test_the_daemon_places_applications_by_speedup_and_reports_what_it_did(
     # higher speedup on the big CPU, the other on the little one
     assert wait_for("placed", lambda: allowed_cpus(fast[0]) == {str(big)}), allowed_cpus(fast[0])
     assert wait_for("placed", lambda: allowed_cpus(slow[0]) == {str(little)})
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 0, out + err
-    report = parse_console(out)
+    report = finish(runner, 0)
     assert report.complete and not report.problems(), report.problems()
     placed = [r for r in report.policy_log if r["what"] == "place"]
     assert [(r["app"], r["core"], r["cpus"]) for r in placed[:2]] == [
@@ -144,10 +156,7 @@ def test_a_restart_is_placed_as_its_instance_was_and_moves_nothing_else(
         + f"app probe 0 1 1229 {host_bin}/ampkit-probe sleep 0.02\n"
         + f"app probe 1 1 3072 {host_bin}/ampkit-probe sleep 1.5\n"
     )
-    runner = start_runner(host_bin, tmp_path, desc, {big, little})
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 0, out + err
-    report = parse_console(out)
+    report = run_to_end(host_bin, tmp_path, desc, {big, little})
     assert report.complete and not report.problems(), report.problems()
     short = next(a for a in report.apps if a["instance"] == 0 and a["app"] == "probe")
     assert short["restarts"] >= 5, short  # the premise: it ended and started again, often
@@ -184,10 +193,7 @@ def test_an_application_too_wide_for_the_big_cpus_takes_them_and_spills(
         f"app probe 0 2 3072 {host_bin}/ampkit-probe sleep 0.2\n"
         f"app probe 1 1 2048 {host_bin}/ampkit-probe sleep 0.2\n"
     )
-    runner = start_runner(host_bin, tmp_path, desc, {big, little})
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 0, out + err
-    log = parse_console(out).policy_log
+    log = run_to_end(host_bin, tmp_path, desc, {big, little}).policy_log
     assert [(r["what"], r["app"], r.get("core"), r.get("cpus")) for r in log[:2]] == [
         ("place", 0, "both", sorted([big, little])),
         ("place", 1, "little", [little]),
@@ -211,9 +217,7 @@ def test_a_daemon_that_dies_fails_the_run_and_takes_the_instances_with_it(
     app = wait_for("the instance", lambda: processes("sleep\x0030.01"))
     daemon = wait_for("the daemon", lambda: children(runner.pid, "/ampkit-contention"))
     os.kill(daemon[0], signal.SIGKILL)
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 1, out + err
-    report = parse_console(out)
+    report = finish(runner, 1)
     assert report.runner_errors and report.runner_errors[0].startswith(
         "the policy daemon ended during the run: killed by signal 9"
     ), report.runner_errors
@@ -260,10 +264,7 @@ def test_a_bad_policy_daemon_line_is_refused_with_the_reason(
     host_bin: Path, tmp_path: Path, line: str, says: str
 ) -> None:
     desc = header() + f"{line}\napp probe 0 1 2048 {host_bin}/ampkit-probe sleep 0.01\n"
-    runner = start_runner(host_bin, tmp_path, desc)
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 1, out + err
-    report = parse_console(out)
+    report = run_to_end(host_bin, tmp_path, desc, status=1)
     assert report.runner_errors and says in report.runner_errors[0], report.runner_errors
 
 
@@ -345,10 +346,7 @@ def test_algorithm_1_gives_the_big_cpu_by_speedup_within_the_slowdown_threshold(
         + f"app probe 0 1 3072 {host_bin}/ampkit-probe sleep 0.05\n"
         f"app probe 1 1 2048 {host_bin}/ampkit-probe sleep 0.05\n"
     )
-    runner = start_runner(host_bin, tmp_path, desc, {big, little})
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 0, out + err
-    log = parse_console(out).policy_log
+    log = run_to_end(host_bin, tmp_path, desc, {big, little}).policy_log
     first = sorted(log[:2], key=lambda r: r["app"])
     assert [(r["what"], r["core"]) for r in first] == [
         ("place", "big" if big_app == 0 else "little"),
@@ -367,10 +365,7 @@ def test_a_bad_model_line_fails_the_daemon_with_the_reason(host_bin: Path, tmp_p
         "policy_data app 0 pressure 10 0 0 10 0 0 big 1 0 0 0 0 little 0 0 0 0 0 0\n"
         f"app probe 0 1 3072 {host_bin}/ampkit-probe sleep 0.05\n"
     )
-    runner = start_runner(host_bin, tmp_path, desc)
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 1, out + err
-    errors = parse_console(out).runner_errors
+    errors = run_to_end(host_bin, tmp_path, desc, status=1).runner_errors
     assert errors and "a model line needs 'data app INDEX pressure" in errors[0], errors
 
 
@@ -421,17 +416,11 @@ def test_models_that_cannot_be_predicted_by_fail_the_run_with_the_reason(
         + f"app probe 0 1 3072 {host_bin}/ampkit-probe sleep 0.05\n"
         f"app probe 1 1 2048 {host_bin}/ampkit-probe sleep 0.05\n"
     )
-    runner = start_runner(host_bin, tmp_path, desc)
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 1, out + err
-    errors = parse_console(out).runner_errors
+    errors = run_to_end(host_bin, tmp_path, desc, status=1).runner_errors
     assert errors and says in errors[0], errors
 
 
 def test_policy_data_without_a_daemon_is_refused(host_bin: Path, tmp_path: Path) -> None:
     desc = header() + MODELS + f"app probe 0 1 3072 {host_bin}/ampkit-probe sleep 0.01\n"
-    runner = start_runner(host_bin, tmp_path, desc)
-    out, err = runner.communicate(timeout=60)
-    assert runner.returncode == 1, out + err
-    errors = parse_console(out).runner_errors
+    errors = run_to_end(host_bin, tmp_path, desc, status=1).runner_errors
     assert errors and "policy_data lines without a policy_daemon" in errors[0], errors
