@@ -135,22 +135,6 @@ static void die(const char *what, const char *detail)
 
 /* --- the machine ----------------------------------------------------------- */
 
-static unsigned long capacity_of(int cpu)
-{
-	char path[96];
-	unsigned long value = 1024;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
-	f = fopen(path, "re");
-	if (f) {
-		if (fscanf(f, "%lu", &value) != 1)
-			value = 1024;
-		fclose(f);
-	}
-	return value;
-}
-
 /*
  * The big CPUs: those given with -b, or those of the largest
  * cpu_capacity; the little ones are the rest of the CPUs it may use.
@@ -180,7 +164,7 @@ static void read_core_types(const char *big_list)
 		free(copy);
 	}
 	for (cpu = 0; !big_list && cpu < MAX_CPUS; cpu++) {
-		capacity[cpu] = CPU_ISSET(cpu, &online) ? capacity_of(cpu) : 0;
+		capacity[cpu] = CPU_ISSET(cpu, &online) ? cpu_capacity(cpu) : 0;
 		if (capacity[cpu] > max)
 			max = capacity[cpu];
 	}
@@ -631,9 +615,7 @@ static void summary(uint64_t period_us)
 		  ",\"corrections\":%" PRIu64 ",\"affinity_errors\":%" PRIu64
 		  ",\"instances_untracked\":%" PRIu64 ",\"cpu_ns\":%" PRIu64 "}",
 		  totals.instances, totals.placements, totals.moves, totals.corrections,
-		  totals.affinity_errors, totals.untracked,
-		  (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
-		  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u);
+		  totals.affinity_errors, totals.untracked, cpu_ns_of(&ru));
 	fprintf(log_file, "%s\n", sb.data);
 	sb_free(&sb);
 }

@@ -78,6 +78,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,7 @@
 
 #include "sbuf.h"
 #include "ampctl.h"
+#include "daemon.h"
 #include "m5ops.h"
 #include "online.h"
 #include "pmu.h"
@@ -781,6 +783,54 @@ static void daemon_fail(const struct daemon *d, const char *problem)
 	fail(what, reason);
 }
 
+/*
+ * Reads one byte from @fd, waiting until the clock (ampkit_now_ns) reaches
+ * @deadline_ns: what read() returned (1, or 0 at end of file), or -1 when
+ * the time ran out first. The wait is for the time left, not the whole
+ * again, so a signal cannot stretch it.
+ */
+static ssize_t read_byte_by(int fd, uint64_t deadline_ns)
+{
+	char c;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = ampkit_now_ns();
+		int n;
+
+		if (now >= deadline_ns)
+			return -1;
+		n = poll(&p, 1, (int)((deadline_ns - now + 999999) / 1000000));
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n == 1 ? read(fd, &c, 1) : -1;
+	}
+}
+
+/*
+ * Writes all of @len bytes to @d's input; 0, or -1 with errno. A daemon
+ * that died unreaped must not kill the runner: SIGPIPE is ignored, EPIPE
+ * returned, and its end says why.
+ */
+static int daemon_write(const struct daemon *d, const char *data, size_t len)
+{
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
+	size_t done = 0;
+
+	sigaction(SIGPIPE, &ignore, &before);
+	while (done < len) {
+		ssize_t n = write(d->to, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	sigaction(SIGPIPE, &before, NULL);
+	return done == len ? 0 : -1;
+}
+
 /* How long a daemon may take to start (its models, the CPUs, the task hooks). */
 #define DAEMON_READY_MS 10000
 #define DAEMON_READY_TEXT "10 s"
@@ -792,9 +842,8 @@ static void daemon_fail(const struct daemon *d, const char *problem)
  */
 static void daemon_start(struct daemon *d, char *const *args, const char *tmpdir)
 {
-	char ready_arg[16], c;
+	char ready_arg[16];
 	int to[2], ready[2], fd, argc = 0, i;
-	uint64_t deadline;
 	ssize_t got;
 	char *argv[MAX_DAEMON_ARGS + 8];
 
@@ -837,23 +886,7 @@ static void daemon_start(struct daemon *d, char *const *args, const char *tmpdir
 	 * it died first. A daemon stuck before then would hold the run until
 	 * the engine's wall limit: it gets DAEMON_READY_MS of guest time.
 	 */
-	got = -1;
-	deadline = ampkit_now_ns() + DAEMON_READY_MS * 1000000ULL;
-	for (;;) {
-		struct pollfd p = { .fd = ready[0], .events = POLLIN };
-		uint64_t now = ampkit_now_ns();
-		int n;
-
-		if (now >= deadline)
-			break;
-		/* the time left, not the whole again: a signal must not restart it */
-		n = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 1)
-			got = read(ready[0], &c, 1);
-		break;
-	}
+	got = read_byte_by(ready[0], ampkit_now_ns() + DAEMON_READY_MS * 1000000ULL);
 	if (d->acks)
 		d->from = ready[0];
 	else
@@ -902,26 +935,9 @@ static void start_daemons(const struct run *run, const char *tmpdir)
 		return;
 	daemon_start(&policy_daemon, run->policy_daemon, tmpdir);
 	/* its data ahead of the first batch, which it acts on with it */
-	if (run->policy_data.data) {
-		struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
-		size_t done = 0;
-
-		/* a daemon that died already must not kill the runner: its end says why */
-		sigaction(SIGPIPE, &ignore, &before);
-		while (done < run->policy_data.len) {
-			ssize_t n = write(policy_daemon.to, run->policy_data.data + done,
-					  run->policy_data.len - done);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			done += (size_t)n;
-		}
-		sigaction(SIGPIPE, &before, NULL);
-		if (done < run->policy_data.len)
-			say("cannot give the policy daemon its data: %s", strerror(errno));
-	}
+	if (run->policy_data.data &&
+	    daemon_write(&policy_daemon, run->policy_data.data, run->policy_data.len))
+		say("cannot give the policy daemon its data: %s", strerror(errno));
 }
 
 /*
@@ -968,26 +984,6 @@ static void daemons_ended(int index, pid_t pid)
 /* How long a daemon that acknowledges may take to act on a batch, guest time. */
 #define DAEMON_ACK_MS 2000
 
-/* Waits for @d's acknowledgement of a batch: 0, or -1 when it did not come. */
-static int daemon_acked(struct daemon *d)
-{
-	uint64_t deadline = ampkit_now_ns() + DAEMON_ACK_MS * 1000000ULL;
-	char c;
-
-	for (;;) {
-		struct pollfd p = { .fd = d->from, .events = POLLIN };
-		uint64_t now = ampkit_now_ns();
-		int n;
-
-		if (now >= deadline)
-			return -1;
-		n = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
-		if (n < 0 && errno == EINTR)
-			continue;
-		return n == 1 && read(d->from, &c, 1) == 1 ? 0 : -1;
-	}
-}
-
 /*
  * Writes the batch to every daemon, then waits for those that acknowledge.
  * One that does not, within DAEMON_ACK_MS of guest time, is killed: the
@@ -995,25 +991,22 @@ static int daemon_acked(struct daemon *d)
  */
 static void daemons_flush(void)
 {
-	struct sigaction ignore = { .sa_handler = SIG_IGN }, before;
 	int i;
 
 	if (!batch.data)
 		return;
 	sb_printf(&batch, "sync\n");
-	/* a daemon that died unreaped must not kill the runner: EPIPE, and its end says why */
-	sigaction(SIGPIPE, &ignore, &before);
 	for (i = 0; i < NDAEMONS; i++) {
 		struct daemon *d = daemons[i];
 
 		if (d->to < 0 || d->ended)
 			continue;
-		if (write(d->to, batch.data, batch.len) != (ssize_t)batch.len)
+		if (daemon_write(d, batch.data, batch.len))
 			say("cannot tell a daemon about the instances: %s", strerror(errno));
-		else if (d->acks && daemon_acked(d))
+		else if (d->acks &&
+			 read_byte_by(d->from, ampkit_now_ns() + DAEMON_ACK_MS * 1000000ULL) != 1)
 			kill(d->pid, SIGKILL);
 	}
-	sigaction(SIGPIPE, &before, NULL);
 	sb_free(&batch);
 }
 
@@ -1097,7 +1090,6 @@ static void daemon_records(void)
 
 	for (i = 0; i < NDAEMONS; i++) {
 		const struct daemon *d = daemons[i];
-		const struct rusage *u = &d->usage;
 
 		if (!d->pid)
 			continue;
@@ -1122,11 +1114,7 @@ static void daemon_records(void)
 		sb_printf(&sb, RECORD "{\"type\":\"daemon\",\"daemon\":");
 		sb_json_str(&sb, strrchr(d->program, '/') ? strrchr(d->program, '/') + 1 :
 			    d->program);
-		sb_printf(&sb, ",\"cpu_ns\":%llu}",
-			  (unsigned long long)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) *
-				  1000000000ULL +
-			  (unsigned long long)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) *
-				  1000ULL);
+		sb_printf(&sb, ",\"cpu_ns\":%" PRIu64 "}", cpu_ns_of(&d->usage));
 		emit(&sb);
 		sb_free(&sb);
 	}

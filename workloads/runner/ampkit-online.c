@@ -141,7 +141,6 @@ static void die(const char *what, const char *detail)
 static void read_core_types(void)
 {
 	unsigned long capacity[PMU_MAX_CPUS], max = 0;
-	char path[96], *text;
 	int cpu;
 
 	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -150,10 +149,7 @@ static void read_core_types(void)
 	if (ncpus > PMU_MAX_CPUS)
 		ncpus = PMU_MAX_CPUS;
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
-		text = read_text(path);
-		capacity[cpu] = text ? strtoul(text, NULL, 10) : 1024;
-		free(text);
+		capacity[cpu] = cpu_capacity(cpu);
 		if (capacity[cpu] > max)
 			max = capacity[cpu];
 	}
@@ -625,10 +621,7 @@ static void summary(uint64_t period_us, uint64_t min_instructions)
 				  models[t].coef[i]);
 		sb_printf(&sb, "}}");
 	}
-	cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ULL +
-		 (uint64_t)ru.ru_utime.tv_usec * 1000ULL +
-		 (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL +
-		 (uint64_t)ru.ru_stime.tv_usec * 1000ULL;
+	cpu_ns = cpu_ns_of(&ru);
 	sb_printf(&sb, "},\"periods\":%" PRIu64 ",\"threads\":%d", totals.periods, nthreads);
 	sb_printf(&sb, ",\"threads_without_counters\":%" PRIu64 ",\"untracked_sightings\":%" PRIu64
 		  ",\"instances_untracked\":%" PRIu64, totals.without_counters, totals.untracked,

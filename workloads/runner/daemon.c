@@ -5,11 +5,14 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ampkit_workload.h"
+#include "sbuf.h"
 
 int read_lines(struct line_reader *r, int fd, void (*each)(char *line, void *arg), void *arg)
 {
@@ -43,4 +46,22 @@ int wait_input(int fd, uint64_t deadline_ns)
 	struct timespec wait = { (time_t)(left / 1000000000ULL), (long)(left % 1000000000ULL) };
 
 	return ppoll(&in, 1, &wait, NULL) > 0;
+}
+
+uint64_t cpu_ns_of(const struct rusage *usage)
+{
+	return (uint64_t)(usage->ru_utime.tv_sec + usage->ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(usage->ru_utime.tv_usec + usage->ru_stime.tv_usec) * 1000ULL;
+}
+
+unsigned long cpu_capacity(int cpu)
+{
+	char path[96], *text;
+	unsigned long value;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
+	text = read_text(path);
+	value = text ? strtoul(text, NULL, 10) : 1024;
+	free(text);
+	return value;
 }

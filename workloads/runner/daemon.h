@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 struct line_reader {
 	char buf[4096];
@@ -28,5 +29,11 @@ int read_lines(struct line_reader *r, int fd, void (*each)(char *line, void *arg
  * @deadline_ns; 1 when there is input.
  */
 int wait_input(int fd, uint64_t deadline_ns);
+
+/* The CPU time, user and system, @usage counts, in ns. */
+uint64_t cpu_ns_of(const struct rusage *usage);
+
+/* CPU @cpu's capacity as the kernel gives it (cpu_capacity); 1024 where it gives none. */
+unsigned long cpu_capacity(int cpu);
 
 #endif
