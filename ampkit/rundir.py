@@ -736,6 +736,11 @@ def parse_counters(text: object) -> dict[str, int]:
         return {}
 
 
+def _object(value: object) -> dict[str, Any]:
+    """A JSON object as a dict; empty for anything else."""
+    return dict(value) if isinstance(value, dict) else {}
+
+
 def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text())
@@ -881,13 +886,15 @@ class RunDir:
         of the run (guest.json's amp.knobs: sysctl name to value); empty
         where it recorded none (a guest before it read them, a kernel
         without the policies, a run that never reached the guest)."""
+        return _object(self._amp().get("knobs"))
+
+    def _amp(self) -> dict[str, Any]:
+        """guest.json's amp, what the guest read of the policies; empty where absent."""
         try:
             guest = _read_json(self.path / GUEST)
         except Excluded:
             return {}
-        amp = guest.get("amp") if isinstance(guest, dict) else None
-        knobs = amp.get("knobs") if isinstance(amp, dict) else None
-        return dict(knobs) if isinstance(knobs, dict) else {}
+        return _object(guest.get("amp") if isinstance(guest, dict) else None)
 
     def daemon_work(self) -> dict[str, int]:
         """The CPU time the guest kernel counted for the daemons that ran
@@ -914,16 +921,8 @@ class RunDir:
         kernel without the policies); a policy whose counters fell between
         the reads (the kernel reset them) is left out rather than given as
         negative."""
-        try:
-            guest = _read_json(self.path / GUEST)
-        except Excluded:
-            return {}
-        amp = guest.get("amp") if isinstance(guest, dict) else None
-        if not isinstance(amp, dict):
-            return {}
-        before, after = amp.get("knobs"), amp.get("knobs_after")
-        if not isinstance(before, dict) or not isinstance(after, dict):
-            return {}
+        amp = self._amp()
+        before, after = _object(amp.get("knobs")), _object(amp.get("knobs_after"))
         out: dict[str, int] = {}
         for sysctl, (policy, names) in POLICY_COUNTERS.items():
             start, end = parse_counters(before.get(sysctl)), parse_counters(after.get(sysctl))
