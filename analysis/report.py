@@ -1115,6 +1115,12 @@ def _inside_table(doc: Doc, w: pd.DataFrame, runs: pd.DataFrame, apps: pd.DataFr
 CLOCKS_AIM = 10
 
 
+def measured_interval_ns(apps: pd.DataFrame) -> pd.Series:
+    """Per run, its measured interval: to its last application's first
+    completion, ns."""
+    return apps.groupby("run")["turnaround_ns"].max()
+
+
 def clocks_spanned(col: Collection) -> pd.DataFrame:
     """Per included run: its measured interval (to the last application's
     first completion, ms) and how many of each scheduler clock it spans at
@@ -1124,7 +1130,7 @@ def clocks_spanned(col: Collection) -> pd.DataFrame:
     runs = col.runs[col.runs["included"].astype(bool)]
     if runs.empty or col.apps.empty:
         return pd.DataFrame()
-    interval = col.apps.groupby("run")["turnaround_ns"].max().rename("run_ms") / 1e6
+    interval = (measured_interval_ns(col.apps) / 1e6).rename("run_ms")
     frame = metrics.with_setup(runs).join(interval, on="run").dropna(subset=["run_ms"])
     scale = frame["timescale"].astype(float)
     tick = frame["tick_hz"].astype(float)
@@ -1335,7 +1341,7 @@ def daemon_shares(col: Collection) -> pd.DataFrame:
     runs = col.runs[col.runs["included"].astype(bool)]
     if "daemon_cpu_ns" not in runs or runs["daemon_cpu_ns"].isna().all() or col.apps.empty:
         return pd.DataFrame()
-    interval = col.apps.groupby("run")["turnaround_ns"].max().rename("interval_ns")
+    interval = measured_interval_ns(col.apps).rename("interval_ns")
     frame = runs.dropna(subset=["daemon_cpu_ns"]).join(interval, on="run")
     cpus = (frame["big"] + frame["little"]).astype(float)
     frame["share"] = frame["daemon_cpu_ns"] / (frame["interval_ns"] * cpus)
