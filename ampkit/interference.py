@@ -23,6 +23,7 @@ come); this module fits, validates, stores and hands over.
 """
 
 import hashlib
+import json
 import math
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -190,10 +191,11 @@ class InterferenceModels:
         )
 
     def to_toml(self) -> str:
+        # values as JSON writes them, which TOML reads (as ampkit.profile does)
         out = [f"format = {FORMAT}", "", "[provenance]"]
-        out += [f"{k} = {_toml_value(v)}" for k, v in sorted(self.provenance.items())]
+        out += [f"{k} = {json.dumps(v)}" for k, v in sorted(self.provenance.items())]
         for a in self.apps:
-            out += ["", "[[app]]", f"program = {_toml_value(a.program)}", f"threads = {a.threads}"]
+            out += ["", "[[app]]", f"program = {json.dumps(a.program)}", f"threads = {a.threads}"]
             for core in CORES:
                 values = ", ".join(_num(v) for v in a.pressure[core])
                 out.append(f"pressure_{core} = [{values}]")
@@ -204,15 +206,6 @@ class InterferenceModels:
                     f"{core} = {{ coefficients = [{values}], intercept = {_num(d.intercept)} }}"
                 )
         return "\n".join(out) + "\n"
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{text}"'
 
 
 def _number(value: object) -> float:
