@@ -6,7 +6,7 @@ from typing import Any
 from ampkit import kernel
 from ampkit.mix import load_mix
 
-from .helpers import EXECUTED, STRESS_LIMIT_S, run_mix, run_schedtest
+from .helpers import HOST, STRESS_LIMIT_S, run_mix, run_schedtest
 
 # debug_build: tests/qemu/conftest.py
 
@@ -79,17 +79,32 @@ def test_colab_decisions_on_the_debug_kernel(
             assert result["pulls"] > 0, result
 
 
+#: The guest clock of the cpuset and hotplug tests. On this kernel under
+#: the instructions clock (one host thread runs the vCPUs in turn), a CPU
+#: stalled the guest looping in softirq handling: a little CPU from idle
+#: once both big CPUs were taken offline (1 of 6 runs with WASH's binding,
+#: 3 of 3 with the threads binding themselves under cfs, and the same on
+#: the unpatched kernel with these debug options), and once (CI,
+#: 2026-11-29) a big CPU interrupted in user mode, a quarter of a second
+#: into the cpuset scenario, after WASH's first binds: RCU's self-detected
+#: stall at 30 s of guest time, the same registers at 108 s. Whether the
+#: second is the series' is not known. Under the host clock (parallel
+#: vCPUs) the hotplug stall was not seen: README, "The debug kernel under
+#: the instructions clock". What the tests check (a binding ended, none
+#: taken again) is the same on any clock.
+OWNED_CLOCK = HOST
+
+
 def run_owned(
     tmp_path: Path,
     debug_build: kernel.KernelBuild,
     initramfs: Path,
     scenario: str,
     *,
-    clock: str = EXECUTED,
+    clock: str = OWNED_CLOCK,
 ) -> Any:
     # As tests/qemu/test_wash.py runs WASH: 2B4L, two CPU-bound threads
-    # that WASH binds to the two big CPUs, the guest clock by instructions
-    # unless told otherwise.
+    # that WASH binds to the two big CPUs.
     return run_schedtest(
         tmp_path / "run",
         debug_build,
@@ -126,21 +141,6 @@ def test_a_cpuset_takes_bound_threads_away_from_wash(
         assert thread["kernel"]["wash_bound"] == 0, thread
 
 
-#: The hotplug test's guest clock. On this kernel under the instructions
-#: clock (one host thread runs the vCPUs in turn), taking both big CPUs
-#: offline under two CPU-bound threads stalled the guest: RCU's
-#: grace-period kthread starved for 26 s, a little CPU looping in softirq
-#: from idle, in 1 of 6 runs with WASH's binding and in 3 of 3 with the
-#: threads binding themselves under cfs (ampkit-schedtest pin-hotplug), so
-#: not WASH's doing; the unpatched kernel with the same debug options
-#: stalls the same way, so not the series'. On the series without the
-#: debug options (CPU hotplug on) neither stalled in 7 runs, nor did the
-#: debug kernel in 6 under the host clock (parallel vCPUs): README, "The
-#: debug kernel and CPU hotplug". The fallback this test is about is the
-#: same on any clock.
-HOTPLUG_CLOCK = "host"
-
-
 def test_a_hotplug_fallback_ends_a_wash_binding(
     tmp_path: Path, debug_build: kernel.KernelBuild, initramfs: Path
 ) -> None:
@@ -149,7 +149,7 @@ def test_a_hotplug_fallback_ends_a_wash_binding(
     and while the big CPUs are gone no quantum narrows them again."""
     config = kernel.parse_config((debug_build.directory / "config").read_text())
     assert config.get("CONFIG_HOTPLUG_CPU") == "y"
-    result = run_owned(tmp_path, debug_build, initramfs, "wash-hotplug", clock=HOTPLUG_CLOCK)
+    result = run_owned(tmp_path, debug_build, initramfs, "wash-hotplug")
     assert result["bound_before"] == 1, result
     assert result["offline_errno"] == 0, result
     assert result["ran_after"] == 1, result
