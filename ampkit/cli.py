@@ -37,6 +37,7 @@ from ampkit.errors import (
     MissingDependency,
     UsageError,
 )
+from ampkit.interference import DEFAULT_THRESHOLD_PCT, Contention, load_models
 from ampkit.mix import CATEGORIES, MIN_THREADS, Mix, load_mix, mix_names
 from ampkit.online import OnlineSpeedups
 from ampkit.online import for_run as online_for_run
@@ -316,6 +317,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         slice_ms=args.slice_ms,
         online=_online(args),
         trace_events=tracing.events_of(args.trace) if args.trace else (),
+        contention=_contention(args),
     )
     if args.wall_limit is not None and args.wall_limit <= 0:
         raise UsageError(f"--wall-limit must be positive, not {args.wall_limit:g}")
@@ -372,6 +374,29 @@ def _online(args: argparse.Namespace) -> OnlineSpeedups | None:
         cmdline=args.append or "",
         period_ms=args.online_period_ms,
     )
+
+
+def _contention(args: argparse.Namespace) -> Contention | None:
+    """The contention-aware policy's models and threshold, from
+    --interference-models and --contention-threshold."""
+    if not policies.needs_models(args.policy):
+        if args.interference_models is not None or args.contention_threshold is not None:
+            takers = ", ".join(p for p in policies.names() if policies.needs_models(p))
+            raise UsageError(
+                f"--interference-models and --contention-threshold are for the policies "
+                f"that take them ({takers}), not {args.policy}",
+                "drop them, or run --policy contention",
+            )
+        return None
+    if args.interference_models is None:
+        raise UsageError(
+            f"--policy {args.policy} places by interference models",
+            "give --interference-models FILE (a model file: ampkit/interference.py)",
+        )
+    models = load_models(Path(args.interference_models))
+    if args.contention_threshold is None:
+        return Contention(models)
+    return Contention(models, args.contention_threshold)
 
 
 def _with_hints(mix: Mix, profile: str | None, *, energies: bool = False) -> Mix:
@@ -1527,6 +1552,19 @@ def parser() -> argparse.ArgumentParser:
         metavar="MS",
         help="with --speedup-model: how often the estimates are refreshed (default WASH's "
         "quantum at the run's sched_timescale: 40 ms, 10 at a scale of 4)",
+    )
+    s.add_argument(
+        "--interference-models",
+        metavar="FILE",
+        help="--policy contention: the applications' interference models, profiled on "
+        "the run's platform (ampkit/interference.py)",
+    )
+    s.add_argument(
+        "--contention-threshold",
+        type=float,
+        metavar="PCT",
+        help="--policy contention: Algorithm 1's threshold S, the predicted slowdown (%%) "
+        f"an application may suffer on the big CPUs (default {DEFAULT_THRESHOLD_PCT:g})",
     )
     s.add_argument(
         "--parsec",

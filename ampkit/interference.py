@@ -20,6 +20,11 @@ lines, one per application of its mix, by the mix's index
 predicts with them). What gem5 measures as each resource, and the co-runs
 that train a function, are the profiling command's (issue 21, still to
 come); this module fits, validates, stores and hands over.
+
+A run of the policy ``contention`` takes a model file and Algorithm 1's
+threshold S (Contention): its mix is refused before boot when the file
+has no model for one of its applications or was profiled on another
+platform.
 """
 
 import hashlib
@@ -29,14 +34,17 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-from sklearn.linear_model import LinearRegression
-from sklearn.model_selection import LeaveOneGroupOut
-
-from ampkit.errors import AmpkitError
+from ampkit.errors import AmpkitError, UsageError
 from ampkit.mix import Mix
+from ampkit.platform import Platform
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and scikit-learn are imported where a fit needs them: a run of the
+# policy reads a model file only, and every run imports this module
 
 #: the shared resources of eq. 1, in the order the daemon reads them
 RESOURCES = ("cache", "bus", "mem")
@@ -89,7 +97,7 @@ def _num(value: float) -> str:
     return repr(float(value))
 
 
-def fit_degradation(samples: pd.DataFrame) -> Degradation:
+def fit_degradation(samples: "pd.DataFrame") -> Degradation:
     """One core type's function from its co-runs: ``samples`` has a column
     per TERMS and ``slowdown_pct``, one row per co-run. Needs more co-runs
     than unknowns."""
@@ -98,6 +106,8 @@ def fit_degradation(samples: pd.DataFrame) -> Degradation:
             f"{len(samples)} co-runs for a degradation function of {len(TERMS) + 1} unknowns",
             "profile more co-runs (the paper uses 40 a core type)",
         )
+    from sklearn.linear_model import LinearRegression
+
     fitted = LinearRegression().fit(
         samples[list(TERMS)].to_numpy(float), samples["slowdown_pct"].to_numpy(float)
     )
@@ -108,7 +118,7 @@ def fit_app(
     program: str,
     threads: int,
     pressure: Mapping[str, Sequence[float]],
-    samples: pd.DataFrame,
+    samples: "pd.DataFrame",
 ) -> AppModel:
     """An application's model: ``pressure`` measured alone per core type,
     and its co-runs (``samples``, a ``core`` column saying where it ran)."""
@@ -126,7 +136,7 @@ def fit_app(
     )
 
 
-def held_out_errors(samples: pd.DataFrame) -> pd.DataFrame:
+def held_out_errors(samples: "pd.DataFrame") -> "pd.DataFrame":
     """Each co-run predicted by the function fitted without it (per
     application and core type: the columns ``program``, ``threads``,
     ``core``, TERMS and ``slowdown_pct``, and ``corun`` naming the co-run;
@@ -136,6 +146,9 @@ def held_out_errors(samples: pd.DataFrame) -> pd.DataFrame:
     training did not have; this checks the fit, not that reach. Columns:
     program, threads, core, corun, measured_pct, predicted_pct, error_pct
     (predicted - measured, points of slowdown)."""
+    import pandas as pd
+    from sklearn.model_selection import LeaveOneGroupOut
+
     rows = []
     for (program, threads, core), group in samples.groupby(["program", "threads", "core"]):
         part = group.reset_index(drop=True)
@@ -257,3 +270,64 @@ def load_models(path: Path) -> InterferenceModels:
         source=path,
         sha256=hashlib.sha256(raw).hexdigest(),
     )
+
+
+#: Algorithm 1's threshold S, in percent of predicted slowdown, where none
+#: is given. The paper tunes S per machine (its Fig. 9) and gives no
+#: default; its worked example sits at 50-60% on its board. 30 is the
+#: kit's starting point, not the paper's: tune it on the platform with
+#: --contention-threshold or a spec's contention_threshold_pct.
+DEFAULT_THRESHOLD_PCT = 30.0
+#: the thresholds the kit takes: a slowdown beyond 1000% is no threshold
+THRESHOLD_RANGE_PCT = (0.0, 1000.0)
+
+
+@dataclass(frozen=True)
+class Contention:
+    """What a run of the contention-aware policy hands its daemon: the
+    applications' interference models and Algorithm 1's threshold S."""
+
+    models: InterferenceModels
+    threshold_pct: float = DEFAULT_THRESHOLD_PCT
+
+    def __post_init__(self) -> None:
+        low, high = THRESHOLD_RANGE_PCT
+        if not math.isfinite(self.threshold_pct) or not low <= self.threshold_pct <= high:
+            raise UsageError(
+                f"a contention threshold of {self.threshold_pct}%: it must be {low:g} to "
+                f"{high:g} (percent of predicted slowdown)",
+                f"the kit's default is {DEFAULT_THRESHOLD_PCT:g}",
+            )
+
+    def daemon_args(self) -> tuple[str, ...]:
+        """The daemon's arguments for S (workloads/runner/ampkit-contention.c -S)."""
+        return ("-S", f"{self.threshold_pct:g}")
+
+    def data_lines(self, mix: Mix, platform: Platform) -> tuple[str, ...]:
+        """The run description's policy_data lines for ``mix`` on
+        ``platform``: an error, before any boot, when the models were
+        profiled on another platform or lack one of its applications."""
+        profiled_on = self.models.provenance.get("platform")
+        where = f" ({self.models.source})" if self.models.source else ""
+        if profiled_on is None:
+            raise AmpkitError(
+                f"the interference models{where} do not say which platform they were "
+                "profiled on (provenance.platform)",
+                "profile the applications on the run's platform; a model file names it",
+            )
+        if profiled_on != platform.name:
+            raise AmpkitError(
+                f"the interference models{where} were profiled on {profiled_on}, the run is "
+                f"on {platform.name}: pressures and slowdowns are the platform's",
+                f"profile the applications on {platform.name}",
+            )
+        return self.models.lines(mix)
+
+    def describe(self) -> dict[str, Any]:
+        """What a run's manifest records of it (policy_details.interference)."""
+        return {
+            "models": str(self.models.source) if self.models.source else None,
+            "models_sha256": self.models.sha256,
+            "provenance": dict(self.models.provenance),
+            "threshold_pct": self.threshold_pct,
+        }

@@ -40,6 +40,7 @@ POLICIES: dict[str, str] = {
 #: refused before boot (missing_inputs()).
 REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {
     "sfd": ("speedup",),
+    "contention": ("speedup",),
     "hsp": ("speedup",),
     "eef": ("speedup", "epi_big_nj"),
     "acfs": ("speedup",),
@@ -69,6 +70,9 @@ class UserPolicy:
     #: the daemon's program (/bin in the guest) and its arguments, as the
     #: run description's policy_daemon line gives them
     daemon: tuple[str, ...]
+    #: whether its runs take an interference model file and a threshold
+    #: (ampkit.interference.Contention), handed to the daemon
+    models: bool = False
 
 
 #: name -> the user-level policy
@@ -81,6 +85,16 @@ USER_POLICIES: dict[str, UserPolicy] = {
         "guest daemon over cfs; the warm-up runs under cfs alone)",
         kernel="cfs",
         daemon=("ampkit-contention",),
+    ),
+    "contention": UserPolicy(
+        "contention-aware placement (Fan et al., Algorithm 1): as sfd, but the big CPUs "
+        "go, in order of speedup, to the first application with which no application's "
+        "slowdown predicted by its interference model exceeds the threshold S, or to the "
+        "one of least total predicted slowdown (a guest daemon over cfs, fed a model "
+        "file: ampkit run --interference-models FILE)",
+        kernel="cfs",
+        daemon=("ampkit-contention",),
+        models=True,
     ),
 }
 
@@ -105,6 +119,12 @@ def policy_daemon(name: str) -> tuple[str, ...]:
     applications; empty for a kernel policy."""
     user = USER_POLICIES.get(name)
     return user.daemon if user else ()
+
+
+def needs_models(name: str) -> bool:
+    """Whether a kit policy name's runs take interference models."""
+    user = USER_POLICIES.get(name)
+    return bool(user and user.models)
 
 
 def uses_online(name: str) -> bool:

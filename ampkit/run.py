@@ -24,6 +24,7 @@ from ampkit.engines import (
 from ampkit.engines.base import BootInputs, Engine, EngineIdentity, EngineResult, Machine
 from ampkit.errors import AmpkitError, UsageError
 from ampkit.hashing import sha256_bytes, sha256_file
+from ampkit.interference import Contention
 from ampkit.mix import Mix
 from ampkit.online import OnlineSpeedups
 from ampkit.perturb import Perturbation, perturbation
@@ -104,6 +105,10 @@ class RunRequest:
     #: kept in the run directory (ampkit.tracing); none, the description
     #: as before
     trace_events: tuple[str, ...] = ()
+    #: the contention-aware policy's interference models and threshold
+    #: (ampkit.interference.Contention), handed to its daemon; None for
+    #: every other policy
+    contention: Contention | None = None
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -127,6 +132,26 @@ class RunOutcome:
 
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def daemon_argv(request: RunRequest) -> tuple[str, ...]:
+    """The policy daemon's program and arguments for ``request``; empty for
+    a kernel policy."""
+    daemon = policies.policy_daemon(request.policy)
+    if daemon and request.contention is not None:
+        daemon = (*daemon, *request.contention.daemon_args())
+    return daemon
+
+
+def policy_details(request: RunRequest) -> dict[str, Any]:
+    """What the manifest records of how the request's policy works
+    (policies.details()), and of the models its daemon was given."""
+    out: dict[str, Any] = dict(policies.details(request.policy))
+    if out.get("daemon"):
+        out["daemon"] = " ".join(daemon_argv(request))
+    if request.contention is not None:
+        out["interference"] = request.contention.describe()
+    return out
 
 
 def _how_it_ended(ended: dict[str, Any]) -> str:
@@ -302,6 +327,20 @@ def prepare(
     if request.method not in METHODS:
         raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
     policies.check_inputs(request.policy, request.mix.apps, request.extra_cmdline)
+    if policies.needs_models(request.policy) != (request.contention is not None):
+        raise UsageError(
+            f"policy {request.policy} "
+            + (
+                "needs interference models: give a model file"
+                if request.contention is None
+                else "takes no interference models"
+            ),
+            "ampkit run --policy contention --interference-models FILE; in a campaign spec, "
+            'interference_models = "FILE" beside policies = [..., "contention"]',
+        )
+    policy_data = (
+        request.contention.data_lines(request.mix, request.platform) if request.contention else ()
+    )
     if request.roi_stats:
         check_roi_stats(request)
     if not any(app.from_suite for app in request.mix.apps):
@@ -336,7 +375,8 @@ def prepare(
         online=request.online.lines() if request.online else (),
         roi_stats=request.roi_stats,
         trace=request.trace_events,
-        policy_daemon=policies.policy_daemon(request.policy),
+        policy_daemon=daemon_argv(request),
+        policy_data=policy_data,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline
@@ -490,7 +530,7 @@ def execute(
             ),
         },
         policy=request.policy,
-        policy_details=policies.details(request.policy),
+        policy_details=policy_details(request),
         mix=request.mix.describe(),
         repetition=request.repetition,
         method=request.method,

@@ -115,6 +115,9 @@ class RunDescription:
     #: a user-level policy's daemon, its program and arguments
     #: (ampkit.policies.USER_POLICIES); none, the line is absent
     policy_daemon: tuple[str, ...] = ()
+    #: the daemon's data, whole "policy_data ..." lines (for ampkit-contention,
+    #: ampkit.interference.AppModel.data_line); none, the lines are absent
+    policy_data: tuple[str, ...] = ()
 
     @classmethod
     def for_mix(
@@ -136,6 +139,7 @@ class RunDescription:
         roi_stats: bool = False,
         trace: Sequence[str] = (),
         policy_daemon: Sequence[str] = (),
+        policy_data: Sequence[str] = (),
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
@@ -191,6 +195,7 @@ class RunDescription:
             online=tuple(online),
             trace=tuple(trace),
             policy_daemon=tuple(policy_daemon),
+            policy_data=tuple(policy_data),
         )
 
     def render(self) -> str:
@@ -230,6 +235,14 @@ class RunDescription:
         lines += self.online
         if self.policy_daemon:
             lines.append(f"policy_daemon {' '.join(self.policy_daemon)}")
+        elif self.policy_data:
+            raise AmpkitError("run description: policy_data lines without a policy daemon")
+        for line in self.policy_data:
+            if not line.startswith("policy_data ") or not all(
+                _WORD.match(w) for w in line.split(" ")[1:]
+            ):
+                raise AmpkitError(f"run description: a malformed policy_data line: {line!r}")
+            lines.append(line)
         for a in self.apps:
             head = f"app {a.name} {a.instance} {a.threads} {a.speedup_q10}"
             lines.append(f"{head} {' '.join(a.argv)}")

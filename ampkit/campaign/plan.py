@@ -106,7 +106,12 @@ def expand(spec: Spec) -> list[PlannedRun]:
                         # what a ranked policy ranks by, hints and profile
                         # applied: refused before any run starts
                         policies.check_inputs(policy, policy_mix.apps, spec.append)
-                        request = replace(base, policy=policy, online=fed, mix=policy_mix)
+                        contention = spec.contention if policies.needs_models(policy) else None
+                        if contention is not None:  # a model missing: refused now too
+                            contention.data_lines(policy_mix, platform)
+                        request = replace(
+                            base, policy=policy, online=fed, mix=policy_mix, contention=contention
+                        )
                         add(PlannedRun(request, MATRIX))
                 if runs_references:
                     for ref in references.references(base, spec.references):

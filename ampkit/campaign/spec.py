@@ -51,6 +51,12 @@ from ampkit.engines import (
     offers_guest_clock,
 )
 from ampkit.errors import AmpkitError
+from ampkit.interference import (
+    DEFAULT_THRESHOLD_PCT,
+    THRESHOLD_RANGE_PCT,
+    Contention,
+    load_models,
+)
 from ampkit.kernel import setup_of
 from ampkit.mix import CATEGORIES, Mix, load_mix, mix_names
 from ampkit.run import DEFAULT_MIX_LIMIT_S, MAX_SLICE_MS
@@ -92,6 +98,10 @@ _TOP_KEYS = {
     "with +online (ampkit/online.py)",
     "online_period_ms": "with speedup_model: how often the estimates are refreshed (default "
     "WASH's quantum at the campaign's time scale)",
+    "interference_models": "an interference model file (ampkit/interference.py) for the "
+    "policies that take one (contention), profiled on the campaign's platforms",
+    "contention_threshold_pct": "with interference_models: Algorithm 1's threshold S, the "
+    f"predicted slowdown in % (default {DEFAULT_THRESHOLD_PCT:g})",
     "parsec": "the PARSEC image manifest (ampkit parsec build)",
     "append": "extra kernel command line",
     "archive": "a folder of this campaign's archived runs (ampkit campaign archive): "
@@ -180,6 +190,9 @@ class Spec:
     speedup_model: Path | None = None
     #: its daemon's period; None: WASH's quantum at the time scale
     online_period_ms: float | None = None
+    #: the interference models the policies that take them run with
+    #: (ampkit.interference), with their threshold S
+    contention: Contention | None = None
     #: mixes (by name) run a number of times of their own, not ``repetitions``
     mix_repetitions: dict[str, int] = field(default_factory=dict)
     #: The behaviour table that sized the apps its mixes leave unsized (the
@@ -327,6 +340,34 @@ def _folder(toml: TomlFile, key: str, base: Path) -> Path | None:
     return path
 
 
+def _contention(toml: TomlFile, chosen: list[str], base: Path) -> Contention | None:
+    """The interference models and threshold of the policies that take
+    them; an error when such a policy has none or none takes them."""
+    takers = [p for p in chosen if policies.needs_models(p)]
+    if not takers:
+        for key in ("interference_models", "contention_threshold_pct"):
+            if toml.get((key,)) is not None:
+                toml.fail((key,), "no policy takes it: add contention to policies")
+        return None
+    path = _path(toml, "interference_models", base)
+    if path is None:
+        toml.fail(
+            ("policies",),
+            f"names {', '.join(takers)}, which places by interference models, and no "
+            "interference_models says which",
+            hint='add interference_models = "<a model file profiled on the platforms>"',
+        )
+    try:
+        models = load_models(path)
+    except AmpkitError as e:
+        toml.fail(("interference_models",), e.what, hint=e.hint)
+    low, high = THRESHOLD_RANGE_PCT
+    threshold = toml.number(
+        ("contention_threshold_pct",), low=low, high=high, default=DEFAULT_THRESHOLD_PCT
+    )
+    return Contention(models, threshold)
+
+
 def _own_behaviour(toml: TomlFile, base: Path, engine: str) -> Path | None:
     """The spec's own behaviour table (``behaviour``), checked to exist."""
     if "behaviour" not in toml.data:
@@ -415,6 +456,7 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         if speedup_model is None:
             toml.fail(("online_period_ms",), "needs speedup_model (and a +online policy)")
         online_period_ms = toml.number(("online_period_ms",), low=0.1, high=10_000)
+    contention = _contention(toml, chosen_policies, base)
     mixes = _mixes(toml, toml.strings(("mixes",), non_empty=True), base)
     if not mixes:
         toml.fail(("mixes",), "selects no mix")
@@ -528,6 +570,7 @@ def load_spec(path: Path, base: Path | None = None, behaviour: Path | None = Non
         speedups=_path(toml, "speedups", base),
         speedup_model=speedup_model,
         online_period_ms=online_period_ms,
+        contention=contention,
         parsec=_path(toml, "parsec", base),
         append=append,
         qemu_clock=qemu_clock,
