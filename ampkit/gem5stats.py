@@ -33,6 +33,22 @@ TICKS_PER_S = 1e12
 #: system.<controller>.dram.rank<N>.totalEnergy; one controller per memory
 #: range (mem_ctrls, or mem_ctrls0, mem_ctrls1, ...)
 _DRAM_ENERGY = re.compile(r"^system\.(?P<ctrl>\w+?)\.dram\.rank\d+\.totalEnergy$")
+#: a cluster's shared L2: the accesses that reach it and the blocks it
+#: writes back (the kit's configs have no L3: they go to memory)
+_L2_COUNT = re.compile(
+    r"^system\.(?P<cluster>\w+)\.l2\.(?P<stat>overallAccesses|writebacks)::total$"
+)
+#: the packets a cluster's L2 sends over the memory bus (requests for its
+#: misses and its prefetcher's, writebacks, clean evictions)
+_BUS_COUNT = re.compile(
+    r"^system\.membus\.pktCount_system\.(?P<cluster>\w+)\.l2\.mem_side_port::total$"
+)
+#: the bytes a memory controller read for each requestor (a CPU's caches,
+#: walkers and prefetchers, named under their cluster); writes come from
+#: the L2s' writebacks and are counted there
+_MEM_READ = re.compile(r"^system\.\w+?\.requestorReadBytes::(?P<requestor>[^:]+)$")
+#: the cache line of the kit's gem5 configs (configs/ampkit_gem5/board.py)
+LINE_BYTES = 64
 #: a CPU's time in each power state (ON, CLK_GATED, ...)
 _RESIDENCY = "power_state.pwrStateResidencyTicks::"
 
@@ -273,6 +289,37 @@ def _energy(stats: dict[str, float], prefix: str, seconds: float) -> float:
     return (dynamic + static) * seconds
 
 
+def shared_accesses(stats: dict[str, float]) -> dict[str, tuple[float, float, float]]:
+    """Per cluster, its accesses over the dump to the three resources Fan et
+    al.'s interference model names (ampkit.interference.RESOURCES), as gem5
+    counts them: its shared L2's accesses (the cache); the packets its L2
+    sends over the memory bus, gem5's coherent crossbar between the
+    clusters and memory, where the paper's board had its CCI (the bus); and
+    the memory controller's accesses for it, the lines read for its
+    requestors (its CPUs' caches, walkers and prefetchers, its L2's
+    prefetcher) and its L2's writebacks (memory). With no L3, most of what
+    crosses the bus goes to memory: on gem5 the two are close to collinear,
+    apart by the requests the other cluster's caches serve and the clean
+    evictions. Counts, not rates: divide by the dump's seconds."""
+    counts: dict[str, dict[str, float]] = {}
+    for name, value in stats.items():
+        if m := _L2_COUNT.match(name):
+            counts.setdefault(m["cluster"], {})[m["stat"]] = value
+        elif m := _BUS_COUNT.match(name):
+            counts.setdefault(m["cluster"], {})["bus"] = value
+    reads = dict.fromkeys(counts, 0.0)
+    for name, value in stats.items():
+        if (m := _MEM_READ.match(name)) and (cluster := m["requestor"].split(".")[0]) in reads:
+            reads[cluster] += value / LINE_BYTES
+    out = {}
+    for cluster, got in sorted(counts.items()):
+        missing = {"overallAccesses", "writebacks", "bus"} - set(got)
+        if missing:
+            raise StatsError(f"cluster {cluster}: no {', '.join(sorted(missing))} in the dump")
+        out[cluster] = (got["overallAccesses"], got["bus"], reads[cluster] + got["writebacks"])
+    return out
+
+
 def dram_rows(stats: dict[str, float]) -> list[dict[str, Any]]:
     """One row per memory controller: its DRAM's energy over the dump (all
     ranks, from gem5's DRAMPower model), in joules."""
@@ -322,7 +369,7 @@ def _merge_rule(name: str) -> str | None:
         return "sum"
     if name.endswith(_POWER):
         return "power"
-    if _DRAM_ENERGY.match(name):
+    if any(r.match(name) for r in (_DRAM_ENERGY, _L2_COUNT, _BUS_COUNT, _MEM_READ)):
         return "sum"
     item = _WORK_ITEM.match(name)
     if item:

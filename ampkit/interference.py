@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ampkit import gem5stats
 from ampkit.errors import AmpkitError, UsageError
 from ampkit.mix import Mix
 from ampkit.platform import Platform
@@ -89,6 +90,26 @@ class AppModel:
             d = self.degradation[core]
             words += [core, *(_num(c) for c in d.coefficients), _num(d.intercept)]
         return "policy_data " + " ".join(words)
+
+
+#: the kit's gem5 cluster of each core type (configs/bigLITTLE.py CLUSTER_NAMES)
+GEM5_CLUSTERS = {"big": "bigCluster", "little": "littleCluster"}
+
+
+def pressures(dump: Mapping[str, float]) -> dict[str, tuple[float, float, float]]:
+    """Each core type's cluster's accesses per second to RESOURCES over a
+    gem5 statistics dump (gem5stats.shared_accesses says what stands for
+    each on gem5): C in eq. 1 for an application run alone on that type's
+    cluster; a type without a cluster (0B2L) is absent."""
+    seconds = dump.get("simTicks", math.nan) / gem5stats.TICKS_PER_S
+    if not seconds > 0:
+        raise AmpkitError(f"a statistics dump of {seconds} simulated seconds: no rate to take")
+    counts = gem5stats.shared_accesses(dict(dump))
+    return {
+        core: tuple(v / seconds for v in counts[cluster])  # type: ignore[misc]
+        for core, cluster in GEM5_CLUSTERS.items()
+        if cluster in counts
+    }
 
 
 def _num(value: float) -> str:

@@ -143,3 +143,26 @@ def test_the_simulated_cpus_are_the_cores_they_claim() -> None:
     """The committed real run's config.ini: MIDR per cluster, 6 counters,
     Armv8.0-A (tests/gem5 checks a fresh run the same way)."""
     check_cores(RUN / "m5out")
+
+
+def test_each_clusters_shared_accesses_add_up_to_what_the_bus_and_memory_served() -> None:
+    """Fan et al.'s three resources per cluster (gem5stats.shared_accesses),
+    checked against gem5's totals that no cluster's sum was read from: the
+    clusters' bus packets are the memory bus's, their memory reads the
+    controller's read requests (less the few of devices outside the
+    clusters), their L2s' writebacks its write requests."""
+    dumps = gem5stats.read_stats(RUN / "m5out")
+    assert dumps is not None
+    measured = dumps[gem5stats.MEASURED_DUMP]
+    shared = gem5stats.shared_accesses(measured)
+    assert set(shared) == {"bigCluster", "littleCluster"}
+    assert all(v > 0 for counts in shared.values() for v in counts), shared
+    assert sum(c[1] for c in shared.values()) == measured["system.membus.pktCount::total"]
+    writebacks = sum(measured[f"system.{c}.l2.writebacks::total"] for c in shared)
+    assert writebacks == measured["system.mem_ctrls.writeReqs"]
+    reads = sum(c[2] for c in shared.values()) - writebacks
+    assert reads == pytest.approx(measured["system.mem_ctrls.readReqs"], rel=1e-3)
+    assert shared["bigCluster"][0] == measured["system.bigCluster.l2.overallAccesses::total"]
+    # a measured interval cut by slice ends keeps them, summed
+    twice = gem5stats.shared_accesses(gem5stats.merge([measured, measured]))
+    assert twice == {c: tuple(2 * v for v in counts) for c, counts in shared.items()}

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ampkit import gem5stats
 from ampkit.errors import AmpkitError
 from ampkit.interference import (
     CORES,
@@ -19,6 +20,7 @@ from ampkit.interference import (
     fit_app,
     held_out_errors,
     load_models,
+    pressures,
 )
 from ampkit.mix import App, Mix
 
@@ -153,3 +155,25 @@ def test_a_mix_becomes_the_daemons_lines_or_an_error_naming_what_is_missing() ->
     short = Mix("m", "test", "compute", (App("compute", 3, 1000), App("chase", 1, 10)), Path("m"))
     with pytest.raises(AmpkitError, match=r"none for app 1 \(compute, 3 threads; mix index 0\)"):
         models.lines(short)
+
+
+def test_a_gem5_dump_gives_each_core_types_pressures_as_rates() -> None:
+    """C in eq. 1 from the real gem5 run kept as data: each cluster's
+    accesses to the three resources over the measured interval, per
+    simulated second, by core type."""
+    run = Path(__file__).parents[1] / "data" / "gem5-v24-2B2L-run" / "m5out"
+    dumps = gem5stats.read_stats(run)
+    assert dumps is not None
+    measured = dumps[gem5stats.MEASURED_DUMP]
+    rates = pressures(measured)
+    seconds = measured["simTicks"] / 1e12
+    counts = gem5stats.shared_accesses(measured)
+    assert rates == {
+        "big": pytest.approx([v / seconds for v in counts["bigCluster"]]),
+        "little": pytest.approx([v / seconds for v in counts["littleCluster"]]),
+    }
+    # the big cluster's L2 took more accesses than the little one's, in
+    # millions a second (a run of the demo mix, 1.4 ms)
+    assert rates["big"][0] > rates["little"][0] > 1e6
+    with pytest.raises(AmpkitError, match="no rate to take"):
+        pressures({**measured, "simTicks": 0.0})
