@@ -109,6 +109,11 @@ class RunRequest:
     #: (ampkit.interference.Contention), handed to its daemon; None for
     #: every other policy
     contention: Contention | None = None
+    #: the CPUs each application's instances run on alone, one entry per
+    #: app of the mix (None: wherever the policy puts it); empty: none
+    #: pinned, the description as before. For profiling an application
+    #: beside co-runners on chosen clusters (ampkit.interference)
+    app_cpus: tuple[tuple[int, ...] | None, ...] = ()
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -141,6 +146,32 @@ def daemon_argv(request: RunRequest) -> tuple[str, ...]:
     if daemon and request.contention is not None:
         daemon = (*daemon, *request.contention.daemon_args())
     return daemon
+
+
+def check_app_cpus(request: RunRequest) -> None:
+    """Pinned applications: one entry per app, CPUs the platform has, and
+    no policy daemon that would set their CPUs too."""
+    if not request.app_cpus:
+        return
+    apps = request.mix.apps
+    if len(request.app_cpus) != len(apps):
+        raise UsageError(
+            f"CPUs given for {len(request.app_cpus)} applications of a mix of {len(apps)}",
+            "give one entry per application (None: not pinned)",
+        )
+    ncpus = request.platform.ncpus
+    for app, cpus in zip(apps, request.app_cpus, strict=True):
+        if cpus is not None and (not cpus or not all(0 <= c < ncpus for c in cpus)):
+            raise UsageError(
+                f"{app.program} pinned to CPUs {list(cpus)}: {request.platform.name} has CPUs "
+                f"0-{ncpus - 1}",
+                "name CPUs of the platform (the big ones first)",
+            )
+    if policies.policy_daemon(request.policy) and any(c is not None for c in request.app_cpus):
+        raise UsageError(
+            f"policy {request.policy} places the applications itself: none can be pinned",
+            "pin applications under a kernel policy (cfs)",
+        )
 
 
 def policy_details(request: RunRequest) -> dict[str, Any]:
@@ -341,6 +372,7 @@ def prepare(
     policy_data = (
         request.contention.data_lines(request.mix, request.platform) if request.contention else ()
     )
+    check_app_cpus(request)
     if request.roi_stats:
         check_roi_stats(request)
     if not any(app.from_suite for app in request.mix.apps):
@@ -377,6 +409,7 @@ def prepare(
         trace=request.trace_events,
         policy_daemon=daemon_argv(request),
         policy_data=policy_data,
+        app_cpus=request.app_cpus,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline

@@ -79,6 +79,8 @@ class AppRun:
     start_delay_us: int | None = None
     #: predicted energy per instruction on a big CPU, pJ; None: no line
     epi_big_pj: int | None = None
+    #: the CPUs its instances run on alone (a cpus line); None: no line
+    cpus: tuple[int, ...] | None = None
 
 
 #: The device the benchmark disk is on: the first virtio block device, on
@@ -140,6 +142,7 @@ class RunDescription:
         trace: Sequence[str] = (),
         policy_daemon: Sequence[str] = (),
         policy_data: Sequence[str] = (),
+        app_cpus: Sequence[Sequence[int] | None] = (),
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
@@ -149,6 +152,10 @@ class RunDescription:
         if start_delays_us is not None and len(start_delays_us) != len(mix.apps):
             raise AmpkitError(
                 f"{len(start_delays_us)} start delays for the {len(mix.apps)} apps of {mix.name}"
+            )
+        if app_cpus and len(app_cpus) != len(mix.apps):
+            raise AmpkitError(
+                f"{len(app_cpus)} CPU lists for the {len(mix.apps)} apps of {mix.name}"
             )
         apps = []
         # numbered as the analysis reads them back (ampkit.rundir)
@@ -173,6 +180,7 @@ class RunDescription:
                     inputs=inputs,
                     start_delay_us=None if start_delays_us is None else start_delays_us[i],
                     epi_big_pj=None if app.epi_big_nj is None else round(app.epi_big_nj * 1000),
+                    cpus=tuple(cpus) if app_cpus and (cpus := app_cpus[i]) is not None else None,
                 )
             )
         disk: tuple[str, str] | None = None
@@ -261,4 +269,10 @@ class RunDescription:
                         f"1 to {MAX_EPI_PJ} pJ"
                     )
                 lines.append(f"epi_big_pj {a.epi_big_pj}")
+            if a.cpus is not None:
+                if not a.cpus or any(c < 0 for c in a.cpus):
+                    raise AmpkitError(
+                        f"{a.name}: a CPU list {list(a.cpus)}: CPU numbers, at least one"
+                    )
+                lines.append(f"cpus {','.join(str(c) for c in sorted(set(a.cpus)))}")
         return "\n".join(lines) + "\n"

@@ -3,7 +3,8 @@ a run of ``contention`` hands its daemon the models of its mix's
 applications and the threshold S, and a run, a command line or a campaign
 whose models do not fit (none, another platform's, an application
 missing, a threshold out of range, models for a policy that takes none)
-is refused before any boot, saying what to do."""
+is refused before any boot, saying what to do; and the pinned
+applications of the profiling that fits the models."""
 
 import textwrap
 from dataclasses import replace
@@ -208,3 +209,27 @@ def test_a_spec_whose_models_miss_an_application_is_refused_before_any_run(tmp_p
     )
     with pytest.raises(AmpkitError, match=r"none for app 2 \(compute, 2 threads"):
         expand(spec)
+
+
+def test_a_profiling_run_pins_each_application_to_the_cpus_it_names(tmp_path: Path) -> None:
+    """RunRequest.app_cpus, for the profiling that fits the models: a cpus
+    line after each pinned app, none after the others; pinned CPUs are
+    part of the run's key; and refused when they do not fit."""
+    run = RunRequest(platform=get_platform("2B2L"), policy="cfs", mix=load_mix(MIX))
+    plain = prepare(run, ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS)
+    assert "\ncpus " not in plain.desc
+    pinned = prepare(
+        replace(run, app_cpus=((3,), None)), ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS
+    )
+    lines = pinned.desc.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("app "))
+    assert lines[first + 1] == "cpus 3" and not lines[-1].startswith("cpus")
+    assert pinned.key != plain.key
+    for changes, said in (
+        ({"app_cpus": ((0,),)}, "CPUs given for 1 applications of a mix of 2"),
+        ({"app_cpus": ((4,), None)}, r"pinned to CPUs \[4\]: 2B2L has CPUs 0-3"),
+        ({"app_cpus": ((), None)}, r"pinned to CPUs \[\]"),
+        ({"app_cpus": ((0,), None), "policy": "sfd"}, "places the applications itself"),
+    ):
+        with pytest.raises(UsageError, match=said):
+            prepare(replace(run, **changes), ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS)

@@ -1,6 +1,7 @@
 """The guest runner as an ordinary process: same code as /init, minus mounts and power-off."""
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -431,3 +432,46 @@ def test_probe_snapshot_reads_at_the_times_asked_and_refuses_bad_ones(host_bin: 
         refused = subprocess.run([probe, "snapshot", *bad], capture_output=True, text=True)
         assert refused.returncode == 2 and "snapshot SECONDS..." in refused.stderr, bad
         assert refused.stdout == "", bad
+
+
+def test_a_cpus_line_runs_its_app_on_those_cpus_alone(host_bin: Path, tmp_path: Path) -> None:
+    """The allowed CPUs a cpus line names are set before the gate opens,
+    so the program inherits them from its first instruction (cat reads
+    its own); its record names them, and an app without one keeps the
+    runner's."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("needs two CPUs to tell a pinned app from the others")
+    last = allowed[-1]
+    desc = header() + (
+        f"app cat 0 1 0 /bin/cat /proc/self/status\ncpus {last}\n"
+        "app cat 1 1 0 /bin/cat /proc/self/status\n"
+    )
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
+    assert report.complete and not report.problems(), report.problems()
+    pinned, free = report.apps
+    assert f"Cpus_allowed_list:\t{last}\n" in pinned["output"], pinned["output"]
+    assert pinned["cpus"] == [last] and "cpus" not in free
+    assert f"Cpus_allowed_list:\t{last}\n" not in free["output"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        ("cpus 0\napp t 0 1 0 /bin/true\n", "cpus needs an app line before it"),
+        ("app t 0 1 0 /bin/true\ncpus 0,x\n", "CPU numbers, comma separated: line 7"),
+        ("app t 0 1 0 /bin/true\ncpus 0\ncpus 1\n", "(one each)"),
+        (
+            "policy_daemon ampkit-contention\napp t 0 1 0 /bin/true\ncpus 0\n",
+            "cpus lines and a policy_daemon would both set the applications' CPUs",
+        ),
+        # a CPU this machine does not have: no run of it means what it says
+        ("app t 0 1 0 /bin/true\ncpus 1023\n", "cannot run an application on the CPUs"),
+    ],
+)
+def test_a_bad_cpus_line_fails_the_run_with_the_reason(
+    host_bin: Path, tmp_path: Path, lines: str, says: str
+) -> None:
+    report = parse_console(run_runner(host_bin, tmp_path, header() + lines).stdout)
+    assert len(report.runner_errors) == 1 and says in report.runner_errors[0], report.runner_errors
+    assert not report.apps

@@ -40,6 +40,11 @@
  *   epi_big_pj <pJ>            (the app above's predicted energy per
  *                               instruction on a big CPU, handed to the
  *                               kernel like the speedup; 1 to 1000000)
+ *   cpus <cpu>,<cpu>...        (the app above's instances run on these
+ *                               CPUs alone: their allowed CPUs, set before
+ *                               the gate opens, so every thread inherits
+ *                               them; for profiling one application beside
+ *                               others on chosen clusters, ampkit/interference.py)
  *   env <NAME>=<value>         (in every application's environment)
  *   pmu <EVENT>,<EVENT>...     (count these PMU events over each first
  *                               run, INST_RETIRED first: the speedup
@@ -77,6 +82,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -149,6 +155,9 @@ struct app {
 	/* The energy per instruction hint (pJ, 0: none) and its errno, alike */
 	int epi_big_pj;
 	int epi_err;
+	/* The CPUs its instances run on (a cpus line), if has_cpus */
+	cpu_set_t cpus;
+	int has_cpus;
 	/* The first run's PMU events, where the run counts them */
 	struct pmu_counts pmu;
 
@@ -343,6 +352,24 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 		return -1;
 	*out = (int)v;
 	return 0;
+}
+
+/* A CPU list "0,2,3" into @set; nonzero when it is not one. */
+static int parse_cpus(const char *s, cpu_set_t *set)
+{
+	char copy[256], *save, *word;
+	int cpu;
+
+	if (strlen(s) >= sizeof(copy))
+		return -1;
+	strcpy(copy, s);
+	CPU_ZERO(set);
+	for (word = strtok_r(copy, ",", &save); word; word = strtok_r(NULL, ",", &save)) {
+		if (parse_int(word, 0, CPU_SETSIZE - 1, &cpu))
+			return -1;
+		CPU_SET(cpu, set);
+	}
+	return CPU_COUNT(set) ? 0 : -1;
 }
 
 static int split(char *line, char **words, int max)
@@ -549,6 +576,12 @@ static void parse_desc(char *text, struct run *run)
 			    parse_int(w[1], 1, MAX_EPI_BIG_PJ, &run->apps[run->napps - 1].epi_big_pj))
 				fail("run description: epi_big_pj needs an app line before it and 1 to 1000000",
 				     where);
+		} else if (!strcmp(w[0], "cpus")) {
+			if (!run->napps || run->apps[run->napps - 1].has_cpus ||
+			    parse_cpus(w[1], &run->apps[run->napps - 1].cpus))
+				fail("run description: cpus needs an app line before it (one each) and CPU numbers, comma separated",
+				     where);
+			run->apps[run->napps - 1].has_cpus = 1;
 		} else if (!strcmp(w[0], "env")) {
 			if (!strchr(w[1], '=') || w[1][0] == '=' || run->nenv == MAX_ENV)
 				fail("run description: env needs NAME=value (at most 16)", where);
@@ -564,6 +597,10 @@ static void parse_desc(char *text, struct run *run)
 	if (run->policy_data.data && !run->policy_daemon[0])
 		fail("run description: policy_data lines without a policy_daemon to give them to",
 		     NULL);
+	for (n = 0; run->policy_daemon[0] && n < run->napps; n++)
+		if (run->apps[n].has_cpus)
+			fail("run description: cpus lines and a policy_daemon would both set the applications' CPUs",
+			     NULL);
 	if (!run->online_period_us != !(run->online_model[ONLINE_BIG] || run->online_model[ONLINE_LITTLE]))
 		fail("run description: online and online_model go together", NULL);
 	/* both at once would outnumber the PMU's counters, which gem5 v24 then miscounts */
@@ -1198,6 +1235,13 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 	 * miss it, and the wait for it would block.
 	 */
 	setpgid(app->pid, app->pid);
+	/*
+	 * Its CPUs before the gate opens, as the hint: a CPU the machine does
+	 * not have is the description's error, and no run of it means what it
+	 * says.
+	 */
+	if (app->has_cpus && sched_setaffinity(app->pid, sizeof(app->cpus), &app->cpus))
+		fail("cannot run an application on the CPUs its cpus line names", strerror(errno));
 	if (app->speedup_q10) {
 		int err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
 
@@ -1843,6 +1887,18 @@ static void app_record(const struct run *run, const struct app *app)
 	if (app->epi_big_pj) {
 		sb_printf(&sb, ",\"epi_big_pj\":%d,\"epi_error\":", app->epi_big_pj);
 		sb_json_str(&sb, app->epi_err ? strerror(app->epi_err) : NULL);
+	}
+	if (app->has_cpus) {
+		int cpu, first = 1;
+
+		sb_printf(&sb, ",\"cpus\":[");
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (!CPU_ISSET(cpu, &app->cpus))
+				continue;
+			sb_printf(&sb, "%s%d", first ? "" : ",", cpu);
+			first = 0;
+		}
+		sb_printf(&sb, "]");
 	}
 	sb_printf(&sb, ",\"method\":\"%s\",\"restarts\":%d,\"restarts_completed\":%d",
 		  run->restart ? "restart" : "once", app->restarts, app->restarts_completed);
