@@ -12,8 +12,9 @@ application and core type by ordinary least squares from co-runs in
 which it ran on that type ("Table II": one row per co-run, the pressures
 of that co-run and the slowdown measured).
 
-A model file (TOML) holds, per application (program and threads), both
-pressures and both functions, with its provenance; a run of the
+A model file (TOML) holds, per application (program, threads and size:
+its pressures are its working set's), both pressures and both functions,
+with its provenance; a run of the
 contention-aware policy hands them to the guest daemon as policy_data
 lines, one per application of its mix, by the mix's index
 (workloads/README.md, policy_data; workloads/runner/ampkit-contention.c
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ampkit import gem5stats
 from ampkit.errors import AmpkitError, UsageError
-from ampkit.mix import Mix
+from ampkit.mix import App, Mix
 from ampkit.platform import Platform
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ CORES = ("big", "little")
 #: application's own cluster's cache, bus and memory, on the other
 #: cluster's bus and memory; then its constant
 TERMS = ("own_cache", "own_bus", "own_mem", "other_bus", "other_mem")
-FORMAT = 1
+#: 2: applications keyed by size too
+FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,9 @@ class AppModel:
 
     program: str
     threads: int
+    #: its size as run names carry it (ampkit.mix.App.workload_size: n<size>,
+    #: or a PARSEC input set): a program's pressures are its working set's
+    size: str
     pressure: Mapping[str, tuple[float, ...]]  # core -> RESOURCES order
     degradation: Mapping[str, Degradation]  # core -> its function
 
@@ -138,6 +143,7 @@ def fit_degradation(samples: "pd.DataFrame") -> Degradation:
 def fit_app(
     program: str,
     threads: int,
+    size: str,
     pressure: Mapping[str, Sequence[float]],
     samples: "pd.DataFrame",
 ) -> AppModel:
@@ -147,11 +153,12 @@ def fit_app(
     for core in CORES:
         part = samples[samples["core"] == core]
         if part.empty:
-            raise AmpkitError(f"{program} t{threads}: no co-run with it on a {core} CPU")
+            raise AmpkitError(f"{program} t{threads} {size}: no co-run with it on a {core} CPU")
         degradation[core] = fit_degradation(part)
     return AppModel(
         program,
         threads,
+        size,
         {core: tuple(float(v) for v in pressure[core]) for core in CORES},
         degradation,
     )
@@ -201,27 +208,27 @@ class InterferenceModels:
     source: Path | None = None
     sha256: str | None = None
 
-    def of(self, program: str, threads: int) -> AppModel | None:
-        return next((a for a in self.apps if (a.program, a.threads) == (program, threads)), None)
+    def of(self, app: App) -> AppModel | None:
+        """The model of ``app`` (by program, threads and size), if any."""
+        key = (app.program, app.threads, app.workload_size)
+        return next((a for a in self.apps if (a.program, a.threads, a.size) == key), None)
 
     def lines(self, mix: Mix) -> tuple[str, ...]:
         """The policy_data lines of ``mix``'s applications, by mix index;
         an error naming every application the models lack."""
         missing = [
-            f"app {i + 1} ({a.program}, {a.threads} threads; mix index {i})"
+            f"app {i + 1} ({a.program}, {a.threads} threads, {a.workload_size}; mix index {i})"
             for i, a in enumerate(mix.apps)
-            if self.of(a.program, a.threads) is None
+            if self.of(a) is None
         ]
         if missing:
             raise AmpkitError(
                 f"the interference models{f' of {self.source}' if self.source else ''} have "
                 f"none for {', '.join(missing)} of mix {mix.name}",
-                "profile those applications at those thread counts and fit them into the file",
+                "profile those applications at those thread counts and sizes into the file",
             )
         return tuple(
-            model.data_line(i)
-            for i, a in enumerate(mix.apps)
-            if (model := self.of(a.program, a.threads)) is not None
+            model.data_line(i) for i, a in enumerate(mix.apps) if (model := self.of(a)) is not None
         )
 
     def to_toml(self) -> str:
@@ -230,6 +237,7 @@ class InterferenceModels:
         out += [f"{k} = {json.dumps(v)}" for k, v in sorted(self.provenance.items())]
         for a in self.apps:
             out += ["", "[[app]]", f"program = {json.dumps(a.program)}", f"threads = {a.threads}"]
+            out.append(f"size = {json.dumps(a.size)}")
             for core in CORES:
                 values = ", ".join(_num(v) for v in a.pressure[core])
                 out.append(f"pressure_{core} = [{values}]")
@@ -273,7 +281,10 @@ def load_models(path: Path) -> InterferenceModels:
             threads = entry["threads"]
             if type(threads) is not int or threads < 1:
                 raise ValueError(f"threads {threads!r}")
-            app = AppModel(str(entry["program"]), threads, pressure, degradation)
+            size = entry["size"]
+            if type(size) is not str or not size:
+                raise ValueError(f"size {size!r}")
+            app = AppModel(str(entry["program"]), threads, size, pressure, degradation)
         except (KeyError, TypeError, ValueError) as e:
             raise AmpkitError(f"{where}: {e!r} missing or not a finite number") from e
         if any(len(p) != len(RESOURCES) for p in pressure.values()):
@@ -282,8 +293,11 @@ def load_models(path: Path) -> InterferenceModels:
             raise AmpkitError(f"{where}: a function needs {len(TERMS)} coefficients {TERMS}")
         if any(v < 0 for p in pressure.values() for v in p):
             raise AmpkitError(f"{where}: a negative pressure (an access rate)")
-        if any((a.program, a.threads) == (app.program, app.threads) for a in apps):
-            raise AmpkitError(f"{where}: {app.program} with {app.threads} threads given twice")
+        key = (app.program, app.threads, app.size)
+        if any((a.program, a.threads, a.size) == key for a in apps):
+            raise AmpkitError(
+                f"{where}: {app.program} with {app.threads} threads at {app.size} given twice"
+            )
         apps.append(app)
     return InterferenceModels(
         tuple(apps),

@@ -12,6 +12,7 @@ from ampkit.interference import AppModel, Contention, Degradation, InterferenceM
 from ampkit.kernel import KernelBuild
 from ampkit.mix import ENGINE_SIZE, App
 from ampkit.rundir import POLICY_LOG
+from ampkit.sizes import sized_for
 
 from .helpers import make_mix, run_mix
 
@@ -68,6 +69,14 @@ def test_contention_keeps_a_high_pressure_application_off_the_big_cpus_when_its_
     cluster's bus pressure. So stream on the big CPUs predicts compute 50%
     slower, over the threshold of 30, and compute takes the big CPUs: the
     order sfd would have reversed."""
+    mix = sized_for(
+        make_mix(
+            App(program="compute", threads=2, size=60000, speedup=1.2),
+            App(program="stream", threads=2, size=ENGINE_SIZE, speedup=3.0),
+        ),
+        "qemu",
+    )
+    compute, stream = mix.apps
     zero = Degradation((0.0,) * 5, 0.0)
     other_bus = Degradation((0.0, 0.0, 0.0, 1.0, 0.0), 0.0)  # TERMS: other_bus is the 4th
     models = InterferenceModels(
@@ -75,12 +84,14 @@ def test_contention_keeps_a_high_pressure_application_off_the_big_cpus_when_its_
             AppModel(
                 "compute",
                 2,
+                compute.workload_size,
                 {"big": (1, 0, 0), "little": (1, 0, 0)},
                 {"big": zero, "little": other_bus},
             ),
             AppModel(
                 "stream",
                 2,
+                stream.workload_size,
                 {"big": (0, 50, 0), "little": (0, 50, 0)},
                 {"big": zero, "little": zero},
             ),
@@ -89,10 +100,6 @@ def test_contention_keeps_a_high_pressure_application_off_the_big_cpus_when_its_
     )
     path = tmp_path / "models.toml"
     path.write_text(models.to_toml())
-    mix = make_mix(
-        App(program="compute", threads=2, size=60000, speedup=1.2),
-        App(program="stream", threads=2, size=ENGINE_SIZE, speedup=3.0),
-    )
     outcome = run_mix(
         tmp_path / "run",
         kernel_build,

@@ -28,20 +28,23 @@ from ampkit.interference import (
 from ampkit.mix import load_mix
 from ampkit.platform import get_platform
 from ampkit.run import EngineIdentity, RunRequest, policy_details, prepare
+from ampkit.sizes import sized_for
 
 pytestmark = pytest.mark.unit
 
 ENGINE = EngineIdentity(name="qemu", version="QEMU emulator version 7.2.0", binary_sha256="e" * 64)
 DTBS = {"2B2L": b"2B2L", "2B4L": b"2B4L"}
 MIX = "sync2-contend-compute"  # contend t4, compute t2
-THREADS = {"contend": 4, "compute": 2}
+#: each program's threads and size as a QEMU run of the mix has them
+SIZED = {a.program: a for a in sized_for(load_mix(MIX), "qemu").apps}
 
 
-def app_model(program: str, threads: int, slope: float) -> AppModel:
+def app_model(program: str, slope: float) -> AppModel:
     d = Degradation((slope, 0.0, 0.0, 0.0, 0.0), 1.0)
     return AppModel(
         program,
-        threads,
+        SIZED[program].threads,
+        SIZED[program].workload_size,
         {"big": (5.0, 1.0, 0.5), "little": (4.0, 1.0, 0.5)},
         {"big": d, "little": d},
     )
@@ -57,7 +60,7 @@ def model_file(
     if platform is not None:
         provenance["platform"] = platform
     models = InterferenceModels(
-        tuple(app_model(p, THREADS[p], 0.5 + i) for i, p in enumerate(programs)), provenance
+        tuple(app_model(p, 0.5 + i) for i, p in enumerate(programs)), provenance
     )
     path = tmp_path / "models.toml"
     path.write_text(models.to_toml())
@@ -104,7 +107,7 @@ def test_a_run_hands_the_daemon_its_mix_s_models_and_the_threshold(tmp_path: Pat
         ({"contention": None}, "policy contention needs interference models"),
         ({"policy": "sfd"}, "policy sfd takes no interference models"),
         ({"platform": get_platform("2B4L")}, "were profiled on 2B2L, the run is on 2B4L"),
-        ({"mix": load_mix("compute2-compute-chase")}, r"none for app 1 \(compute, 3 threads"),
+        ({"mix": load_mix("compute2-compute-chase")}, r"none for app 1 \(compute, 3 threads, n"),
     ],
 )
 def test_a_run_whose_models_do_not_fit_is_refused_before_boot(
@@ -207,7 +210,7 @@ def test_a_spec_whose_models_miss_an_application_is_refused_before_any_run(tmp_p
     spec = load_spec(
         write_spec(tmp_path, 'policies = ["contention"]\ninterference_models = "models.toml"\n')
     )
-    with pytest.raises(AmpkitError, match=r"none for app 2 \(compute, 2 threads"):
+    with pytest.raises(AmpkitError, match=r"none for app 2 \(compute, 2 threads, n"):
         expand(spec)
 
 

@@ -51,12 +51,12 @@ def samples(noise_pct: float) -> pd.DataFrame:
 
 
 def test_the_fit_recovers_the_functions_that_made_the_data() -> None:
-    model = fit_app("vpr", 1, {"big": (1, 2, 3), "little": (4, 5, 6)}, samples(0.0))
+    model = fit_app("vpr", 1, "n100", {"big": (1, 2, 3), "little": (4, 5, 6)}, samples(0.0))
     for core in CORES:
         got = model.degradation[core]
         assert got.coefficients == pytest.approx(TRUTH[core].coefficients, abs=1e-9)
         assert got.intercept == pytest.approx(TRUTH[core].intercept, abs=1e-7)
-    noisy = fit_app("vpr", 1, {"big": (1, 2, 3), "little": (4, 5, 6)}, samples(2.0))
+    noisy = fit_app("vpr", 1, "n100", {"big": (1, 2, 3), "little": (4, 5, 6)}, samples(2.0))
     # with two points of noise, the largest coefficient within a few percent
     assert noisy.degradation["big"].coefficients[1] == pytest.approx(1.5498, rel=0.05)
 
@@ -64,11 +64,11 @@ def test_the_fit_recovers_the_functions_that_made_the_data() -> None:
 def test_too_few_coruns_or_none_on_a_type_is_an_error_saying_so() -> None:
     few = samples(0.0).groupby("core").head(6)
     with pytest.raises(AmpkitError, match="6 co-runs for a degradation function of 6 unknowns"):
-        fit_app("vpr", 1, {"big": (1, 2, 3), "little": (4, 5, 6)}, few)
+        fit_app("vpr", 1, "n100", {"big": (1, 2, 3), "little": (4, 5, 6)}, few)
     every = samples(0.0)
     big_only = every[every["core"] == "big"]
     with pytest.raises(AmpkitError, match="no co-run with it on a little CPU"):
-        fit_app("vpr", 1, {"big": (1, 2, 3), "little": (4, 5, 6)}, big_only)
+        fit_app("vpr", 1, "n100", {"big": (1, 2, 3), "little": (4, 5, 6)}, big_only)
 
 
 def test_held_out_coruns_are_predicted_by_functions_that_did_not_see_them() -> None:
@@ -102,9 +102,9 @@ def test_the_rows_of_one_corun_are_left_out_together() -> None:
     assert sorted(w3) == [pytest.approx(-30, abs=1e-6), pytest.approx(0, abs=1e-6)]
 
 
-def model(program: str, threads: int) -> AppModel:
+def model(program: str, threads: int, size: str = "n1000") -> AppModel:
     return AppModel(
-        program, threads, {"big": (10.0, 0.5, 0.25), "little": (12.0, 0.5, 0.25)}, TRUTH
+        program, threads, size, {"big": (10.0, 0.5, 0.25), "little": (12.0, 0.5, 0.25)}, TRUTH
     )
 
 
@@ -123,13 +123,18 @@ def test_a_model_file_round_trips_with_its_provenance(tmp_path: Path) -> None:
     for bad, says in (
         ("intercept = -14.4522", "intercept = nan"),
         ("threads = 2", "threads = 2.5"),
+        ('size = "n1000"', "size = 1000"),
         ("pressure_big = [10.0,", "pressure_big = [-10.0,"),
     ):
         path.write_text(models.to_toml().replace(bad, says, 1))
         with pytest.raises(AmpkitError, match="app 1: "):
             load_models(path)
     path.write_text(models.to_toml().replace('"stream"', '"compute"').replace("= 3\n", "= 2\n"))
-    with pytest.raises(AmpkitError, match="app 2: compute with 2 threads given twice"):
+    with pytest.raises(AmpkitError, match="app 2: compute with 2 threads at n1000 given twice"):
+        load_models(path)
+    # a file of the format before sizes were part of the key
+    path.write_text(models.to_toml().replace("format = 2", "format = 1"))
+    with pytest.raises(AmpkitError, match="format 1, this kit reads 2"):
         load_models(path)
 
 
@@ -153,8 +158,18 @@ def test_a_mix_becomes_the_daemons_lines_or_an_error_naming_what_is_missing() ->
     assert words[10] == "big" and words[17] == "little"
     assert [float(w) for w in words[11:17]] == [*TRUTH["big"].coefficients, -14.4522]
     short = Mix("m", "test", "compute", (App("compute", 3, 1000), App("chase", 1, 10)), Path("m"))
-    with pytest.raises(AmpkitError, match=r"none for app 1 \(compute, 3 threads; mix index 0\)"):
+    with pytest.raises(
+        AmpkitError, match=r"none for app 1 \(compute, 3 threads, n1000; mix index 0\)"
+    ):
         models.lines(short)
+    # a program's pressures are its working set's: another size is another application
+    resized = Mix(
+        "m", "test", "compute", (App("stream", 3, 2000), App("compute", 2, 1000)), Path("m")
+    )
+    with pytest.raises(
+        AmpkitError, match=r"none for app 1 \(stream, 3 threads, n2000; mix index 0\)"
+    ):
+        models.lines(resized)
 
 
 def test_a_gem5_dump_gives_each_core_types_pressures_as_rates() -> None:

@@ -379,8 +379,12 @@ def test_the_kits_model_lines_are_the_ones_the_daemon_was_worked_with() -> None:
     zero = Degradation((0.0,) * 5, 0.0)
     cache = Degradation((1.0, 0.0, 0.0, 0.0, 0.0), 0.0)
     apps = (
-        AppModel("a", 1, {"big": (10, 0, 0), "little": (10, 0, 0)}, {"big": cache, "little": zero}),
-        AppModel("b", 1, {"big": (30, 0, 0), "little": (30, 0, 0)}, {"big": zero, "little": cache}),
+        AppModel(
+            "a", 1, "n1", {"big": (10, 0, 0), "little": (10, 0, 0)}, {"big": cache, "little": zero}
+        ),
+        AppModel(
+            "b", 1, "n1", {"big": (30, 0, 0), "little": (30, 0, 0)}, {"big": zero, "little": cache}
+        ),
     )
     for index, (app, line) in enumerate(zip(apps, MODELS.splitlines(), strict=True)):
         ours, worked = app.data_line(index).split(), line.split()
