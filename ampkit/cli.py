@@ -609,6 +609,69 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_interference_profile(args: argparse.Namespace) -> int:
+    from datetime import date
+
+    from ampkit import corun
+    from ampkit.engines import get_engine
+    from ampkit.mix import App
+    from ampkit.profile import apps_of_mixes
+
+    def apps_of(names: list[str]) -> list[App]:
+        return apps_of_mixes(
+            a for name in names for a in sized_for(load_mix(name), args.engine, args.span_ms).apps
+        )
+
+    platform = _platform_from(args)
+    targets = apps_of(args.mix)
+    co_runners = apps_of(args.co_runners) if args.co_runners else targets
+    corun.check_engine(args.engine)
+    runs = corun.plan(targets, co_runners, platform, args.co_runs)
+    print(
+        f"{len(runs)} runs: {len(targets)} applications profiled beside {len(co_runners)} "
+        f"co-runners on {platform.name} -> {args.runs}",
+        file=sys.stderr,
+    )
+    build, image = _artifacts(args.kernel, args.no_build)
+    results = corun.run_all(
+        runs,
+        platform,
+        Path(args.runs),
+        build=build,
+        image=image,
+        engine=args.engine,
+        kernel_variant=args.kernel,
+        cmdline=args.append,
+        log=sys.stderr,
+    )
+    identity = get_engine(args.engine).identity()
+    provenance = {
+        "platform": platform.name,
+        "engine": args.engine,
+        "engine_sha256": identity.binary_sha256,
+        "kernel_digest": build.manifest["digest"],
+        **({"cmdline": args.append} if args.append else {}),
+        "co_runners": [corun.tag(a) for a in co_runners],
+        "co_runs_per_core": args.co_runs if args.co_runs is not None else "all",
+        "runs": len(runs),
+        "date": date.today().isoformat(),
+    }
+    models, rows, held = corun.fit(results, provenance)
+    out = Path(args.out)
+    out.write_text(models.to_toml())
+    rows.to_csv(out.with_suffix(".coruns.csv"), index=False)
+    held.to_csv(out.with_suffix(".held-out.csv"), index=False)
+    for m in models.apps:
+        print(f"{m.program:10} t{m.threads} {m.size}: fitted on each core type")
+    print(
+        f"{out}: {len(models.apps)} models; held out, each co-run predicted within "
+        f"{models.provenance['held_out_mean_abs_points']} points of slowdown on average "
+        f"({100 * models.provenance['held_out_mean_time_error']:.1f}% of its run time); "
+        f"Table II in {out.with_suffix('.coruns.csv')}"
+    )
+    return 0
+
+
 def cmd_model_online(args: argparse.Namespace) -> int:
     from ampkit.analysis import online as online_analysis
     from ampkit.rundir import find_run_dirs
@@ -1519,6 +1582,44 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--speedups", required=True, help="the measured speedups (ampkit profile)")
     s.add_argument("--out", help="write the per-estimate and per-app tables (CSV) here")
     s.set_defaults(func=cmd_model_online)
+
+    ip = sub.add_parser(
+        "interference", help="Fan et al.'s interference models for the contention policy"
+    ).add_subparsers(dest="interference_cmd", required=True)
+    s = ip.add_parser(
+        "profile",
+        help="run one-thread applications alone and beside co-runners on each cluster "
+        "(gem5), fit their models and write the model file (ampkit/corun.py)",
+    )
+    _add_machine_args(s)
+    s.add_argument(
+        "--mix",
+        action="append",
+        required=True,
+        help="profile this mix's applications (one thread each; repeatable)",
+    )
+    s.add_argument(
+        "--co-runners",
+        metavar="MIX",
+        action="append",
+        help="the co-runners: this mix's applications (repeatable; default: the profiled ones)",
+    )
+    s.add_argument(
+        "--co-runs",
+        type=int,
+        metavar="N",
+        help="co-runs a target and core type, spread over every choice of co-runners "
+        "(default: all of them)",
+    )
+    s.add_argument("--span-ms", type=float, help="gem5: the simulated ms an unsized app spans")
+    s.add_argument(
+        "--runs", default="runs/interference", help="where the runs go (kept, and reused)"
+    )
+    s.add_argument("--out", default="interference.toml", help="the model file to write")
+    s.add_argument("--kernel", default="default", choices=("default", "hz1000"))
+    s.add_argument("--append", default="", help="extra kernel command line")
+    s.add_argument("--no-build", action="store_true", help="use the kernel and image as built")
+    s.set_defaults(func=cmd_interference_profile)
 
     s = sub.add_parser("run", help="run one mix under one policy")
     _add_machine_args(s)

@@ -167,18 +167,20 @@ def fit_app(
 def held_out_errors(samples: "pd.DataFrame") -> "pd.DataFrame":
     """Each co-run predicted by the function fitted without it (per
     application and core type: the columns ``program``, ``threads``,
-    ``core``, TERMS and ``slowdown_pct``, and ``corun`` naming the co-run;
+    ``size``, ``core``, TERMS and ``slowdown_pct``, and ``corun`` naming the co-run;
     rows of one co-run are left out together), beside what was measured:
     leave-one-co-run-out validation, in points of slowdown. The paper's
     9.6% is a relative error over new workloads, with co-runners the
     training did not have; this checks the fit, not that reach. Columns:
-    program, threads, core, corun, measured_pct, predicted_pct, error_pct
+    program, threads, size, core, corun, measured_pct, predicted_pct, error_pct
     (predicted - measured, points of slowdown)."""
     import pandas as pd
     from sklearn.model_selection import LeaveOneGroupOut
 
     rows = []
-    for (program, threads, core), group in samples.groupby(["program", "threads", "core"]):
+    for (program, threads, size, core), group in samples.groupby(
+        ["program", "threads", "size", "core"]
+    ):
         part = group.reset_index(drop=True)
         for train, test in LeaveOneGroupOut().split(part, groups=part["corun"]):
             model = fit_degradation(part.iloc[train])
@@ -189,6 +191,7 @@ def held_out_errors(samples: "pd.DataFrame") -> "pd.DataFrame":
                     {
                         "program": program,
                         "threads": int(threads),  # type: ignore[call-overload]
+                        "size": size,
                         "core": core,
                         "corun": row["corun"],
                         "measured_pct": float(row["slowdown_pct"]),

@@ -47,7 +47,7 @@ def samples(noise_pct: float) -> pd.DataFrame:
     for k, core in enumerate(CORES):
         part = coruns(TRUTH[core], 40, noise_pct, seed=k)
         parts.append(part.assign(core=core, corun=[f"W{k * 40 + i + 1}" for i in range(40)]))
-    return pd.concat(parts, ignore_index=True).assign(program="vpr", threads=1)
+    return pd.concat(parts, ignore_index=True).assign(program="vpr", threads=1, size="n100")
 
 
 def test_the_fit_recovers_the_functions_that_made_the_data() -> None:
@@ -80,7 +80,7 @@ def test_held_out_coruns_are_predicted_by_functions_that_did_not_see_them() -> N
     errors = held_out_errors(data)
     assert len(errors) == 80 and set(errors["core"]) == set(CORES)
     assert list(errors.columns) == [
-        *("program", "threads", "core", "corun", "measured_pct", "predicted_pct"),
+        *("program", "threads", "size", "core", "corun", "measured_pct", "predicted_pct"),
         "error_pct",
     ]
     odd = errors[errors["corun"] == "W7"]["error_pct"]
