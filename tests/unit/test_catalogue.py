@@ -354,3 +354,20 @@ def test_a_profile_s_speedup_may_be_rounded_or_left_out(tmp_path: Path) -> None:
     assert load_profile(path).entries == prof.entries
     path.write_text(_profile_text(speedup=""))
     assert load_profile(path).entries[0].speedup == pytest.approx(2.2)
+
+
+@pytest.mark.parametrize(
+    ("name", "presser"), [("single4-streams", "stream"), ("single4-chases", "chase")]
+)
+def test_the_mixes_that_contend_give_the_big_cpus_to_two_pressing_programs_by_speedup(
+    name: str, presser: str
+) -> None:
+    """Fan et al.'s setting: one thread each, a CPU each on 2B2L, and the
+    two of highest speedup the same memory-bound program, so that the
+    speedup order alone puts both on the big cluster."""
+    mix = load_mix(name)
+    assert len(mix.apps) == 4 and all(a.threads == 1 for a in mix.apps)
+    assert mix.profile is not None  # hints of these very applications, measured
+    ranked = sorted(mix.apps, key=lambda a: a.speedup or 0, reverse=True)
+    assert [a.program for a in ranked[:2]] == [presser, presser]
+    assert ranked[0].size == ranked[1].size and ranked[2].program == "compute"
