@@ -652,7 +652,7 @@ def cmd_interference_profile(args: argparse.Namespace) -> int:
         "kernel_digest": build.manifest["digest"],
         **({"cmdline": args.append} if args.append else {}),
         "co_runners": [corun.tag(a) for a in co_runners],
-        "co_runs_per_core": args.co_runs if args.co_runs is not None else "all",
+        "co_runs_asked": args.co_runs if args.co_runs is not None else "all",
         "runs": len(runs),
         "date": date.today().isoformat(),
     }
@@ -663,12 +663,20 @@ def cmd_interference_profile(args: argparse.Namespace) -> int:
     held.to_csv(out.with_suffix(".held-out.csv"), index=False)
     for m in models.apps:
         print(f"{m.program:10} t{m.threads} {m.size}: fitted on each core type")
-    print(
-        f"{out}: {len(models.apps)} models; held out, each co-run predicted within "
-        f"{models.provenance['held_out_mean_abs_points']} points of slowdown on average "
-        f"({100 * models.provenance['held_out_mean_time_error']:.1f}% of its run time); "
-        f"Table II in {out.with_suffix('.coruns.csv')}"
-    )
+    for kind, what in (
+        ("co_run", "each co-run left out"),
+        ("co_runner", "each co-runner left out"),
+    ):
+        points = models.provenance.get(f"held_out_{kind}_mean_abs_points")
+        if points is None:
+            print(f"held out, {what}: no fit without it tells the terms apart")
+            continue
+        time_error = models.provenance[f"held_out_{kind}_mean_time_error"]
+        print(
+            f"held out, {what}: {points} points of slowdown on average, "
+            f"{100 * time_error:.1f}% of the run time"
+        )
+    print(f"{out}: {len(models.apps)} models; Table II in {out.with_suffix('.coruns.csv')}")
     return 0
 
 

@@ -370,7 +370,9 @@ def prepare(
             'interference_models = "FILE" beside policies = [..., "contention"]',
         )
     policy_data = (
-        request.contention.data_lines(request.mix, request.platform) if request.contention else ()
+        request.contention.data_lines(request.mix, request.platform, request.engine)
+        if request.contention
+        else ()
     )
     check_app_cpus(request)
     if request.roi_stats:

@@ -108,7 +108,7 @@ def expand(spec: Spec) -> list[PlannedRun]:
                         policies.check_inputs(policy, policy_mix.apps, spec.append)
                         contention = spec.contention if policies.needs_models(policy) else None
                         if contention is not None:  # a model missing: refused now too
-                            contention.data_lines(policy_mix, platform)
+                            contention.data_lines(policy_mix, platform, spec.engine)
                         request = replace(
                             base, policy=policy, online=fed, mix=policy_mix, contention=contention
                         )

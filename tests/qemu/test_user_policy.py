@@ -96,7 +96,7 @@ def test_contention_keeps_a_high_pressure_application_off_the_big_cpus_when_its_
                 {"big": zero, "little": zero},
             ),
         ),
-        {"platform": "2B2L", "engine": "none: written by hand for this test"},
+        {"platform": "2B2L", "engine": "qemu", "by": "hand, for this test"},
     )
     path = tmp_path / "models.toml"
     path.write_text(models.to_toml())

@@ -54,9 +54,10 @@ def model_file(
     tmp_path: Path,
     *,
     platform: str | None = "2B2L",
+    engine: str = "qemu",
     programs: tuple[str, ...] = ("contend", "compute"),
 ) -> Path:
-    provenance = {"engine": "gem5", "co_runs": 80}
+    provenance: dict[str, object] = {"engine": engine, "co_runs": 80}
     if platform is not None:
         provenance["platform"] = platform
     models = InterferenceModels(
@@ -115,6 +116,12 @@ def test_a_run_whose_models_do_not_fit_is_refused_before_boot(
 ) -> None:
     with pytest.raises(AmpkitError, match=said):
         prepare(request(tmp_path, **changes), ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS)
+
+
+def test_models_of_another_engine_are_refused(tmp_path: Path) -> None:
+    gem5s = Contention(load_models(model_file(tmp_path, engine="gem5")))
+    with pytest.raises(AmpkitError, match="profiled on engine 'gem5', the run is on qemu"):
+        prepare(request(tmp_path, contention=gem5s), ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS)
 
 
 def test_models_that_do_not_say_their_platform_are_refused(tmp_path: Path) -> None:

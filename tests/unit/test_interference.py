@@ -192,3 +192,20 @@ def test_a_gem5_dump_gives_each_core_types_pressures_as_rates() -> None:
     assert rates["big"][0] > rates["little"][0] > 1e6
     with pytest.raises(AmpkitError, match="no rate to take"):
         pressures({**measured, "simTicks": 0.0})
+
+
+def test_a_fit_whose_co_runs_cannot_tell_the_terms_apart_is_refused(tmp_path: Path) -> None:
+    """Pressures that move along fewer directions than there are terms (here
+    the own cluster's cache and bus always in the same ratio) leave the
+    coefficients to the solver's choice: refused for a model, named; a
+    held-out fold's fit takes what its rows allow."""
+    data = samples(0.0)
+    data["own_bus"] = 2 * data["own_cache"]
+    with pytest.raises(AmpkitError, match="vary along 5 independent directions"):
+        fit_app("vpr", 1, "n100", {"big": (1, 2, 3), "little": (4, 5, 6)}, data)
+    assert len(held_out_errors(data)) == 80
+    # and a model file's tables must be tables
+    path = tmp_path / "m.toml"
+    path.write_text('format = 2\nprovenance = "x"\n')
+    with pytest.raises(AmpkitError, match="provenance must be a table"):
+        load_models(path)

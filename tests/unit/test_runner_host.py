@@ -465,8 +465,12 @@ def test_a_cpus_line_runs_its_app_on_those_cpus_alone(host_bin: Path, tmp_path: 
             "policy_daemon ampkit-contention\napp t 0 1 0 /bin/true\ncpus 0\n",
             "cpus lines and a policy_daemon would both set the applications' CPUs",
         ),
-        # a CPU this machine does not have: no run of it means what it says
+        ("app t 0 1 0 /bin/true\ncpus 0,,1\n", "CPU numbers, comma separated: line 7"),
+        ("app t 0 1 0 /bin/true\ncpus 0,\n", "CPU numbers, comma separated: line 7"),
+        # a CPU this machine does not have: no run of it means what it says,
+        # alone or beside one it has (the kernel would drop it silently)
         ("app t 0 1 0 /bin/true\ncpus 1023\n", "cannot run an application on the CPUs"),
+        ("app t 0 1 0 /bin/true\ncpus 0,1023\n", "the machine lacks some of them"),
     ],
 )
 def test_a_bad_cpus_line_fails_the_run_with_the_reason(

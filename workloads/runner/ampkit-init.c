@@ -360,7 +360,9 @@ static int parse_cpus(const char *s, cpu_set_t *set)
 	char copy[256], *save, *word;
 	int cpu;
 
-	if (strlen(s) >= sizeof(copy))
+	/* digits between single commas: strtok_r would skip empty items */
+	if (strlen(s) >= sizeof(copy) || strspn(s, "0123456789,") != strlen(s) || s[0] == ',' ||
+	    s[strlen(s) - 1] == ',' || strstr(s, ",,"))
 		return -1;
 	strcpy(copy, s);
 	CPU_ZERO(set);
@@ -1240,8 +1242,17 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 	 * not have is the description's error, and no run of it means what it
 	 * says.
 	 */
-	if (app->has_cpus && sched_setaffinity(app->pid, sizeof(app->cpus), &app->cpus))
-		fail("cannot run an application on the CPUs its cpus line names", strerror(errno));
+	if (app->has_cpus) {
+		cpu_set_t got;
+
+		/* the kernel takes a mask some of whose CPUs it lacks, and drops them */
+		if (sched_setaffinity(app->pid, sizeof(app->cpus), &app->cpus))
+			fail("cannot run an application on the CPUs its cpus line names",
+			     strerror(errno));
+		if (sched_getaffinity(app->pid, sizeof(got), &got) || !CPU_EQUAL(&got, &app->cpus))
+			fail("cannot run an application on the CPUs its cpus line names",
+			     "the machine lacks some of them");
+	}
 	if (app->speedup_q10) {
 		int err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
 
