@@ -4,9 +4,9 @@ own cluster and on the other, on gem5, whose statistics give what each
 run pressed on the shared cache, bus and memory.
 
 One application a CPU, one thread each, as the paper profiles: the target
-runs on the first CPU of its core type, co-runners of its own cluster on
-the next ones, co-runners of the other cluster on that cluster's CPUs,
-each pinned (RunRequest.app_cpus) under cfs, so the placement is the
+runs on the last CPU of its core type, co-runners of its own cluster on
+the ones before, co-runners of the other cluster on that cluster's CPUs
+(CoRun.app_cpus), each pinned (RunRequest.app_cpus) under cfs, so the placement is the
 profile's and not a scheduler's. A run alone gives the application's
 pressures on that type (C in eq. 1: gem5stats.shared_accesses over the
 measured interval, per second) and its time alone; a co-run gives one
@@ -21,6 +21,11 @@ allow (repeats allowed: two streams press twice), or an evenly spread
 subset of them when fewer are asked for. Pressures are graded by the
 co-runners chosen: a compute-bound program presses little, a stream
 beyond the L2s presses the bus and memory, a pointer chase the cache.
+Three co-runner programs at least: the own cluster's pressures are the
+target's plus its co-runners', so they vary along as many directions as
+there are co-runners, and its three terms need three. The paper samples
+its training co-runners from a grid over the pressures; the kit takes
+the ones it is given.
 """
 
 import itertools
