@@ -148,6 +148,14 @@ def daemon_argv(request: RunRequest) -> tuple[str, ...]:
     return daemon
 
 
+def _input_agrees(
+    policy: str, needed: bool, given: bool, *, lacking: str, surplus: str, hint: str
+) -> None:
+    """A policy's own input (a model) given exactly when the policy takes it."""
+    if needed != given:
+        raise UsageError(f"policy {policy} {lacking if needed else surplus}", hint)
+
+
 def check_app_cpus(request: RunRequest) -> None:
     """Pinned applications: one entry per app, CPUs the platform has, and
     no policy daemon that would set their CPUs too."""
@@ -343,32 +351,28 @@ def prepare(
             "together they outnumber the PMU's counters",
             "profile with the policy alone",
         )
-    if policies.uses_online(request.policy) != (request.online is not None):
-        raise UsageError(
-            f"policy {request.policy} "
-            + (
-                "needs the online speedup model: give a model directory"
-                if request.online is None
-                else "takes the hints alone: a model directory is for a policy "
-                f"named with {policies.ONLINE_SUFFIX}"
-            ),
-            "ampkit run --policy colab+online --speedup-model DIR; in a campaign spec, "
-            'speedup_model = "DIR" beside policies = [..., "colab+online"]',
-        )
+    _input_agrees(
+        request.policy,
+        policies.uses_online(request.policy),
+        request.online is not None,
+        lacking="needs the online speedup model: give a model directory",
+        surplus="takes the hints alone: a model directory is for a policy named with "
+        f"{policies.ONLINE_SUFFIX}",
+        hint="ampkit run --policy colab+online --speedup-model DIR; in a campaign spec, "
+        'speedup_model = "DIR" beside policies = [..., "colab+online"]',
+    )
     if request.method not in METHODS:
         raise AmpkitError(f"unknown run method '{request.method}'", f"valid: {', '.join(METHODS)}")
     policies.check_inputs(request.policy, request.mix.apps, request.extra_cmdline)
-    if policies.needs_models(request.policy) != (request.contention is not None):
-        raise UsageError(
-            f"policy {request.policy} "
-            + (
-                "needs interference models: give a model file"
-                if request.contention is None
-                else "takes no interference models"
-            ),
-            "ampkit run --policy contention --interference-models FILE; in a campaign spec, "
-            'interference_models = "FILE" beside policies = [..., "contention"]',
-        )
+    _input_agrees(
+        request.policy,
+        policies.needs_models(request.policy),
+        request.contention is not None,
+        lacking="needs interference models: give a model file",
+        surplus="takes no interference models",
+        hint="ampkit run --policy contention --interference-models FILE; in a campaign spec, "
+        'interference_models = "FILE" beside policies = [..., "contention"]',
+    )
     policy_data = (
         request.contention.data_lines(request.mix, request.platform, request.engine)
         if request.contention
