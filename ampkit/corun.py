@@ -28,6 +28,7 @@ its training co-runners from a grid over the pressures; the kit takes
 the ones it is given.
 """
 
+import hashlib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from ampkit.interference import (
     fit_degradation,
     held_out_errors,
     pressures,
+    size_of,
 )
 from ampkit.mix import App, Mix
 from ampkit.platform import Platform
@@ -72,7 +74,10 @@ def other(core: str) -> str:
 
 def tag(app: App) -> str:
     """An application as a profiling run's name carries it."""
-    return f"{app.program}.{app.workload_size}"
+    name = f"{app.program}.{app.workload_size}"
+    if app.args:  # as reference runs name them: arguments may hold any character
+        name += "." + hashlib.sha256(" ".join(app.args).encode()).hexdigest()[:8]
+    return name
 
 
 @dataclass(frozen=True)
@@ -284,7 +289,7 @@ def table(results: Sequence[Measured]) -> "pd.DataFrame":
             {
                 "program": run.target.program,
                 "threads": run.target.threads,
-                "size": run.target.workload_size,
+                "size": size_of(run.target),
                 "core": run.core,
                 "corun": run.name,
                 "own_cache": sum(p[0] for p in own),
@@ -402,9 +407,7 @@ def fit(
             co_runs[f"{tag(app)} {core}"] = int((~own["corun"].map(lambda n: runs[n].alone)).sum())
         pressure = {core: alone[(app, core)] for core in CORES}
         models.append(
-            fit_app(
-                app.program, app.threads, app.workload_size, pressure, rows[mine & _is(rows, app)]
-            )
+            fit_app(app.program, app.threads, size_of(app), pressure, rows[mine & _is(rows, app)])
         )
     held = held_out_errors(rows[mine]).assign(held_out="co-run")
     by_program = _held_out_by_co_runner(rows[mine], runs)
@@ -426,7 +429,7 @@ def _is(rows: "pd.DataFrame", app: App) -> "pd.Series[bool]":
     return (
         (rows["program"] == app.program)
         & (rows["threads"] == app.threads)
-        & (rows["size"] == app.workload_size)
+        & (rows["size"] == size_of(app))
     )
 
 

@@ -73,6 +73,13 @@ class Degradation:
         )
 
 
+def size_of(app: App) -> str:
+    """What, beside its program and threads, makes an application's
+    pressures its own: its size as run names carry it (n<size>, or a PARSEC
+    input set) and the arguments it runs with, if any."""
+    return " ".join((app.workload_size, *app.args))
+
+
 @dataclass(frozen=True)
 class AppModel:
     """An application's model: its pressures alone per core type, and its
@@ -80,8 +87,8 @@ class AppModel:
 
     program: str
     threads: int
-    #: its size as run names carry it (ampkit.mix.App.workload_size: n<size>,
-    #: or a PARSEC input set): a program's pressures are its working set's
+    #: its size and arguments (size_of()): a program's pressures are its
+    #: working set's
     size: str
     pressure: Mapping[str, tuple[float, ...]]  # core -> RESOURCES order
     degradation: Mapping[str, Degradation]  # core -> its function
@@ -243,14 +250,14 @@ class InterferenceModels:
 
     def of(self, app: App) -> AppModel | None:
         """The model of ``app`` (by program, threads and size), if any."""
-        key = (app.program, app.threads, app.workload_size)
+        key = (app.program, app.threads, size_of(app))
         return next((a for a in self.apps if (a.program, a.threads, a.size) == key), None)
 
     def lines(self, mix: Mix) -> tuple[str, ...]:
         """The policy_data lines of ``mix``'s applications, by mix index;
         an error naming every application the models lack."""
         missing = [
-            f"app {i + 1} ({a.program}, {a.threads} threads, {a.workload_size}; mix index {i})"
+            f"app {i + 1} ({a.program}, {a.threads} threads, {size_of(a)}; mix index {i})"
             for i, a in enumerate(mix.apps)
             if self.of(a) is None
         ]

@@ -237,3 +237,15 @@ def test_the_command_refuses_what_it_cannot_profile(capsys: pytest.CaptureFixtur
     for args, said in cases:
         assert main(["interference", "profile", "--no-build", *args]) == EXIT_USAGE, args
         assert said in capsys.readouterr().err, args
+
+
+def test_an_applications_arguments_are_part_of_what_its_model_is_of() -> None:
+    """A program run with other arguments presses other things: its model,
+    its profiling runs' names and Table II's rows tell them apart (names
+    by a digest, as reference runs', since arguments may hold anything)."""
+    from ampkit.interference import size_of
+
+    plain, argued = App("ampkit-probe", 1, 1), App("ampkit-probe", 1, 1, args=("sleep", "0.5"))
+    assert size_of(plain) == "n1" and size_of(argued) == "n1 sleep 0.5"
+    assert CoRun(plain, "big").name != CoRun(argued, "big").name
+    assert "/" not in CoRun(App("x", 1, 1, args=("/a/b",)), "big").name
