@@ -359,6 +359,10 @@ def run_all(
             kernel_variant=kernel_variant,
             extra_cmdline=cmdline,
             app_cpus=run.app_cpus(platform),
+            # the run is the target's: the co-runners, restarted while it
+            # runs, are stopped when it completes (and the statistics'
+            # measured interval is its run, alone too)
+            until=0,
         )
         run_dir = runs_dir / request.run_id
         prepared = prepare_for(request, build, image)

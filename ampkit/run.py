@@ -36,6 +36,7 @@ from ampkit.rundir import (
     M5OUT,
     OK,
     RUN_DESC,
+    STOPPED,
     Ending,
     EngineEntry,
     Manifest,
@@ -114,6 +115,10 @@ class RunRequest:
     #: pinned, the description as before. For profiling an application
     #: beside co-runners on chosen clusters (ampkit.interference)
     app_cpus: tuple[tuple[int, ...] | None, ...] = ()
+    #: the index of the application whose first run ends the run, the
+    #: others stopped there (records "stopped": load beside it, timed by
+    #: nothing); None: the run ends when every first run has, as before
+    until: int | None = None
 
     def __post_init__(self) -> None:
         # Every request runs sized: an app its mix left unsized gets the engine's size here.
@@ -217,7 +222,7 @@ def judge(
     reasons += report.problems()
     for app in report.apps:
         name = f"{app['app']}#{app['instance']}"
-        if app.get("status") != OK:
+        if app.get("status") not in (OK, STOPPED):
             reasons.append(f"{name} {app['status']} ({_how_it_ended(app)})")
         if app.get("restart_failure"):
             # the others no longer met the same load: their times are not comparable
@@ -416,6 +421,7 @@ def prepare(
         policy_daemon=daemon_argv(request),
         policy_data=policy_data,
         app_cpus=request.app_cpus,
+        until=request.until,
     ).render()
     setup = engine_impl.setup(request, engine, dtb_cache if dtb_cache is not None else {})
     machine, dtb, cmdline = setup.machine, setup.dtb, setup.cmdline

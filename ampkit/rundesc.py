@@ -117,6 +117,9 @@ class RunDescription:
     #: a user-level policy's daemon, its program and arguments
     #: (ampkit.policies.USER_POLICIES); none, the line is absent
     policy_daemon: tuple[str, ...] = ()
+    #: the index of the application whose first run ends the run (the
+    #: others are stopped there: load beside it); None, the line is absent
+    until: int | None = None
     #: the daemon's data, whole "policy_data ..." lines (for ampkit-contention,
     #: ampkit.interference.AppModel.data_line); none, the lines are absent
     policy_data: tuple[str, ...] = ()
@@ -143,6 +146,7 @@ class RunDescription:
         policy_daemon: Sequence[str] = (),
         policy_data: Sequence[str] = (),
         app_cpus: Sequence[Sequence[int] | None] = (),
+        until: int | None = None,
     ) -> "RunDescription":
         """The description of ``mix``; ``suite`` is the PARSEC image its suite
         programs need; ``start_delays_us``, one per app in mix order, its
@@ -204,6 +208,7 @@ class RunDescription:
             trace=tuple(trace),
             policy_daemon=tuple(policy_daemon),
             policy_data=tuple(policy_data),
+            until=until,
         )
 
     def render(self) -> str:
@@ -233,6 +238,12 @@ class RunDescription:
             )
         if self.warmup_ms:
             lines.append(f"warmup_ms {self.warmup_ms}")
+        if self.until is not None:
+            if not 0 <= self.until < len(self.apps):
+                raise AmpkitError(
+                    f"until {self.until}: the run has applications 0-{len(self.apps) - 1}"
+                )
+            lines.append(f"until {self.until}")
         if self.pmu:
             lines.append(f"pmu {','.join(self.pmu)}")
         if self.trace:

@@ -126,6 +126,9 @@ MANIFEST_VERSION = 2
 
 #: The status of a run that succeeded.
 OK = "ok"
+#: an application's record in a run with an until line (RunRequest.until):
+#: load beside the one whose first run ended the run, stopped there
+STOPPED = "stopped"
 #: What ``RunDir.status()`` says of a directory without a status file.
 NO_STATUS = "failed: no status file (the run did not finish)"
 
@@ -1133,7 +1136,9 @@ class RunDir:
         if absent:
             raise Excluded(f"incomplete: no result for {', '.join(absent)}")
         bad = [
-            f"{p}#{i}: {r.get('status')}" for (p, i), r in by_app.items() if r.get("status") != OK
+            f"{p}#{i}: {r.get('status')}"
+            for (p, i), r in by_app.items()
+            if r.get("status") not in (OK, STOPPED)
         ]
         if bad:
             raise Excluded(f"failed application: {'; '.join(bad)}")

@@ -243,3 +243,16 @@ def test_a_profiling_run_pins_each_application_to_the_cpus_it_names(tmp_path: Pa
     ):
         with pytest.raises(UsageError, match=said):
             prepare(replace(run, **changes), ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS)
+
+
+def test_a_profiling_run_can_end_with_its_first_application() -> None:
+    """RunRequest.until: an until line names the app whose first run ends
+    the run (the profile's target); part of the key; an index the mix
+    lacks is refused."""
+    run = RunRequest(platform=get_platform("2B2L"), policy="cfs", mix=load_mix(MIX))
+    plain = prepare(run, ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS)
+    ended = prepare(replace(run, until=0), ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS)
+    assert "until 0" in ended.desc.splitlines() and "until" not in plain.desc
+    assert ended.key != plain.key
+    with pytest.raises(AmpkitError, match="until 2: the run has applications 0-1"):
+        prepare(replace(run, until=2), ENGINE, "k" * 64, "i" * 64, dtb_cache=DTBS)

@@ -4,6 +4,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -479,3 +480,46 @@ def test_a_bad_cpus_line_fails_the_run_with_the_reason(
     report = parse_console(run_runner(host_bin, tmp_path, header() + lines).stdout)
     assert len(report.runner_errors) == 1 and says in report.runner_errors[0], report.runner_errors
     assert not report.apps
+
+
+def test_an_until_line_ends_the_run_with_its_app_and_stops_the_others(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    """The run is app 0's: it completes in 0.3 s, and the other, which would
+    sleep a minute, is stopped there, its record saying so; a short one
+    beside it restarted while it ran and completed its first run."""
+    desc = header(timeout=60) + (
+        "method restart\nuntil 0\n"
+        f"app probe 0 1 0 {host_bin}/ampkit-probe sleep 0.3\n"
+        f"app probe 1 1 0 {host_bin}/ampkit-probe sleep 60\n"
+        f"app probe 2 1 0 {host_bin}/ampkit-probe sleep 0.05\n"
+    )
+    started = time.monotonic()
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
+    assert time.monotonic() - started < 30  # the premise: not the minute's sleep
+    assert report.complete and not report.problems(), report.problems()
+    target, long, short = report.apps
+    assert target["status"] == "ok" and long["status"] == "stopped"
+    assert short["status"] == "ok" and short["restarts"] >= 1
+    assert long["end_ns"] - long["start_ns"] < 30_000_000_000
+    # the kit takes the stopped one as load, not as a failure
+    assert (
+        judge(
+            BootResult(exit_code=0, timed_out=False, wall_s=1.0, console_truncated=False),
+            report,
+            60,
+        )
+        == "ok"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        ("until 1\napp t 0 1 0 /bin/true\n", "until names an application the run does not have"),
+        ("until x\napp t 0 1 0 /bin/true\n", "until needs an application's index: line 6"),
+    ],
+)
+def test_a_bad_until_line_is_refused(host_bin: Path, tmp_path: Path, lines: str, says: str) -> None:
+    report = parse_console(run_runner(host_bin, tmp_path, header() + lines).stdout)
+    assert len(report.runner_errors) == 1 and says in report.runner_errors[0], report.runner_errors

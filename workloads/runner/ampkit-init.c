@@ -40,6 +40,12 @@
  *   epi_big_pj <pJ>            (the app above's predicted energy per
  *                               instruction on a big CPU, handed to the
  *                               kernel like the speedup; 1 to 1000000)
+ *   until <index>              (the measured run ends when the app of this
+ *                               index, 0 for the first, completes its first
+ *                               run; the others, load beside it, are
+ *                               stopped there, their records "stopped";
+ *                               for profiling one application beside
+ *                               co-runners, ampkit/corun.py)
  *   cpus <cpu>,<cpu>...        (the app above's instances run on these
  *                               CPUs alone: their allowed CPUs, set before
  *                               the gate opens, so every thread inherits
@@ -166,6 +172,7 @@ struct app {
 	uint64_t start_ns, end_ns;
 	int wstatus;
 	int done, timed_out;
+	int stopped;	/* its first run stopped when the until app completed */
 	char out_path[PATH_MAX], report_path[PATH_MAX];
 	/* Restarts: how many began, how many completed, the first failure. */
 	int restarts, restarts_completed, restart_failed, restart_wstatus;
@@ -178,6 +185,7 @@ struct run {
 	int repetition;
 	int timeout_s;
 	int restart;	/* the restart method */
+	int until;	/* the app whose first run ends the run, or -1: all of them */
 	int m5ops;	/* on gem5: work items and m5 exit */
 	int warmup_ms;	/* the warm-up before the measured run */
 	char *pmu;	/* the PMU events to count over each first run, or NULL */
@@ -495,6 +503,7 @@ static void parse_desc(char *text, struct run *run)
 	int lineno = 0, n, seen_header = 0;
 
 	run->timeout_s = 600;
+	run->until = -1;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		lineno++;
 		snprintf(where, sizeof(where), "line %d", lineno);
@@ -578,6 +587,9 @@ static void parse_desc(char *text, struct run *run)
 			    parse_int(w[1], 1, MAX_EPI_BIG_PJ, &run->apps[run->napps - 1].epi_big_pj))
 				fail("run description: epi_big_pj needs an app line before it and 1 to 1000000",
 				     where);
+		} else if (!strcmp(w[0], "until")) {
+			if (parse_int(w[1], 0, MAX_APPS - 1, &run->until))
+				fail("run description: until needs an application's index", where);
 		} else if (!strcmp(w[0], "cpus")) {
 			if (!run->napps || run->apps[run->napps - 1].has_cpus ||
 			    parse_cpus(w[1], &run->apps[run->napps - 1].cpus))
@@ -596,6 +608,8 @@ static void parse_desc(char *text, struct run *run)
 		fail("run description is empty", NULL);
 	if (!run->run_id || run->napps == 0)
 		fail("run description needs a run_id and at least one app", NULL);
+	if (run->until >= run->napps)
+		fail("run description: until names an application the run does not have", NULL);
 	if (run->policy_data.data && !run->policy_daemon[0])
 		fail("run description: policy_data lines without a policy_daemon to give them to",
 		     NULL);
@@ -1317,9 +1331,18 @@ static int instance_reaped(struct run *run, pid_t pid)
 }
 
 /*
+ * Whether the measured run is over: every application has completed its
+ * first run, or the one an until line names has.
+ */
+static int run_over(const struct run *run, int remaining)
+{
+	return remaining == 0 || (run->until >= 0 && run->apps[run->until].done);
+}
+
+/*
  * Reaps whatever has exited (orphans reparented to init too) and restarts
  * what the method says; returns how many applications have not completed
- * their first run.
+ * their first run, 0 once the run is over.
  */
 static int reap(struct run *run, int remaining, const sigset_t *mask)
 {
@@ -1356,7 +1379,8 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 		 * A program that failed is not run again: it would fail again,
 		 * as fast as it can be forked.
 		 */
-		if (run->restart && remaining > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		if (run->restart && !run_over(run, remaining) && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0)
 			gates[ngates++] = restart_app(app, i, mask);
 	}
 	/*
@@ -1364,13 +1388,13 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 	 * released; once every application has completed its first run the
 	 * run is over, and the instances left are killed rather than placed.
 	 */
-	if (remaining > 0)
+	if (!run_over(run, remaining))
 		daemons_flush();
 	else
 		sb_free(&batch);
 	for (i = 0; i < ngates; i++)
 		close(gates[i]);
-	return remaining;
+	return run_over(run, remaining) ? 0 : remaining;
 }
 
 static void set_paths(struct app *app, int i, const char *tmpdir)
@@ -1733,7 +1757,12 @@ static void run_mix(struct run *run, const char *tmpdir)
 			continue;
 		st = reap_instance(run, i);
 		if (!app->done) {
-			app->timed_out = 1;
+			/* load beside the until app, which completed: stopped, not late */
+			if (run->until >= 0 && run->apps[run->until].done &&
+			    !run->apps[run->until].timed_out)
+				app->stopped = 1;
+			else
+				app->timed_out = 1;
 			app->wstatus = st;
 			app->end_ns = ampkit_now_ns();
 			app->done = 1;
@@ -1862,7 +1891,9 @@ static void app_record(const struct run *run, const struct app *app)
 	const char *status;
 	int i;
 
-	if (app->timed_out)
+	if (app->stopped)
+		status = "stopped";
+	else if (app->timed_out)
 		status = "timeout";
 	else if ((app->speedup_err || app->epi_err) && !access(AMP_POLICY_FILE, F_OK))
 		status = "failed";	/* a kit kernel refused a hint */
