@@ -915,6 +915,36 @@ class RunDir:
             return {}
         return {"daemon_cpu_ns": sum(v for v in spent if isinstance(v, int))}
 
+    def interference(self) -> dict[str, Any]:
+        """What a run of the contention policy was handed (the manifest's
+        policy_details.interference): its model file's digest, the
+        threshold S, and the file's mean held-out errors (ampkit.corun.fit)
+        as fractions of run time and points of slowdown; named models_sha256,
+        threshold_pct, held_out_co_run_time_error, ..._co_runner_time_error,
+        held_out_co_run_points. Empty for any other run; a figure the file
+        does not give is left out."""
+        try:
+            details = _object(self.manifest().get("policy_details"))
+        except Excluded:
+            return {}
+        given = _object(details.get("interference"))
+        if not given:
+            return {}
+        provenance = _object(given.get("provenance"))
+        out: dict[str, Any] = {
+            "models_sha256": given.get("models_sha256"),
+            "threshold_pct": given.get("threshold_pct"),
+        }
+        for column, key in (
+            ("held_out_co_run_time_error", "held_out_co_run_mean_time_error"),
+            ("held_out_co_runner_time_error", "held_out_co_runner_mean_time_error"),
+            ("held_out_co_run_points", "held_out_co_run_mean_abs_points"),
+        ):
+            value = provenance.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                out[column] = float(value)
+        return out
+
     def policy_work(self) -> dict[str, int]:
         """What each policy's periodic step did over the run: the growth of
         its counters (POLICY_COUNTERS) between guest.json's amp.knobs, read

@@ -23,6 +23,10 @@ runs     one row per run directory, whether it counts (``included``) and,
          columns, or NaN, where a run did not record them); and
          daemon_cpu_ns, the CPU time of the guest daemons that ran beside
          it (RunDir.daemon_work: a user-level policy's, the online model's);
+         for a run of the contention policy, its interference models'
+         digest and threshold and their held-out errors (RunDir.interference:
+         models_sha256, threshold_pct, held_out_co_run_time_error,
+         held_out_co_runner_time_error, held_out_co_run_points);
 apps     one row per application per included run: campaign, run, run_id,
          engine, platform, timescale (the kernel's time scale), tick_hz
          (its tick, CONFIG_HZ), big, little (its CPU counts), policy, mix,
@@ -246,6 +250,7 @@ def collect(root: Path) -> Collection:
                 **_knob_columns(run),
                 **run.policy_work(),
                 **run.daemon_work(),
+                **run.interference(),
             }
         )
         if run_info.timing_notice:

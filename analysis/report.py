@@ -347,6 +347,7 @@ def write_report(
     _clocks_section(doc, spans)
     _kernel_section(doc, col, out, plots)
     _policy_work_section(doc, work, daemon_shares(col))
+    _interference_section(doc, interference_models(col))
     _waiting_section(doc, col)
     _cost_section(doc, costs)
     doc.h(2, "Excluded runs")
@@ -1347,6 +1348,65 @@ def daemon_shares(col: Collection) -> pd.DataFrame:
     frame["share"] = frame["daemon_cpu_ns"] / (frame["interval_ns"] * cpus)
     grouped = frame.groupby(["platform", "policy", "mix"])
     return grouped["share"].agg(["size", "mean", "max"]).reset_index()
+
+
+def interference_models(col: Collection) -> pd.DataFrame:
+    """Per platform, model file (its digest) and threshold S, over the
+    included runs of the contention policy: how many runs, and the file's
+    mean held-out errors (RunDir.interference). Empty where none ran."""
+    runs = col.runs[col.runs["included"].astype(bool)]
+    if "models_sha256" not in runs or runs["models_sha256"].isna().all():
+        return pd.DataFrame()
+    part = runs.dropna(subset=["models_sha256"])
+    errors = [
+        c
+        for c in (
+            "held_out_co_run_points",
+            "held_out_co_run_time_error",
+            "held_out_co_runner_time_error",
+        )
+        if c in part
+    ]
+    grouped = part.groupby(["platform", "models_sha256", "threshold_pct"], dropna=False)
+    return grouped[errors].first().assign(runs=grouped.size()).reset_index()
+
+
+def _interference_section(doc: Doc, models: pd.DataFrame) -> None:
+    """The kernel section's table of interference_models()."""
+    if models.empty:
+        return
+    doc.h(3, "Interference models (contention)")
+    doc.p(
+        "The model files the contention policy's runs were handed, by digest, with the "
+        "threshold S, and each file's held-out errors from its profile (ampkit "
+        "interference profile): each co-run predicted by a fit without it, in points of "
+        "slowdown and as a share of the run time, and each co-run beside a co-runner "
+        "program the fit never saw (blank where the other co-runners could not tell the "
+        "terms apart). Fan et al. report 6.66% on big cores and 9.6% on little ones, over "
+        "workloads their training never saw, measured as they do not say."
+    )
+
+    def cell(r: Mapping[Any, Any], column: str, percent: bool) -> str:
+        value = r.get(column)
+        if value is None or pd.isna(value):
+            return ""
+        return f"{100 * float(value):.1f}%" if percent else _fmt(float(value))
+
+    doc.table(
+        ["platform", "models", "S", "runs", "co-run out (points)", "co-run out", "co-runner out"],
+        [
+            [
+                str(r["platform"]),
+                str(r["models_sha256"])[:12],
+                _fmt(float(r["threshold_pct"])),
+                str(r["runs"]),
+                cell(r, "held_out_co_run_points", False),
+                cell(r, "held_out_co_run_time_error", True),
+                cell(r, "held_out_co_runner_time_error", True),
+            ]
+            for r in models.to_dict("records")
+        ],
+    )
 
 
 def _policy_work_section(doc: Doc, work: pd.DataFrame, daemons: pd.DataFrame) -> None:

@@ -855,3 +855,51 @@ def test_the_daemons_cpu_time_is_reported_as_a_share_of_the_machine(tmp_path: Pa
     write_report(runs, tmp_path / "report")
     text = (tmp_path / "report" / "report.md").read_text()
     assert "| 2B2L | sfd | pair | 1 | 5.00% | 5.00% |" in text
+
+
+def test_the_contention_policys_models_and_their_held_out_errors_are_reported(
+    tmp_path: Path,
+) -> None:
+    """A run of contention records the model file it was handed and S
+    (policy_details.interference); the report names the file by digest
+    beside its held-out errors, and a file without the co-runner figure
+    leaves that cell blank."""
+    runs = tmp_path / "runs"
+    _campaign(runs)
+    for rep, co_runner in ((0, 0.052), (1, None)):
+        run = write_run(
+            runs,
+            platform="2B2L",
+            policy="contention",
+            mix="pair",
+            repetition=rep,
+            apps=[SynthApp("x", 2, 10**7), SynthApp("y", 1, 2 * 10**7)],
+        )
+        manifest = json.loads((run / "manifest.json").read_text())
+        provenance = {
+            "held_out_co_run_mean_abs_points": 2.5,
+            "held_out_co_run_mean_time_error": 0.021,
+        }
+        if co_runner is not None:
+            provenance["held_out_co_runner_mean_time_error"] = co_runner
+        manifest["policy_details"] = {
+            "kernel_policy": "cfs",
+            "interference": {
+                "models_sha256": f"{rep}" * 64,
+                "threshold_pct": 30.0,
+                "provenance": provenance,
+            },
+        }
+        (run / "manifest.json").write_text(json.dumps(manifest))
+    col = collect(runs)
+    by = {(r["policy"], r["repetition"]): r for r in col.runs.to_dict("records")}
+    assert by[("contention", 0)]["held_out_co_runner_time_error"] == 0.052
+    assert math.isnan(by[("contention", 1)]["held_out_co_runner_time_error"])
+    assert math.isnan(by[("cfs", 0)]["threshold_pct"])
+    models = report_mod.interference_models(col)
+    assert sorted(models["runs"]) == [1, 1] and set(models["threshold_pct"]) == {30.0}
+    write_report(runs, tmp_path / "report")
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "Interference models (contention)" in text
+    assert "| 2B2L | 000000000000 | 30 | 1 | 2.5 | 2.1% | 5.2% |" in text
+    assert "| 2B2L | 111111111111 | 30 | 1 | 2.5 | 2.1% |  |" in text
