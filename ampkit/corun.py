@@ -119,9 +119,11 @@ class CoRun:
         """Each application's CPU, in the mix's order: the target on the
         last CPU of its type, its cluster's co-runners on the ones before,
         the other cluster's on that one's from its last down. CPU 0 is
-        taken last: the runner, which no line pins, and the interrupts
-        run there, and their time beside the target would read as
-        interference."""
+        taken last: the devices' interrupts go to it (the guest balances
+        none), and the runner, which no line pins, started there; their
+        time beside the target would read as interference. Neither is
+        kept off the other CPUs: the runner sleeps in wait4 but for the
+        moments it reaps and restarts."""
         own = cpus_of(platform, self.core)[::-1]
         far = cpus_of(platform, other(self.core))[::-1]
         if len(self.same) + 1 > len(own) or len(self.beside) > len(far):

@@ -71,7 +71,9 @@ def references(request: RunRequest, kinds: Iterable[str] = KINDS) -> list[Refere
             if (kind, mix.name) in seen:
                 continue
             seen.add((kind, mix.name))
-            # untraced: a reference serves the metrics, which a trace's cost would bias
+            # untraced: a reference serves the metrics, which a trace's cost
+            # would bias; nothing pinned, nothing stopped: the one app alone
+            # under the baseline, and none of the policy's own inputs
             ref = replace(
                 request,
                 platform=platform,
@@ -79,6 +81,10 @@ def references(request: RunRequest, kinds: Iterable[str] = KINDS) -> list[Refere
                 mix=mix,
                 method="once",
                 trace_events=(),
+                app_cpus=(),
+                until=None,
+                contention=None,
+                online=None,
             )
             out.append(Reference(kind, ref))
     return out

@@ -1060,6 +1060,20 @@ class RunDir:
             category=_category(mix),
         )
 
+    def until(self) -> int | None:
+        """The index of the application whose first run ended the run (its
+        description's until line: a profiling run, RunRequest.until), or
+        None for a run of every first run."""
+        try:
+            text = (self.path / RUN_DESC).read_text()
+        except OSError:
+            return None
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) == 2 and words[0] == "until" and words[1].isdigit():
+                return int(words[1])
+        return None
+
     def raw_records(self) -> list[dict[str, Any]]:
         """Every record of results.jsonl; Excluded when it is absent or torn."""
         path = self.path / RESULTS
@@ -1165,10 +1179,14 @@ class RunDir:
         absent = [f"{p}#{i}" for p, i in wanted if (p, i) not in by_app]
         if absent:
             raise Excluded(f"incomplete: no result for {', '.join(absent)}")
+        # load beside the application an until line names, stopped when it
+        # completed: sound, in a run that has such a line, for the others
+        until = self.until()
+        stoppable = {ident for k, ident in enumerate(wanted) if until is not None and k != until}
         bad = [
             f"{p}#{i}: {r.get('status')}"
             for (p, i), r in by_app.items()
-            if r.get("status") not in (OK, STOPPED)
+            if r.get("status") != OK and not (r.get("status") == STOPPED and (p, i) in stoppable)
         ]
         if bad:
             raise Excluded(f"failed application: {'; '.join(bad)}")

@@ -210,6 +210,14 @@ def _app_rows(
     return apps, threads, tasks
 
 
+#: Why a profiling run (an until line: ampkit.corun) is no run of a
+#: comparison: its other applications were stopped when the first ended.
+PROFILING_REASON = (
+    "a profiling run (until): its other applications were load, stopped when the first "
+    "completed, and time nothing"
+)
+
+
 def collect(root: Path) -> Collection:
     """Every run directory under ``root`` into tables; see the module's text."""
     runs: list[dict[str, Any]] = []
@@ -230,6 +238,8 @@ def collect(root: Path) -> Collection:
         run = RunDir(run_dir)
         info: dict[str, Any] = {"campaign": root.name, "run": str(run_dir.relative_to(root))}
         try:
+            if run.until() is not None:
+                raise Excluded(PROFILING_REASON)
             verdict = run.judge()
         except Excluded as e:
             costs: dict[str, Any] = {"category": None, "wall_s": None, "boot_wall_s": 0.0}

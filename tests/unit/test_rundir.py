@@ -408,3 +408,36 @@ def test_a_counters_sysctl_parses_to_names_and_whole_numbers(
     text: object, parsed: dict[str, int]
 ) -> None:
     assert parse_counters(text) == parsed
+
+
+def test_a_stopped_record_counts_only_as_load_beside_an_until_line(tmp_path: Path) -> None:
+    """ "stopped" is the runner's word for load it killed when the app an
+    until line names completed (a profiling run): sound there, for the
+    others; anywhere else, and for that app itself, a failed application.
+    The collection leaves profiling runs out of every comparison."""
+    from ampkit.analysis.collect import PROFILING_REASON, collect
+    from ampkit.analysis.synthetic import SynthApp, write_run
+
+    def run_with(until: str | None, stopped: int) -> Path:
+        root = tmp_path / f"{until}-{stopped}"
+        path = write_run(
+            root,
+            platform="2B2L",
+            policy="cfs",
+            mix="m",
+            apps=[SynthApp("x", 1, 10**7), SynthApp("y", 1, 2 * 10**7)],
+        )
+        lines = (path / "results.jsonl").read_text().splitlines()
+        record = json.loads(lines[stopped])
+        record["status"] = "stopped"
+        lines[stopped] = json.dumps(record)
+        (path / "results.jsonl").write_text("\n".join(lines) + "\n")
+        (path / "run.desc").write_text("ampkit-run 1\n" + (f"until {until}\n" if until else ""))
+        return path
+
+    assert [r.status for r in RunDir(run_with("0", 1)).judge().records] == ["ok", "stopped"]
+    for until, stopped in ((None, 1), ("0", 0)):
+        with pytest.raises(Excluded, match=r"failed application: .*stopped"):
+            RunDir(run_with(until, stopped)).judge()
+    col = collect(tmp_path / "0-1")
+    assert col.runs["reason"].tolist() == [PROFILING_REASON] and col.apps.empty

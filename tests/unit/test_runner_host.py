@@ -517,9 +517,45 @@ def test_an_until_line_ends_the_run_with_its_app_and_stops_the_others(
     ("lines", "says"),
     [
         ("until 1\napp t 0 1 0 /bin/true\n", "until names an application the run does not have"),
-        ("until x\napp t 0 1 0 /bin/true\n", "until needs an application's index: line 6"),
+        (
+            "until x\napp t 0 1 0 /bin/true\n",
+            "until needs an application's index (one line): line 6",
+        ),
     ],
 )
 def test_a_bad_until_line_is_refused(host_bin: Path, tmp_path: Path, lines: str, says: str) -> None:
     report = parse_console(run_runner(host_bin, tmp_path, header() + lines).stdout)
     assert len(report.runner_errors) == 1 and says in report.runner_errors[0], report.runner_errors
+
+
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        ("until 0\nuntil 0\napp t 0 1 0 /bin/true\n", "(one line): line 7"),
+        ("method once\nuntil 0\napp t 0 1 0 /bin/true\n", "until needs method restart"),
+    ],
+)
+def test_an_until_line_takes_one_index_and_the_restart_method(
+    host_bin: Path, tmp_path: Path, lines: str, says: str
+) -> None:
+    report = parse_console(run_runner(host_bin, tmp_path, header() + lines).stdout)
+    assert len(report.runner_errors) == 1 and says in report.runner_errors[0], report.runner_errors
+
+
+def test_a_co_runner_that_fails_as_the_run_ends_is_not_stopped(
+    host_bin: Path, tmp_path: Path
+) -> None:
+    """Only the runner's own kill makes a record "stopped": a co-runner that
+    ended by itself is judged by how it ended. Here it fails at once, and
+    the restart method does not run a failed program again, so its first
+    run's failure stands and fails the run."""
+    desc = header(timeout=60) + (
+        "method restart\nuntil 0\n"
+        f"app probe 0 1 0 {host_bin}/ampkit-probe sleep 0.3\n"
+        "app false 0 1 0 /bin/false\n"
+    )
+    report = parse_console(run_runner(host_bin, tmp_path, desc).stdout)
+    target, failing = report.apps
+    assert target["status"] == "ok" and failing["status"] == "failed", report.apps
+    boot = BootResult(exit_code=0, timed_out=False, wall_s=1.0, console_truncated=False)
+    assert judge(boot, report, 60).startswith("failed: false#0 failed")

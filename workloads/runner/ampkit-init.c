@@ -588,8 +588,9 @@ static void parse_desc(char *text, struct run *run)
 				fail("run description: epi_big_pj needs an app line before it and 1 to 1000000",
 				     where);
 		} else if (!strcmp(w[0], "until")) {
-			if (parse_int(w[1], 0, MAX_APPS - 1, &run->until))
-				fail("run description: until needs an application's index", where);
+			if (run->until >= 0 || parse_int(w[1], 0, MAX_APPS - 1, &run->until))
+				fail("run description: until needs an application's index (one line)",
+				     where);
 		} else if (!strcmp(w[0], "cpus")) {
 			if (!run->napps || run->apps[run->napps - 1].has_cpus ||
 			    parse_cpus(w[1], &run->apps[run->napps - 1].cpus))
@@ -610,6 +611,9 @@ static void parse_desc(char *text, struct run *run)
 		fail("run description needs a run_id and at least one app", NULL);
 	if (run->until >= run->napps)
 		fail("run description: until names an application the run does not have", NULL);
+	if (run->until >= 0 && !run->restart)
+		fail("run description: until needs method restart (the others are load while it runs)",
+		     NULL);
 	if (run->policy_data.data && !run->policy_daemon[0])
 		fail("run description: policy_data lines without a policy_daemon to give them to",
 		     NULL);
@@ -1230,6 +1234,8 @@ static void start_child(struct app *app, int index, int first, const char *out_p
 	_exit(127);
 }
 
+static void kill_instances(const struct run *run);
+
 /*
  * Forks an instance of @app held at @gate; applies the speedup hint before
  * the gate opens, so that every thread the program creates inherits it.
@@ -1260,12 +1266,18 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 		cpu_set_t got;
 
 		/* the kernel takes a mask some of whose CPUs it lacks, and drops them */
+		const char *why = NULL;
+
 		if (sched_setaffinity(app->pid, sizeof(app->cpus), &app->cpus))
-			fail("cannot run an application on the CPUs its cpus line names",
-			     strerror(errno));
-		if (sched_getaffinity(app->pid, sizeof(got), &got) || !CPU_EQUAL(&got, &app->cpus))
-			fail("cannot run an application on the CPUs its cpus line names",
-			     "the machine lacks some of them");
+			why = strerror(errno);
+		else if (sched_getaffinity(app->pid, sizeof(got), &got) ||
+			 !CPU_EQUAL(&got, &app->cpus))
+			why = "the machine lacks some of them";
+		if (why) {
+			/* none held at a gate runs unwatched once this exits */
+			kill_instances(the_run);
+			fail("cannot run an application on the CPUs its cpus line names", why);
+		}
 	}
 	if (app->speedup_q10) {
 		int err = amp_set_speedup(app->pid, (unsigned int)app->speedup_q10);
@@ -1346,7 +1358,7 @@ static int run_over(const struct run *run, int remaining)
  */
 static int reap(struct run *run, int remaining, const sigset_t *mask)
 {
-	int gates[MAX_APPS], ngates = 0;
+	int gates[MAX_APPS], ngates = 0, restarts[MAX_APPS], nrestarts = 0, j;
 	struct rusage usage;
 	struct app *app;
 	pid_t pid;
@@ -1379,10 +1391,17 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 		 * A program that failed is not run again: it would fail again,
 		 * as fast as it can be forked.
 		 */
-		if (run->restart && !run_over(run, remaining) && WIFEXITED(st) &&
-		    WEXITSTATUS(st) == 0)
-			gates[ngates++] = restart_app(app, i, mask);
+		if (run->restart && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			restarts[nrestarts++] = i;
 	}
+	/*
+	 * Restarted once the batch is reaped, and only if the run goes on: an
+	 * instance that ended beside the last first run (or the until app's)
+	 * would start only to be killed, its start-up inside the measured
+	 * statistics.
+	 */
+	for (j = 0; j < nrestarts && !run_over(run, remaining); j++)
+		gates[ngates++] = restart_app(&run->apps[restarts[j]], restarts[j], mask);
 	/*
 	 * The ends and the restarts told as one change, then the restarts
 	 * released; once every application has completed its first run the
@@ -1435,7 +1454,7 @@ static void fork_all_held(struct run *run, const char *tmpdir, int first, int ga
  * then reaps each: all are signalled before any is waited for, so that
  * none runs on while another is reaped.
  */
-static void kill_instances(struct run *run)
+static void kill_instances(const struct run *run)
 {
 	int i;
 
@@ -1757,12 +1776,18 @@ static void run_mix(struct run *run, const char *tmpdir)
 			continue;
 		st = reap_instance(run, i);
 		if (!app->done) {
-			/* load beside the until app, which completed: stopped, not late */
+			/*
+			 * Load beside the until app, which completed: stopped,
+			 * not late, if our kill ended it. One that ended by
+			 * itself meanwhile is judged by how it ended.
+			 */
 			if (run->until >= 0 && run->apps[run->until].done &&
-			    !run->apps[run->until].timed_out)
-				app->stopped = 1;
-			else
+			    !run->apps[run->until].timed_out) {
+				if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+					app->stopped = 1;
+			} else {
 				app->timed_out = 1;
+			}
 			app->wstatus = st;
 			app->end_ns = ampkit_now_ns();
 			app->done = 1;
@@ -1891,12 +1916,12 @@ static void app_record(const struct run *run, const struct app *app)
 	const char *status;
 	int i;
 
-	if (app->stopped)
+	if ((app->speedup_err || app->epi_err) && !access(AMP_POLICY_FILE, F_OK))
+		status = "failed";	/* a kit kernel refused a hint */
+	else if (app->stopped)
 		status = "stopped";
 	else if (app->timed_out)
 		status = "timeout";
-	else if ((app->speedup_err || app->epi_err) && !access(AMP_POLICY_FILE, F_OK))
-		status = "failed";	/* a kit kernel refused a hint */
 	else if (WIFEXITED(app->wstatus) && WEXITSTATUS(app->wstatus) == 0)
 		status = "ok";
 	else
