@@ -25,7 +25,10 @@ from ampkit.rundir import POLICY_LOG
 from ampkit.sizes import sized_for
 from tests.qemu.helpers import make_mix
 
-pytestmark = pytest.mark.gem5_full
+#: 34 runs of a few seconds' simulation each, 90-290 wall seconds apiece
+#: beside two other gem5 processes (2026-11-29): more than the suite's 40
+#: minutes a test
+pytestmark = [pytest.mark.gem5_full, pytest.mark.timeout(4 * 3600)]
 
 #: the profiled programs' mix: compute and stream, one thread each, sized
 #: to a simulated millisecond alone
