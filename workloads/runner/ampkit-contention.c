@@ -149,20 +149,11 @@ static void read_core_types(const char *big_list)
 		die("cannot read its own allowed CPUs", strerror(errno));
 	CPU_ZERO(&cpus_of[BIG]);
 	CPU_ZERO(&cpus_of[LITTLE]);
-	if (big_list) {
-		char *copy = strdup(big_list), *save, *word;
-
-		for (word = strtok_r(copy, ",", &save); word; word = strtok_r(NULL, ",", &save)) {
-			char *end;
-			long n = strtol(word, &end, 10);
-
-			if (!*word || strspn(word, "0123456789") != strlen(word) || *end ||
-			    n >= MAX_CPUS || !CPU_ISSET((int)n, &online))
-				die("-b needs CPUs this daemon may use, comma separated, not", word);
-			CPU_SET((int)n, &cpus_of[BIG]);
-		}
-		free(copy);
-	}
+	if (big_list && parse_cpu_list(big_list, &cpus_of[BIG]))
+		die("-b needs CPUs this daemon may use, comma separated, not", big_list);
+	for (cpu = 0; big_list && cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &cpus_of[BIG]) && (cpu >= MAX_CPUS || !CPU_ISSET(cpu, &online)))
+			die("-b needs CPUs this daemon may use, comma separated, not", big_list);
 	for (cpu = 0; !big_list && cpu < MAX_CPUS; cpu++) {
 		capacity[cpu] = CPU_ISSET(cpu, &online) ? cpu_capacity(cpu) : 0;
 		if (capacity[cpu] > max)
@@ -180,20 +171,6 @@ static void read_core_types(const char *big_list)
 	ncpus_of[BIG] = CPU_COUNT(&cpus_of[BIG]);
 	ncpus_of[LITTLE] = CPU_COUNT(&cpus_of[LITTLE]);
 	ncpus_of[BOTH] = CPU_COUNT(&cpus_of[BOTH]);
-}
-
-static void cpu_list(struct sbuf *sb, const cpu_set_t *set)
-{
-	int cpu, first = 1;
-
-	sb_printf(sb, "[");
-	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
-		if (!CPU_ISSET(cpu, set))
-			continue;
-		sb_printf(sb, "%s%d", first ? "" : ",", cpu);
-		first = 0;
-	}
-	sb_printf(sb, "]");
 }
 
 /* --- masks ------------------------------------------------------------------ */
@@ -295,7 +272,7 @@ static void log_placement(const struct proc *p, enum core from)
 		  ",\"from\":\"%s\",\"cpus\":",
 		  ampkit_now_ns() - epoch_ns, p->app, (int)p->pid, p->threads, p->speedup_q10,
 		  core_name[p->core], core_name[from]);
-	cpu_list(&sb, &cpus_of[p->core]);
+	sb_cpu_list(&sb, &cpus_of[p->core]);
 	if (!isnan(p->predicted))
 		sb_printf(&sb, ",\"predicted_pct\":%.6g", p->predicted);
 	sb_printf(&sb, "}");
@@ -608,9 +585,9 @@ static void summary(uint64_t period_us)
 	else
 		sb_printf(&sb, "%.6g", threshold);
 	sb_printf(&sb, ",\"period_us\":%" PRIu64 ",\"big_cpus\":", period_us);
-	cpu_list(&sb, &cpus_of[BIG]);
+	sb_cpu_list(&sb, &cpus_of[BIG]);
 	sb_printf(&sb, ",\"little_cpus\":");
-	cpu_list(&sb, &cpus_of[LITTLE]);
+	sb_cpu_list(&sb, &cpus_of[LITTLE]);
 	sb_printf(&sb, ",\"instances\":%" PRIu64 ",\"placements\":%" PRIu64 ",\"moves\":%" PRIu64
 		  ",\"corrections\":%" PRIu64 ",\"affinity_errors\":%" PRIu64
 		  ",\"instances_untracked\":%" PRIu64 ",\"cpu_ns\":%" PRIu64 "}",

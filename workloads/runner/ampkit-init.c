@@ -362,26 +362,6 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
-/* A CPU list "0,2,3" into @set; nonzero when it is not one. */
-static int parse_cpus(const char *s, cpu_set_t *set)
-{
-	char copy[256], *save, *word;
-	int cpu;
-
-	/* digits between single commas: strtok_r would skip empty items */
-	if (strlen(s) >= sizeof(copy) || strspn(s, "0123456789,") != strlen(s) || s[0] == ',' ||
-	    s[strlen(s) - 1] == ',' || strstr(s, ",,"))
-		return -1;
-	strcpy(copy, s);
-	CPU_ZERO(set);
-	for (word = strtok_r(copy, ",", &save); word; word = strtok_r(NULL, ",", &save)) {
-		if (parse_int(word, 0, CPU_SETSIZE - 1, &cpu))
-			return -1;
-		CPU_SET(cpu, set);
-	}
-	return CPU_COUNT(set) ? 0 : -1;
-}
-
 static int split(char *line, char **words, int max)
 {
 	int n = 0;
@@ -593,7 +573,7 @@ static void parse_desc(char *text, struct run *run)
 				     where);
 		} else if (!strcmp(w[0], "cpus")) {
 			if (!run->napps || run->apps[run->napps - 1].has_cpus ||
-			    parse_cpus(w[1], &run->apps[run->napps - 1].cpus))
+			    parse_cpu_list(w[1], &run->apps[run->napps - 1].cpus))
 				fail("run description: cpus needs an app line before it (one each) and CPU numbers, comma separated",
 				     where);
 			run->apps[run->napps - 1].has_cpus = 1;
@@ -1263,11 +1243,10 @@ static void fork_instance(struct app *app, int index, int first, int gate[2],
 	 * says.
 	 */
 	if (app->has_cpus) {
+		const char *why = NULL;
 		cpu_set_t got;
 
 		/* the kernel takes a mask some of whose CPUs it lacks, and drops them */
-		const char *why = NULL;
-
 		if (sched_setaffinity(app->pid, sizeof(app->cpus), &app->cpus))
 			why = strerror(errno);
 		else if (sched_getaffinity(app->pid, sizeof(got), &got) ||
@@ -1358,7 +1337,7 @@ static int run_over(const struct run *run, int remaining)
  */
 static int reap(struct run *run, int remaining, const sigset_t *mask)
 {
-	int gates[MAX_APPS], ngates = 0, restarts[MAX_APPS], nrestarts = 0, j;
+	int gates[MAX_APPS], ngates = 0, restarts[MAX_APPS], nrestarts = 0, j, over;
 	struct rusage usage;
 	struct app *app;
 	pid_t pid;
@@ -1400,20 +1379,21 @@ static int reap(struct run *run, int remaining, const sigset_t *mask)
 	 * would start only to be killed, its start-up inside the measured
 	 * statistics.
 	 */
-	for (j = 0; j < nrestarts && !run_over(run, remaining); j++)
+	over = run_over(run, remaining);
+	for (j = 0; !over && j < nrestarts; j++)
 		gates[ngates++] = restart_app(&run->apps[restarts[j]], restarts[j], mask);
 	/*
 	 * The ends and the restarts told as one change, then the restarts
 	 * released; once every application has completed its first run the
 	 * run is over, and the instances left are killed rather than placed.
 	 */
-	if (!run_over(run, remaining))
+	if (!over)
 		daemons_flush();
 	else
 		sb_free(&batch);
 	for (i = 0; i < ngates; i++)
 		close(gates[i]);
-	return run_over(run, remaining) ? 0 : remaining;
+	return over ? 0 : remaining;
 }
 
 static void set_paths(struct app *app, int i, const char *tmpdir)
@@ -1956,16 +1936,8 @@ static void app_record(const struct run *run, const struct app *app)
 		sb_json_str(&sb, app->epi_err ? strerror(app->epi_err) : NULL);
 	}
 	if (app->has_cpus) {
-		int cpu, first = 1;
-
-		sb_printf(&sb, ",\"cpus\":[");
-		for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-			if (!CPU_ISSET(cpu, &app->cpus))
-				continue;
-			sb_printf(&sb, "%s%d", first ? "" : ",", cpu);
-			first = 0;
-		}
-		sb_printf(&sb, "]");
+		sb_printf(&sb, ",\"cpus\":");
+		sb_cpu_list(&sb, &app->cpus);
 	}
 	sb_printf(&sb, ",\"method\":\"%s\",\"restarts\":%d,\"restarts_completed\":%d",
 		  run->restart ? "restart" : "once", app->restarts, app->restarts_completed);

@@ -65,3 +65,41 @@ unsigned long cpu_capacity(int cpu)
 	free(text);
 	return value;
 }
+
+int parse_cpu_list(const char *s, cpu_set_t *set)
+{
+	size_t len = strlen(s);
+	const char *p = s;
+
+	/* digits between single commas: no empty item, no sign, no space */
+	if (!len || strspn(s, "0123456789,") != len || s[0] == ',' || s[len - 1] == ',' ||
+	    strstr(s, ",,"))
+		return -1;
+	CPU_ZERO(set);
+	while (*p) {
+		char *end;
+		unsigned long cpu;
+
+		errno = 0;
+		cpu = strtoul(p, &end, 10);
+		if (errno || cpu >= CPU_SETSIZE)
+			return -1;
+		CPU_SET((int)cpu, set);
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+void sb_cpu_list(struct sbuf *sb, const cpu_set_t *set)
+{
+	int cpu, first = 1;
+
+	sb_printf(sb, "[");
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		sb_printf(sb, "%s%d", first ? "" : ",", cpu);
+		first = 0;
+	}
+	sb_printf(sb, "]");
+}

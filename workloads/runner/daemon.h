@@ -3,11 +3,13 @@
  * What the kit's guest daemons share (ampkit-online, ampkit-contention):
  * the lines the runner writes on their standard input, read as they
  * come, and the wait for them or for the next period (ampkit-init.c,
- * "daemons beside the run").
+ * "daemons beside the run"); and CPU lists, which the runner reads and
+ * writes too. Its includer defines _GNU_SOURCE (cpu_set_t).
  */
 #ifndef AMPKIT_DAEMON_H
 #define AMPKIT_DAEMON_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -35,5 +37,16 @@ uint64_t cpu_ns_of(const struct rusage *usage);
 
 /* CPU @cpu's capacity as the kernel gives it (cpu_capacity); 1024 where it gives none. */
 unsigned long cpu_capacity(int cpu);
+
+/*
+ * A CPU list, "0,2,3" (digits between single commas), into @set: 0, or -1
+ * when @s is not one or names no CPU below CPU_SETSIZE.
+ */
+int parse_cpu_list(const char *s, cpu_set_t *set);
+
+struct sbuf;
+
+/* @set as a JSON array of its CPU numbers, appended to @sb. */
+void sb_cpu_list(struct sbuf *sb, const cpu_set_t *set);
 
 #endif
