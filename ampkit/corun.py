@@ -28,7 +28,6 @@ its training co-runners from a grid over the pressures; the kit takes
 the ones it is given.
 """
 
-import hashlib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,11 +44,13 @@ from ampkit.interference import (
     fit_app,
     fit_degradation,
     held_out_errors,
+    prediction,
     pressures,
     size_of,
 )
 from ampkit.mix import App, Mix
 from ampkit.platform import Platform
+from ampkit.rundir import OK
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,8 +76,8 @@ def other(core: str) -> str:
 def tag(app: App) -> str:
     """An application as a profiling run's name carries it."""
     name = f"{app.program}.{app.workload_size}"
-    if app.args:  # as reference runs name them: arguments may hold any character
-        name += "." + hashlib.sha256(" ".join(app.args).encode()).hexdigest()[:8]
+    if app.args:  # as reference runs name them
+        name += "." + app.args_digest
     return name
 
 
@@ -234,7 +235,7 @@ def measured(run: CoRun, verdict: "Verdict") -> Measured:
         (
             r
             for r in verdict.records
-            if (r.program, r.instance) == (run.target.program, 0) and r.status == "ok"
+            if (r.program, r.instance) == (run.target.program, 0) and r.status == OK
         ),
         None,
     )
@@ -457,21 +458,10 @@ def _held_out_by_co_runner(rows: "pd.DataFrame", runs: dict[str, CoRun]) -> "pd.
                 model = fit_degradation(part[~with_it])
             except AmpkitError:
                 continue  # the others alone cannot tell the terms apart
-            for _, row in part[with_it].iterrows():
-                predicted = model.predict({t: float(row[t]) for t in TERMS})
-                out.append(
-                    {
-                        "program": row["program"],
-                        "threads": int(row["threads"]),
-                        "size": row["size"],
-                        "core": row["core"],
-                        "corun": row["corun"],
-                        "measured_pct": float(row["slowdown_pct"]),
-                        "predicted_pct": predicted,
-                        "error_pct": predicted - float(row["slowdown_pct"]),
-                        "held_out": "co-runner",
-                    }
-                )
+            out += [
+                {**prediction(row, model), "held_out": "co-runner"}
+                for _, row in part[with_it].iterrows()
+            ]
     return pd.DataFrame(out)
 
 

@@ -18,14 +18,15 @@ with its provenance; a run of the
 contention-aware policy hands them to the guest daemon as policy_data
 lines, one per application of its mix, by the mix's index
 (workloads/README.md, policy_data; workloads/runner/ampkit-contention.c
-predicts with them). What gem5 measures as each resource, and the co-runs
-that train a function, are the profiling command's (issue 21, still to
-come); this module fits, validates, stores and hands over.
+predicts with them). What gem5 measures as each resource is
+gem5stats.shared_accesses'; the co-runs that train a function are the
+profiling command's (ampkit.corun); this module fits, validates, stores
+and hands over.
 
 A run of the policy ``contention`` takes a model file and Algorithm 1's
 threshold S (Contention): its mix is refused before boot when the file
 has no model for one of its applications or was profiled on another
-platform.
+platform or engine.
 """
 
 import hashlib
@@ -215,28 +216,29 @@ def held_out_errors(samples: "pd.DataFrame") -> "pd.DataFrame":
     from sklearn.model_selection import LeaveOneGroupOut
 
     rows = []
-    for (program, threads, size, core), group in samples.groupby(
-        ["program", "threads", "size", "core"]
-    ):
+    for _, group in samples.groupby(["program", "threads", "size", "core"]):
         part = group.reset_index(drop=True)
         for train, test in LeaveOneGroupOut().split(part, groups=part["corun"]):
             model = fit_degradation(part.iloc[train], whole=False)
-            for i in test:
-                row = part.iloc[i]
-                predicted = model.predict({t: float(row[t]) for t in TERMS})
-                rows.append(
-                    {
-                        "program": program,
-                        "threads": int(threads),  # type: ignore[call-overload]
-                        "size": size,
-                        "core": core,
-                        "corun": row["corun"],
-                        "measured_pct": float(row["slowdown_pct"]),
-                        "predicted_pct": predicted,
-                        "error_pct": predicted - float(row["slowdown_pct"]),
-                    }
-                )
+            rows += [prediction(part.iloc[i], model) for i in test]
     return pd.DataFrame(rows)
+
+
+def prediction(row: "pd.Series[Any]", model: Degradation) -> dict[str, Any]:
+    """A co-run's slowdown as ``model`` predicts it from its row's TERMS,
+    beside the one measured: held_out_errors()'s columns."""
+    predicted = model.predict({t: float(row[t]) for t in TERMS})
+    measured = float(row["slowdown_pct"])
+    return {
+        "program": row["program"],
+        "threads": int(row["threads"]),
+        "size": row["size"],
+        "core": row["core"],
+        "corun": row["corun"],
+        "measured_pct": measured,
+        "predicted_pct": predicted,
+        "error_pct": predicted - measured,
+    }
 
 
 @dataclass(frozen=True)

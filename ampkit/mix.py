@@ -21,6 +21,7 @@ A mix is a TOML file in workloads/mixes/ (format in workloads/README.md):
 Errors name the file, the line and the key.
 """
 
+import hashlib
 import json
 import os
 import random
@@ -106,6 +107,15 @@ class App:
     def workload_size(self) -> str:
         """The size or input set, as the names of reference runs carry it."""
         return self.input if self.input is not None else f"n{self.size}"
+
+    @property
+    def args_digest(self) -> str:
+        """Its arguments as run names carry them, which may hold any
+        character: the first 8 hex digits of their SHA-256; empty without
+        arguments."""
+        if not self.args:
+            return ""
+        return hashlib.sha256(" ".join(self.args).encode()).hexdigest()[:8]
 
 
 @dataclass(frozen=True)

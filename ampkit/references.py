@@ -9,7 +9,6 @@ application's key (program, threads and arguments), so the references of
 one mix serve every other mix that runs the same application.
 """
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,7 +34,7 @@ def alone_mix(mix: Mix, app: App) -> Mix:
     """A mix of ``app`` alone, named after what makes it distinct."""
     name = f"{ALONE_PREFIX}{app.program}-t{app.threads}-{app.workload_size}"
     if app.args:
-        name += "-" + hashlib.sha256(" ".join(app.args).encode()).hexdigest()[:8]
+        name += "-" + app.args_digest
     return Mix(
         name=name,
         description=f"{app.program} of the {mix.name} mix, alone",

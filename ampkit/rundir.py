@@ -129,6 +129,14 @@ OK = "ok"
 #: an application's record in a run with an until line (RunRequest.until):
 #: load beside the one whose first run ended the run, stopped there
 STOPPED = "stopped"
+#: The held-out errors of a contention run's model file, as the runs table
+#: names them (RunDir.interference), each from its provenance key
+#: (ampkit.corun.fit)
+HELD_OUT_ERRORS = (
+    ("held_out_co_run_points", "held_out_co_run_mean_abs_points"),
+    ("held_out_co_run_time_error", "held_out_co_run_mean_time_error"),
+    ("held_out_co_runner_time_error", "held_out_co_runner_mean_time_error"),
+)
 #: What ``RunDir.status()`` says of a directory without a status file.
 NO_STATUS = "failed: no status file (the run did not finish)"
 
@@ -935,11 +943,7 @@ class RunDir:
             "models_sha256": given.get("models_sha256"),
             "threshold_pct": given.get("threshold_pct"),
         }
-        for column, key in (
-            ("held_out_co_run_time_error", "held_out_co_run_mean_time_error"),
-            ("held_out_co_runner_time_error", "held_out_co_runner_mean_time_error"),
-            ("held_out_co_run_points", "held_out_co_run_mean_abs_points"),
-        ):
+        for column, key in HELD_OUT_ERRORS:
             value = provenance.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 out[column] = float(value)

@@ -35,7 +35,7 @@ from ampkit import timescale as ts
 from ampkit.analysis import metrics, optimum
 from ampkit.analysis.collect import PARQUET, Collection, collect
 from ampkit.categories import INDEPENDENT_SHARE, WAITING_SHARE, holds_inside
-from ampkit.rundir import ALONE_PREFIX
+from ampkit.rundir import ALONE_PREFIX, HELD_OUT_ERRORS
 from ampkit.timescale import DEFAULT_TICK_HZ, setup_parts
 
 #: figures of normalised means, in report order
@@ -1358,15 +1358,7 @@ def interference_models(col: Collection) -> pd.DataFrame:
     if "models_sha256" not in runs or runs["models_sha256"].isna().all():
         return pd.DataFrame()
     part = runs.dropna(subset=["models_sha256"])
-    errors = [
-        c
-        for c in (
-            "held_out_co_run_points",
-            "held_out_co_run_time_error",
-            "held_out_co_runner_time_error",
-        )
-        if c in part
-    ]
+    errors = [column for column, _ in HELD_OUT_ERRORS if column in part]
     grouped = part.groupby(["platform", "models_sha256", "threshold_pct"], dropna=False)
     return grouped[errors].first().assign(runs=grouped.size()).reset_index()
 
